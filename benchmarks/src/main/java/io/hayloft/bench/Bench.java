@@ -1,0 +1,38 @@
+package io.hayloft.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code hayloft bench <command>}: JMH benchmarks of the codes and load tools for the servers.
+ * {@code hayloft bench jmh [JMH options]} runs the JMH benchmarks in this jar.
+ */
+@Command(name = "hayloft bench", mixinStandardHelpOptions = true,
+        description = "Benchmarks: JMH for code paths, load tools for servers.",
+        subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class})
+public final class Bench implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Bench()).execute(args));
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "jmh", description = "Run JMH benchmarks; every argument is passed to JMH (try -h, -l).")
+    static final class Jmh implements java.util.concurrent.Callable<Integer> {
+        @CommandLine.Parameters(arity = "0..*", description = "JMH arguments")
+        java.util.List<String> args = new java.util.ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            org.openjdk.jmh.Main.main(args.toArray(new String[0]));
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package io.hayloft.erasure.kernel;
+
+import java.nio.ByteBuffer;
+
+/**
+ * A backend for bulk GF(2^8) arithmetic: the one place where the erasure codes spend their time.
+ *
+ * <p>Every code in this module (Reed-Solomon and the Hitchhiker variants, encode, decode, repair and
+ * degraded reads) is expressed as matrix products {@code out[i] = sum_j m[i][j] * in[j]} over byte
+ * ranges, so a backend only has to implement {@link #prepare}. Backends: {@code java} (scalar tables,
+ * always there), {@code vector} (the incubating Vector API, when the module is in the boot layer) and
+ * {@code native} (ISA-L through JNI, when the shared library loads). {@link Kernels} chooses one.
+ *
+ * <p>All backends must produce identical bytes. Implementations are thread-safe.
+ */
+public interface GfKernel {
+
+    /** A short stable name: {@code java}, {@code vector}, {@code native}. */
+    String name();
+
+    /** One line for operators: the kernel family in use (for example "AVX-512 VBMI, 512-bit"). */
+    String description();
+
+    /**
+     * Prepares {@code matrix} ({@code rows x cols}, coefficients as unsigned bytes) for repeated
+     * application. The matrix is copied; the caller may reuse its array.
+     *
+     * @throws IllegalArgumentException if the matrix is empty or ragged
+     */
+    MatrixOp prepare(byte[][] matrix);
+
+    /**
+     * A buffer of {@code size} bytes of the kind this backend reads fastest (direct for native,
+     * heap for the Java backends). Any buffer works with any backend; this is only a preference.
+     */
+    default ByteBuffer allocate(int size) {
+        return ByteBuffer.allocate(size);
+    }
+}

@@ -1,0 +1,2 @@
+/** The store server: Haystack physical volumes of needles, served over HTTP. */
+package io.hayloft.store;
