@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * {@code N.idx.cpt} (the compacted copies); {@code N.compact} (the commit marker) and
  * {@code N.compact.tmp}. The commit, in order, each step named by a {@link Step} after which a
  * test can stop the process:
+ * ({@link Step#LIVE_COPIED} is not part of the commit: the online copy is done and writes are
+ * about to be blocked for the catch-up; tests use it to act while a compaction is running.)
  * <ol>
  *   <li>{@link Step#TEMP_FILES_SYNCED}: the copies are complete and forced.</li>
  *   <li>{@link Step#MARKER_TEMP_WRITTEN}: the marker is written to {@code N.compact.tmp} and forced.</li>
@@ -58,7 +60,7 @@ public final class CompactionCommit {
     public static final int MARKER_SIZE = 40;
 
     /** The steps of the commit, in order. */
-    public enum Step { TEMP_FILES_SYNCED, MARKER_TEMP_WRITTEN, MARKER_COMMITTED, DAT_RENAMED, IDX_RENAMED,
+    public enum Step { LIVE_COPIED, TEMP_FILES_SYNCED, MARKER_TEMP_WRITTEN, MARKER_COMMITTED, DAT_RENAMED, IDX_RENAMED,
         DIRECTORY_SYNCED, MARKER_DELETED }
 
     /** Called after each step; a test throws {@link SimulatedCrash} to stop the commit there. */

@@ -128,6 +128,7 @@ public final class Compactor {
         boolean markerWritten = false;
         try {
             copyRange(v, s, t, Superblock.SIZE, e0);
+            hook.after(CompactionCommit.Step.LIVE_COPIED);
             v.appendLock.lock();
             try {
                 before = s.end;

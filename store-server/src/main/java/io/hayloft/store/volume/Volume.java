@@ -98,6 +98,10 @@ public final class Volume implements Closeable {
         return dir.resolve(id + ".dat");
     }
 
+    public static boolean exists(Path dir, long id) {
+        return Files.exists(datPath(dir, id));
+    }
+
     public static Path idxPath(Path dir, long id) {
         return dir.resolve(id + ".idx");
     }

@@ -1,0 +1,94 @@
+package io.hayloft.store.volume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class NeedleIndexTest {
+    /** The truth: what needle header sits at each offset. */
+    private final Map<Long, long[]> disk = new HashMap<>();
+    private final NeedleIndex.KeyCheck check = (off, key, alt) -> {
+        long[] h = disk.get(off);
+        return h != null && h[0] == key && h[1] == alt;
+    };
+
+    private void put(NeedleIndex idx, long key, int alt, long off, long len, boolean del) {
+        disk.put(off, new long[] {key, alt});
+        idx.put(key, alt, off, len, del, check);
+    }
+
+    @Test
+    void matchesAModelThroughGrowthOverwritesAndDeletes() {
+        NeedleIndex idx = new NeedleIndex(0);
+        Map<String, long[]> model = new HashMap<>();
+        Random rnd = new Random(42);
+        long off = 32;
+        for (int i = 0; i < 200_000; i++) {
+            long key = rnd.nextInt(50_000);
+            int alt = rnd.nextInt(4);
+            long len = 8L * (6 + rnd.nextInt(100));
+            if (rnd.nextInt(10) == 0 && model.containsKey(key + "/" + alt)) {
+                long[] e = model.get(key + "/" + alt);
+                assertThat(idx.markDeletedAt(key, alt, e[0])).isTrue();
+                e[2] = 1;
+            } else {
+                put(idx, key, alt, off, len, false);
+                model.put(key + "/" + alt, new long[] {off, len, 0});
+                off += len;
+            }
+        }
+        assertThat(idx.size()).isEqualTo(model.size());
+        int deleted = 0;
+        for (Map.Entry<String, long[]> e : model.entrySet()) {
+            String[] ka = e.getKey().split("/");
+            long got = idx.get(Long.parseLong(ka[0]), Integer.parseInt(ka[1]), check);
+            assertThat(NeedleIndex.offset(got)).isEqualTo(e.getValue()[0]);
+            assertThat(NeedleIndex.length(got)).isEqualTo(e.getValue()[1]);
+            assertThat(NeedleIndex.isDeleted(got)).isEqualTo(e.getValue()[2] == 1);
+            deleted += (int) e.getValue()[2];
+        }
+        assertThat(idx.deletedCount()).isEqualTo(deleted);
+        assertThat(idx.get(999_999, 0, check)).isZero();
+    }
+
+    @Test
+    void highestOffsetWinsWhateverTheReplayOrder() {
+        NeedleIndex idx = new NeedleIndex(4);
+        put(idx, 7, 1, 800, 64, false);
+        put(idx, 7, 1, 80, 64, false); // an older record replayed later
+        assertThat(NeedleIndex.offset(idx.get(7, 1, check))).isEqualTo(800);
+        assertThat(idx.isLiveAt(7, 1, 80)).isFalse();
+        assertThat(idx.isLiveAt(7, 1, 800)).isTrue();
+        assertThat(idx.size()).isEqualTo(1);
+    }
+
+    @Test
+    void keysThatDifferOnlyInAltAreDistinct() {
+        NeedleIndex idx = new NeedleIndex(4);
+        for (int alt = 0; alt < 4; alt++) {
+            put(idx, 1, alt, 32 + 64L * alt, 64, false);
+        }
+        for (int alt = 0; alt < 4; alt++) {
+            assertThat(NeedleIndex.offset(idx.get(1, alt, check))).isEqualTo(32 + 64L * alt);
+        }
+    }
+
+    @Test
+    void refusesOffsetsAndLengthsItCannotPack() {
+        NeedleIndex idx = new NeedleIndex(4);
+        assertThatThrownBy(() -> idx.put(1, 0, 0, 64, false, check)).hasMessageContaining("offset 0");
+        assertThatThrownBy(() -> idx.put(1, 0, 33, 64, false, check)).hasMessageContaining("offset 33");
+        assertThatThrownBy(() -> idx.put(1, 0, 32, NeedleIndex.MAX_LENGTH + 8, false, check)).hasMessageContaining("length");
+    }
+
+    @Test
+    void costsTwelveBytesPerSlot() {
+        NeedleIndex idx = new NeedleIndex(1_000_000);
+        assertThat(idx.memoryBytes()).isEqualTo(32 + 12L * idx.capacity());
+        assertThat((double) idx.memoryBytes() / 1_000_000).isLessThan(14.0);
+    }
+}
