@@ -151,20 +151,20 @@ public final class Volume implements Closeable {
             long fileSize = ch.size();
             Path idxPath = idxPath(dir, id);
             long hint = Files.exists(idxPath) ? Files.size(idxPath) / IdxFile.RECORD_SIZE : 0;
-            NeedleIndex index = new NeedleIndex((int) Math.min(hint, Integer.MAX_VALUE / 2));
-            NeedleIndex.KeyCheck check = keyCheck(ch);
+            NeedleIndex.Builder builder = new NeedleIndex.Builder((int) Math.min(hint, Integer.MAX_VALUE / 2));
             long[] maxEnd = {Superblock.SIZE, 0};
             IdxFile idx = IdxFile.load(idxPath, id, (key, alt, offset, size, deleted) -> {
                 long len = Needle.totalLength(Integer.toUnsignedLong(size));
                 if (offset < Superblock.SIZE || offset + len > fileSize) {
                     return; // a record the volume does not back (written with fsync off): rescanned below
                 }
-                index.put(key, alt, offset, len, deleted, check);
+                builder.add(key, alt, offset, len, deleted);
                 if (offset + len > maxEnd[0]) {
                     maxEnd[0] = offset + len;
                     maxEnd[1] = offset;
                 }
             });
+            NeedleIndex index = builder.build(sameKey(ch));
             Volume v;
             long scanFrom = maxEnd[0];
             if (maxEnd[1] != 0 && !needleValid(ch, maxEnd[1])) {
@@ -251,6 +251,20 @@ public final class Volume implements Closeable {
         s.idx.flush(true);
         s.end = pos;
         s.durable = pos;
+    }
+
+    static NeedleIndex.SameKey sameKey(FileChannel ch) {
+        return (a, b) -> {
+            ByteBuffer ha = ByteBuffer.allocate(Needle.HEADER_SIZE);
+            try {
+                readFully(ch, ha, a);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            ha.flip();
+            return ha.remaining() == Needle.HEADER_SIZE && ha.getInt(0) == Needle.HEADER_MAGIC
+                    && keyCheck(ch).matches(b, Needle.key(ha), Needle.alt(ha));
+        };
     }
 
     static NeedleIndex.KeyCheck keyCheck(FileChannel ch) {

@@ -56,6 +56,51 @@ class NeedleIndexTest {
     }
 
     @Test
+    void bulkBuildEqualsOneByOnePuts() {
+        Random rnd = new Random(7);
+        NeedleIndex one = new NeedleIndex(0);
+        NeedleIndex.Builder bulk = new NeedleIndex.Builder(10);
+        NeedleIndex.SameKey same = (a, b) -> {
+            long[] x = disk.get(a);
+            long[] y = disk.get(b);
+            return x[0] == y[0] && x[1] == y[1];
+        };
+        long off = 32;
+        java.util.List<long[]> written = new java.util.ArrayList<>();
+        for (int i = 0; i < 100_000; i++) {
+            int r = rnd.nextInt(10);
+            if (r == 0 && !written.isEmpty()) { // a delete record of an earlier needle
+                long[] w = written.get(rnd.nextInt(written.size()));
+                one.markDeletedAt(w[0], (int) w[1], w[2]);
+                bulk.add(w[0], (int) w[1], w[2], w[3], true);
+                continue;
+            }
+            long key = rnd.nextInt(30_000);
+            int alt = rnd.nextInt(2);
+            long len = 8L * (6 + rnd.nextInt(50));
+            put(one, key, alt, off, len, false);
+            bulk.add(key, alt, off, len, false);
+            written.add(new long[] {key, alt, off, len});
+            off += len;
+        }
+        NeedleIndex built = bulk.build(same);
+        assertThat(built.size()).isEqualTo(one.size());
+        assertThat(built.deletedCount()).isEqualTo(one.deletedCount());
+        for (long[] w : written) {
+            assertThat(built.get(w[0], (int) w[1], check)).as("key %d/%d", w[0], w[1]).isEqualTo(one.get(w[0], (int) w[1], check));
+        }
+    }
+
+    @Test
+    void radixSortIsStableAndUnsigned() {
+        int[] tags = {5, -1, 3, 5, Integer.MIN_VALUE, 0};
+        long[] vals = {1, 2, 3, 4, 5, 6};
+        NeedleIndex.radixSortByTag(tags, vals, 6, new int[6], new long[6]);
+        assertThat(tags).containsExactly(0, 3, 5, 5, Integer.MIN_VALUE, -1);
+        assertThat(vals).containsExactly(6, 3, 1, 4, 5, 2);
+    }
+
+    @Test
     void highestOffsetWinsWhateverTheReplayOrder() {
         NeedleIndex idx = new NeedleIndex(4);
         put(idx, 7, 1, 800, 64, false);
