@@ -36,6 +36,8 @@ public final class StoreLoad implements Callable<Integer> {
     @Option(names = "--volume", defaultValue = "1") long volume;
     @Option(names = "--create-volume", description = "create the volume first (POST /admin/volumes/ID)") boolean createVolume;
     @Option(names = "--preload", defaultValue = "0", description = "objects written before the run (keys 0..n-1) for reads") long preload;
+    @Option(names = "--read-keys", defaultValue = "-1",
+            description = "reads pick keys 0..n-1 (default: the --preload count)") long readKeys;
     @Option(names = "--target", defaultValue = "store", description = "store, or plain (GET <prefix>/<key> from files)") String target;
     @Option(names = "--plain-prefix", defaultValue = "/objects") String plainPrefix;
     @Option(names = "--write-files", paramLabel = "DIR",
@@ -192,7 +194,8 @@ public final class StoreLoad implements Callable<Integer> {
                     long objects = 1;
                     long bytes;
                     if (read) {
-                        long key = preload > 0 ? rnd.nextLong(preload) : 0;
+                        long keys = readKeys > 0 ? readKeys : preload;
+                        long key = keys > 0 ? rnd.nextLong(keys) : 0;
                         String path = target.equals("plain") ? plainPrefix + "/" + key : needlePath(key);
                         status = c.send("GET", path, null, 0);
                         bytes = c.lastBodyBytes;
