@@ -110,12 +110,12 @@ public final class CompactionCommit {
         m.putInt((int) crc.getValue()).putInt(0).flip();
         try (FileChannel ch = FileChannel.open(markerTemp(dir, id), StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            Volume.writeFully(ch, m, 0);
+            FileIo.writeFully(ch, m, 0);
             ch.force(true);
         }
         hook.after(Step.MARKER_TEMP_WRITTEN);
         Files.move(markerTemp(dir, id), marker(dir, id), StandardCopyOption.ATOMIC_MOVE);
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         hook.after(Step.MARKER_COMMITTED);
         Files.move(datCopy(dir, id), Volume.datPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
@@ -123,10 +123,10 @@ public final class CompactionCommit {
         Files.move(idxCopy(dir, id), Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
         hook.after(Step.IDX_RENAMED);
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         hook.after(Step.DIRECTORY_SYNCED);
         Files.delete(marker(dir, id));
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         hook.after(Step.MARKER_DELETED);
     }
 
@@ -136,7 +136,7 @@ public final class CompactionCommit {
         any |= Files.deleteIfExists(idxCopy(dir, id));
         any |= Files.deleteIfExists(markerTemp(dir, id));
         if (any) {
-            Volume.syncDirectory(dir);
+            FileIo.syncDirectory(dir);
         }
     }
 
@@ -180,8 +180,8 @@ public final class CompactionCommit {
         if (Files.exists(idx)) {
             Files.move(idx, Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         Files.delete(marker);
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
     }
 }

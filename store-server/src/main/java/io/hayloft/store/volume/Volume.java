@@ -3,7 +3,6 @@ package io.hayloft.store.volume;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -119,12 +118,12 @@ public final class Volume implements Closeable {
         Superblock sb = new Superblock(Superblock.VERSION, 0, id, System.currentTimeMillis());
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-            writeFully(ch, sb.encode(), 0);
+            FileIo.writeFully(ch, sb.encode(), 0);
             ch.force(true);
         }
         IdxFile.create(idxPath(dir, id), id).close();
         Files.move(tmp, dat, StandardCopyOption.ATOMIC_MOVE);
-        syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         return open(dir, id, options);
     }
 
@@ -142,7 +141,7 @@ public final class Volume implements Closeable {
         FileChannel ch = FileChannel.open(dat, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer sbBuf = ByteBuffer.allocate(Superblock.SIZE);
-            readFully(ch, sbBuf, 0);
+            FileIo.readFully(ch, sbBuf, 0);
             sbBuf.flip();
             Superblock sb = Superblock.decode(sbBuf, dat.toString());
             if (sb.volumeId() != id) {
@@ -187,7 +186,7 @@ public final class Volume implements Closeable {
 
     private static boolean needleValid(FileChannel ch, long offset) throws IOException {
         ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-        readFully(ch, h, offset);
+        FileIo.readFully(ch, h, offset);
         h.flip();
         if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC) {
             return false;
@@ -197,7 +196,7 @@ public final class Volume implements Closeable {
             return false;
         }
         ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-        readFully(ch, b, offset);
+        FileIo.readFully(ch, b, offset);
         b.flip();
         return Needle.check(b) == Needle.Check.OK;
     }
@@ -211,7 +210,7 @@ public final class Volume implements Closeable {
         String stop = "end of file";
         while (pos < fileSize) {
             h.clear();
-            readFully(s.channel, h, pos);
+            FileIo.readFully(s.channel, h, pos);
             h.flip();
             if (h.remaining() < Needle.HEADER_SIZE) {
                 stop = "short header";
@@ -227,7 +226,7 @@ public final class Volume implements Closeable {
                 break;
             }
             ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-            readFully(s.channel, b, pos);
+            FileIo.readFully(s.channel, b, pos);
             b.flip();
             Needle.Check c = Needle.check(b);
             if (c != Needle.Check.OK) {
@@ -257,7 +256,7 @@ public final class Volume implements Closeable {
         return (a, b) -> {
             ByteBuffer ha = ByteBuffer.allocate(Needle.HEADER_SIZE);
             try {
-                readFully(ch, ha, a);
+                FileIo.readFully(ch, ha, a);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -271,7 +270,7 @@ public final class Volume implements Closeable {
         return (offset, key, alt) -> {
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
             try {
-                readFully(ch, h, offset);
+                FileIo.readFully(ch, h, offset);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -327,7 +326,7 @@ public final class Volume implements Closeable {
                         + options.sizeLimit() + " bytes, write needs " + total + "); it is now read-only");
             }
             pos = s.end;
-            writeFully(s.channel, buf, pos);
+            FileIo.writeFully(s.channel, buf, pos);
             s.end = pos + total;
             NeedleIndex.KeyCheck check = keyCheck(s.channel);
             synchronized (s.index) {
@@ -378,6 +377,19 @@ public final class Volume implements Closeable {
      * {@link Reason#NEEDLE_NOT_FOUND} and the same message.
      */
     public ByteBuffer read(long key, int alt, long cookie) throws IOException {
+        return read(key, alt, cookie, ByteBuffer::allocate);
+    }
+
+    /**
+     * {@link #read(long, int, long)} into a buffer the caller supplies: {@code allocator} gets the
+     * needle's length and returns an empty buffer of exactly that size (e.g. a view of a pooled
+     * direct buffer, so that the bytes go from the page cache to the socket with no heap copy).
+     * The needle is read into it from position 0; the data is at {@link Needle#HEADER_SIZE}.
+     *
+     * @return a view of the data within the supplied buffer
+     */
+    public ByteBuffer read(long key, int alt, long cookie, java.util.function.IntFunction<ByteBuffer> allocator)
+            throws IOException {
         swapLock.readLock().lock();
         try {
             checkOpen();
@@ -390,8 +402,8 @@ public final class Volume implements Closeable {
                 throw notFound(key, alt);
             }
             long off = NeedleIndex.offset(e);
-            ByteBuffer b = ByteBuffer.allocate((int) NeedleIndex.length(e));
-            readFully(s.channel, b, off);
+            ByteBuffer b = allocator.apply((int) NeedleIndex.length(e));
+            FileIo.readFully(s.channel, b, off);
             b.flip();
             if (b.remaining() >= Needle.HEADER_SIZE && b.getInt(0) == Needle.HEADER_MAGIC
                     && (Needle.key(b) != key || Needle.alt(b) != alt)) {
@@ -440,7 +452,7 @@ public final class Volume implements Closeable {
             }
             long off = NeedleIndex.offset(e);
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-            readFully(s.channel, h, off);
+            FileIo.readFully(s.channel, h, off);
             h.flip();
             if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC
                     || Needle.key(h) != key || Needle.alt(h) != alt || Needle.cookie(h) != cookie) {
@@ -448,7 +460,7 @@ public final class Volume implements Closeable {
             }
             int flags = Needle.flags(h);
             if ((flags & Needle.FLAG_DELETED) == 0) {
-                writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
+                FileIo.writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
                         off + Needle.OFF_FLAGS);
             }
             synchronized (s.index) {
@@ -491,7 +503,7 @@ public final class Volume implements Closeable {
             return;
         }
         Superblock sb = superblock.withFlags(superblock.flags() | Superblock.FLAG_READ_ONLY);
-        writeFully(seg.channel, sb.encode(), 0);
+        FileIo.writeFully(seg.channel, sb.encode(), 0);
         seg.channel.force(false);
         superblock = sb;
         LOG.info("volume {} sealed read-only", id);
@@ -508,7 +520,7 @@ public final class Volume implements Closeable {
                         + id + " (0.." + s.end + ")");
             }
             ByteBuffer b = ByteBuffer.allocate(length);
-            readFully(s.channel, b, offset);
+            FileIo.readFully(s.channel, b, offset);
             b.flip();
             return b;
         } finally {
@@ -573,36 +585,6 @@ public final class Volume implements Closeable {
         Compactor.Target t = compaction;
         if (t != null) {
             t.abandon();
-        }
-    }
-
-    static void readFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        while (b.hasRemaining()) {
-            int n = ch.read(b, pos);
-            if (n < 0) {
-                return;
-            }
-            pos += n;
-        }
-    }
-
-    static void readExactly(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        readFully(ch, b, pos);
-        if (b.hasRemaining()) {
-            throw new EOFException("unexpected end of file at " + (pos + b.position()));
-        }
-    }
-
-    static void writeFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        while (b.hasRemaining()) {
-            pos += ch.write(b, pos);
-        }
-    }
-
-    /** Forces a directory's entries (renames, creates, deletes) to disk. */
-    public static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
         }
     }
 }
