@@ -84,6 +84,8 @@ public final class Volume implements Closeable {
     volatile Superblock superblock;
     volatile Compactor.Target compaction;
     private volatile boolean closed;
+    /** Set when an fsync failed: what reached the disk is unknown, so the volume takes no more writes. */
+    private volatile String syncFailure;
 
     private Volume(Path dir, long id, Options options, Segment seg, Superblock sb) {
         this.dir = dir;
@@ -320,6 +322,10 @@ public final class Volume implements Closeable {
             if (superblock.readOnly()) {
                 throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is read-only");
             }
+            if (syncFailure != null) {
+                throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " takes no writes after an fsync failure ("
+                        + syncFailure + "); restart the store to recover it");
+            }
             if (s.end + total > options.sizeLimit()) {
                 sealLocked();
                 throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is full (" + s.end + " of "
@@ -363,7 +369,13 @@ public final class Volume implements Closeable {
                     return;
                 }
                 long target = s.end;
-                s.channel.force(false);
+                try {
+                    s.channel.force(false);
+                } catch (IOException e) {
+                    syncFailure = e.toString(); // never retry an fsync and then acknowledge (fsyncgate)
+                    LOG.error("volume {}: fsync failed; refusing further writes", id, e);
+                    throw e;
+                }
                 s.durable = target;
             }
         } finally {
