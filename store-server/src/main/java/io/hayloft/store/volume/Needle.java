@@ -152,4 +152,22 @@ public final class Needle {
         d.position(b.position() + HEADER_SIZE).limit(b.position() + HEADER_SIZE + dataSize(b));
         return d.slice();
     }
+
+    /** Reads and checks the needle at {@code offset} of a volume file. */
+    static boolean validAt(java.nio.channels.FileChannel ch, long offset) throws java.io.IOException {
+        ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
+        FileIo.readFully(ch, h, offset);
+        h.flip();
+        if (h.remaining() < HEADER_SIZE || h.getInt(0) != HEADER_MAGIC) {
+            return false;
+        }
+        long n = Integer.toUnsignedLong(h.getInt(OFF_SIZE));
+        if (n > MAX_DATA_SIZE) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) totalLength(n));
+        FileIo.readFully(ch, b, offset);
+        b.flip();
+        return check(b) == Check.OK;
+    }
 }

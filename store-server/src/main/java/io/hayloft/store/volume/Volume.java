@@ -168,7 +168,7 @@ public final class Volume implements Closeable {
             NeedleIndex index = builder.build(sameKey(ch));
             Volume v;
             long scanFrom = maxEnd[0];
-            if (maxEnd[1] != 0 && !needleValid(ch, maxEnd[1])) {
+            if (maxEnd[1] != 0 && !Needle.validAt(ch, maxEnd[1])) {
                 LOG.warn("volume {}: the last needle its .idx names (offset {}) fails its check; rebuilding from a full scan",
                         id, maxEnd[1]);
                 idx.abandon();
@@ -184,23 +184,6 @@ public final class Volume implements Closeable {
             ch.close();
             throw e;
         }
-    }
-
-    private static boolean needleValid(FileChannel ch, long offset) throws IOException {
-        ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-        FileIo.readFully(ch, h, offset);
-        h.flip();
-        if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC) {
-            return false;
-        }
-        long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
-        if (n > Needle.MAX_DATA_SIZE) {
-            return false;
-        }
-        ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-        FileIo.readFully(ch, b, offset);
-        b.flip();
-        return Needle.check(b) == Needle.Check.OK;
     }
 
     /** Indexes the valid needles from {@code from}, truncates at the first invalid one. */
