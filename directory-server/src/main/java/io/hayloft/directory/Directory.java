@@ -46,6 +46,8 @@ public final class Directory {
     private final WriteToken tokens;
     private final SecureRandom random = new SecureRandom();
     private final AtomicInteger rotation = new AtomicInteger();
+    private final ColdTier cold;
+    private boolean shutDown;
 
     public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
         this.config = config;
@@ -54,6 +56,12 @@ public final class Directory {
         this.clock = clock;
         this.keys = new KeyAllocator(meta, config.keyRangeSize);
         this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
+        this.cold = new ColdTier(this);
+    }
+
+    /** Stripe maps and the encode/repair steps of erasure-coded volumes. */
+    public ColdTier cold() {
+        return cold;
     }
 
     public DirectoryConfig config() {
@@ -121,8 +129,19 @@ public final class Directory {
         return up;
     }
 
+    /**
+     * Stops recording probe results: a probe that completes while the server closes must not touch
+     * the database after it is closed. Waits for a probe being recorded.
+     */
+    synchronized void shutDown() {
+        shutDown = true;
+    }
+
     /** The health checker's verdict on one probe. */
     synchronized void probeResult(String storeId, String error, int consecutiveSuccesses) {
+        if (shutDown) {
+            return;
+        }
         StoreInfo s = meta.store(storeId);
         if (s == null) {
             return;

@@ -13,5 +13,7 @@ public final class DirectoryErrors {
     public static final ApiError UNKNOWN_PHOTO = new ApiError(202, "UNKNOWN_PHOTO", HttpResponseStatus.NOT_FOUND);
     public static final ApiError UNKNOWN_VOLUME = new ApiError(203, "UNKNOWN_VOLUME", HttpResponseStatus.NOT_FOUND);
     public static final ApiError UNKNOWN_STORE = new ApiError(204, "UNKNOWN_STORE", HttpResponseStatus.NOT_FOUND);
+    public static final ApiError WRONG_STATE = new ApiError(206, "WRONG_STATE", HttpResponseStatus.CONFLICT);
+    public static final ApiError NO_STRIPE_MAP = new ApiError(207, "NO_STRIPE_MAP", HttpResponseStatus.NOT_FOUND);
     public static final ApiError UNAUTHORIZED = new ApiError(205, "UNAUTHORIZED", HttpResponseStatus.UNAUTHORIZED);
 }

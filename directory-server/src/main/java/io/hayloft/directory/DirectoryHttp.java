@@ -7,6 +7,7 @@ import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
 import io.hayloft.common.metrics.PrometheusEndpoint;
 import io.hayloft.common.wire.Wire;
+import io.hayloft.directory.meta.StripeMap;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -118,6 +119,9 @@ public final class DirectoryHttp implements RequestHandler {
                 allow(m, HttpMethod.GET);
                 return ok(directory.volume(id));
             }
+            if (n >= 3 && (seg.get(2).equals("stripes") || seg.get(2).equals("encoding") || seg.get(2).equals("replicas-dropped"))) {
+                return cold(req, m, id, seg.subList(2, n));
+            }
             if (n == 3 && seg.get(2).equals("read-only")) {
                 allow(m, HttpMethod.POST);
                 admin(req);
@@ -125,6 +129,10 @@ public final class DirectoryHttp implements RequestHandler {
                 Object reason = b.get("reason");
                 return ok(directory.markReadOnly(id, reason == null ? null : reason.toString()));
             }
+        }
+        if (what.equals("stripes") && n == 1) {
+            allow(m, HttpMethod.GET);
+            return ok(directory.cold().stripeMaps());
         }
         if (what.equals("stores")) {
             if (n == 1) {
@@ -138,6 +146,51 @@ public final class DirectoryHttp implements RequestHandler {
             }
         }
         throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/" + String.join("/", seg));
+    }
+
+    /** The raid-node's endpoints under {@code /v1/volumes/<id>/}: stripes, encoding, replicas-dropped. */
+    private FullHttpResponse cold(FullHttpRequest req, HttpMethod m, int id, List<String> seg) {
+        ColdTier cold = directory.cold();
+        String what = seg.get(0);
+        if (what.equals("stripes") && seg.size() == 1) {
+            allow(m, HttpMethod.GET);
+            return ok(cold.stripeMap(id));
+        }
+        if (what.equals("stripes") && seg.size() == 5 && seg.get(2).equals("blocks")) {
+            allow(m, HttpMethod.PUT);
+            admin(req);
+            String expect = new QueryStringDecoder(req.uri()).parameters().getOrDefault("expect", List.of()).stream()
+                    .findFirst().orElse(null);
+            return ok(cold.replaceBlock(id, volumeId(seg.get(1)), volumeId(seg.get(3)), expect,
+                    body(req, StripeMap.Block.class)));
+        }
+        if (what.equals("encoding") && seg.size() == 1) {
+            admin(req);
+            if (m.equals(HttpMethod.DELETE)) {
+                String job = new QueryStringDecoder(req.uri()).parameters().getOrDefault("job", List.of("")).get(0);
+                return ok(cold.abortEncoding(id, job));
+            }
+            allow(m, HttpMethod.POST);
+            return ok(cold.beginEncoding(checkVolume(body(req, StripeMap.class), id)));
+        }
+        if (what.equals("encoding") && seg.size() == 2 && seg.get(1).equals("commit")) {
+            allow(m, HttpMethod.POST);
+            admin(req);
+            return ok(cold.commitEncoding(checkVolume(body(req, StripeMap.class), id)));
+        }
+        if (what.equals("replicas-dropped") && seg.size() == 1) {
+            allow(m, HttpMethod.POST);
+            admin(req);
+            return ok(cold.replicasDropped(id));
+        }
+        throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/volumes/" + id + "/" + String.join("/", seg));
+    }
+
+    private static StripeMap checkVolume(StripeMap map, int id) {
+        if (map.volume() != id) {
+            throw badRequest("stripe map names volume " + map.volume() + " but was sent to volume " + id);
+        }
+        return map;
     }
 
     private void admin(FullHttpRequest req) {

@@ -90,6 +90,7 @@ public final class DirectoryServer implements AutoCloseable {
         }
         closed = true;
         health.close();
+        directory.shutDown();
         http.close();
         executor.shutdown();
         try {

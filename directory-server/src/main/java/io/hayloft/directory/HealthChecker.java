@@ -48,7 +48,9 @@ public final class HealthChecker implements AutoCloseable {
                 if (s.state() == StoreState.DRAINED || inFlight.putIfAbsent(s.id(), Boolean.TRUE) != null) {
                     continue;
                 }
-                int volume = directory.volumes().stream().filter(v -> v.replicas().contains(s.id()))
+                int volume = directory.volumes().stream()
+                        // replicas of an erasure-coded volume are being dropped: not a health signal
+                        .filter(v -> v.replicas().contains(s.id()) && v.state() != VolumeInfo.VolumeState.ERASURE_CODED)
                         .mapToInt(VolumeInfo::id).findFirst().orElse(0);
                 stores.probe(s.address(), volume)
                         .orTimeout(directory.config().probeTimeoutMillis, TimeUnit.MILLISECONDS)
@@ -78,5 +80,10 @@ public final class HealthChecker implements AutoCloseable {
     @Override
     public void close() {
         timer.shutdownNow();
+        try {
+            timer.awaitTermination(10, TimeUnit.SECONDS); // a round in progress still reads the database
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

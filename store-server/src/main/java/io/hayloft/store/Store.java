@@ -119,6 +119,26 @@ public final class Store implements Closeable {
         return v;
     }
 
+    /**
+     * Deletes a sealed volume's files (the raid-node drops a replica once its stripes are committed).
+     * The {@code .dat} goes first, so a crash in between leaves no volume to open, only a stray {@code .idx}.
+     *
+     * @throws StoreException VOLUME_NOT_FOUND if absent, VOLUME_READ_ONLY (sic: not sealed) if still writable
+     */
+    public synchronized void drop(long id) throws IOException {
+        Volume v = volume(id);
+        if (!v.readOnly()) {
+            throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is writable; seal it before dropping it");
+        }
+        volumes.remove(id);
+        v.close();
+        Path dir = v.dir();
+        Files.deleteIfExists(Volume.datPath(dir, id));
+        Files.deleteIfExists(Volume.idxPath(dir, id));
+        io.hayloft.store.volume.FileIo.syncDirectory(dir);
+        LOG.info("volume {} dropped", id);
+    }
+
     public BlockStore blocks() {
         return blocks;
     }

@@ -21,7 +21,7 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The directory's durable state in one RocksDB database, with four column families (see
+ * The directory's durable state in one RocksDB database, with five column families (see
  * {@code docs/formats.md}):
  *
  * <table>
@@ -32,11 +32,13 @@ import org.rocksdb.WriteOptions;
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
  * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
+ * <tr><td>stripes</td><td>4-byte big-endian logical volume id</td><td>{@link StripeMap} as JSON</td></tr>
  * </table>
  *
  * <p>Every write is synced to the write-ahead log before it returns ({@code sync=true}), so
  * what the directory acknowledged survives a kill -9. Opening is strict: a missing database is an
- * error unless {@code create} is true, and a database of another format, or one RocksDB reports
+ * error unless {@code create} is true (the {@code stripes} family is added to a database of
+ * format 1 that predates it), and a database of another format, or one RocksDB reports
  * corrupt, is an error, never a silent empty cluster.
  *
  * <p>Thread-safe (RocksDB is); the read-modify-write helpers of callers must synchronise themselves.
@@ -66,6 +68,7 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle stores;
     private final ColumnFamilyHandle volumes;
     private final ColumnFamilyHandle photos;
+    private final ColumnFamilyHandle stripes;
     private final String clusterId;
     private boolean closed;
 
@@ -80,14 +83,15 @@ public final class MetaStore implements AutoCloseable {
             throw new MetaStoreException(path + " exists and is not a directory database (no CURRENT file); refusing to create one over it");
         }
         cfOptions = new ColumnFamilyOptions();
-        dbOptions = new DBOptions().setCreateIfMissing(create).setCreateMissingColumnFamilies(create)
+        dbOptions = new DBOptions().setCreateIfMissing(create).setCreateMissingColumnFamilies(true)
                 .setParanoidChecks(true);
         sync = new WriteOptions().setSync(true);
         List<ColumnFamilyDescriptor> descriptors = List.of(
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor(utf8("stores"), cfOptions),
                 new ColumnFamilyDescriptor(utf8("volumes"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("photos"), cfOptions));
+                new ColumnFamilyDescriptor(utf8("photos"), cfOptions),
+                new ColumnFamilyDescriptor(utf8("stripes"), cfOptions));
         try {
             Files.createDirectories(path);
             db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
@@ -99,6 +103,7 @@ public final class MetaStore implements AutoCloseable {
         stores = handles.get(1);
         volumes = handles.get(2);
         photos = handles.get(3);
+        stripes = handles.get(4);
         try {
             byte[] format = db.get(meta, FORMAT_KEY);
             if (format == null) {
@@ -191,6 +196,44 @@ public final class MetaStore implements AutoCloseable {
         List<VolumeInfo> out = new ArrayList<>();
         scan(volumes, (k, v) -> out.add(fromJson(v, VolumeInfo.class)));
         return out;
+    }
+
+    // ----- stripe maps -----
+
+    public StripeMap stripeMap(int volumeId) {
+        byte[] v = get(stripes, intKey(volumeId));
+        return v == null ? null : fromJson(v, StripeMap.class);
+    }
+
+    public List<StripeMap> stripeMaps() {
+        List<StripeMap> out = new ArrayList<>();
+        scan(stripes, (k, v) -> out.add(fromJson(v, StripeMap.class)));
+        return out;
+    }
+
+    /**
+     * Writes a volume record and its stripe map (or deletes the map when {@code map} is null) in one
+     * synced batch: either both are durable or neither is.
+     */
+    public void putVolumeAndStripes(VolumeInfo v, StripeMap map) {
+        if (map != null && map.volume() != v.id()) {
+            throw new IllegalArgumentException("stripe map of volume " + map.volume() + " written with volume " + v.id());
+        }
+        try (WriteBatch b = new WriteBatch()) {
+            b.put(volumes, intKey(v.id()), toJson(v));
+            if (map == null) {
+                b.delete(stripes, intKey(v.id()));
+            } else {
+                b.put(stripes, intKey(v.id()), toJson(map));
+            }
+            db.write(sync, b);
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot write volume " + v.id() + " with its stripe map: " + e.getMessage(), e);
+        }
+    }
+
+    public void putStripeMap(StripeMap map) {
+        put(stripes, intKey(map.volume()), toJson(map));
     }
 
     // ----- photos -----

@@ -30,6 +30,10 @@ public record VolumeInfo(int id, VolumeState state, List<String> replicas, long 
         return new VolumeInfo(id, s, replicas, sizeBytes, limitBytes, created, why);
     }
 
+    public VolumeInfo withReplicas(List<String> r) {
+        return new VolumeInfo(id, state, r, sizeBytes, limitBytes, created, reason);
+    }
+
     public VolumeInfo withSize(long size) {
         return new VolumeInfo(id, state, replicas, Math.max(sizeBytes, size), limitBytes, created, reason);
     }

@@ -75,6 +75,30 @@ class MetaStoreTest {
     }
 
     @Test
+    void aVolumeAndItsStripeMapAreWrittenTogetherAndSurviveAReopen() {
+        Path db = dir.resolve("db");
+        VolumeInfo v = new VolumeInfo(7, VolumeInfo.VolumeState.ENCODING, java.util.List.of("a"), 10, 100, 1, "job");
+        StripeMap map = new StripeMap(7, "0000abcd", "hh-xor+", 2, 1, 16, 20, StripeMap.PLANNED,
+                java.util.List.of(new StripeMap.Stripe(0, java.util.List.of(new StripeMap.Block("a", "x0", 0, 0),
+                        new StripeMap.Block("b", "x1", 0, 0), new StripeMap.Block("c", "x2", 0, 0)))),
+                new StripeMap.IndexBlock("i", java.util.List.of("a"), 0, 0));
+        try (MetaStore m = MetaStore.open(db, true)) {
+            m.putVolumeAndStripes(v, map);
+        }
+        try (MetaStore m = MetaStore.open(db, false)) {
+            assertThat(m.volume(7)).isEqualTo(v);
+            assertThat(m.stripeMap(7)).isEqualTo(map);
+            assertThat(m.stripeMaps()).containsExactly(map);
+            m.putVolumeAndStripes(v.withState(VolumeInfo.VolumeState.READ_ONLY, "rolled back"), null);
+            assertThat(m.stripeMap(7)).isNull();
+            assertThat(m.volume(7).state()).isEqualTo(VolumeInfo.VolumeState.READ_ONLY);
+            assertThatThrownBy(() -> m.putVolumeAndStripes(new VolumeInfo(8, VolumeInfo.VolumeState.ENCODING,
+                    java.util.List.of(), 0, 0, 0, null), map)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("stripe map of volume 7 written with volume 8");
+        }
+    }
+
+    @Test
     void anotherFormatIsRefused() throws Exception {
         Path db = dir.resolve("db");
         try (MetaStore m = MetaStore.open(db, true)) {
@@ -86,7 +110,8 @@ class MetaStoreTest {
             java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
             var descriptors = java.util.List.of(new org.rocksdb.ColumnFamilyDescriptor(org.rocksdb.RocksDB.DEFAULT_COLUMN_FAMILY, cfo),
                     new org.rocksdb.ColumnFamilyDescriptor("stores".getBytes(), cfo), new org.rocksdb.ColumnFamilyDescriptor("volumes".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("photos".getBytes(), cfo));
+                    new org.rocksdb.ColumnFamilyDescriptor("photos".getBytes(), cfo),
+                    new org.rocksdb.ColumnFamilyDescriptor("stripes".getBytes(), cfo));
             try (org.rocksdb.RocksDB raw = org.rocksdb.RocksDB.open(opts, db.toString(), descriptors, handles)) {
                 raw.put(handles.get(0), "format".getBytes(), java.nio.ByteBuffer.allocate(4).putInt(99).array());
                 handles.forEach(org.rocksdb.ColumnFamilyHandle::close);

@@ -172,6 +172,11 @@ public final class StoreHttpHandler implements RequestHandler {
                 authorizer.authorize(req, "admin.create", vol);
                 return HttpResponses.json(HttpResponseStatus.CREATED, store.create(vol).status());
             }
+            if (m.equals(HttpMethod.DELETE)) {
+                authorizer.authorize(req, "admin.drop", vol);
+                store.drop(vol);
+                return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
+            }
             allow(m, HttpMethod.GET);
             return HttpResponses.json(HttpResponseStatus.OK, store.volume(vol).status());
         }

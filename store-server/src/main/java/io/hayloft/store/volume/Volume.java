@@ -265,6 +265,11 @@ public final class Volume implements Closeable {
         };
     }
 
+    /** The data directory holding this volume's files. */
+    public Path dir() {
+        return dir;
+    }
+
     public long id() {
         return id;
     }

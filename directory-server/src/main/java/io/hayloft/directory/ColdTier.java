@@ -1,0 +1,166 @@
+package io.hayloft.directory;
+
+import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.directory.meta.StripeMap;
+import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cold-tier rules of the directory: the {@code READ_ONLY → ENCODING → ERASURE_CODED} steps the
+ * raid-node drives, each one a single synced RocksDB batch of the volume record and its stripe map
+ * (DESIGN.md "Volume life cycle"), and block replacement by the BlockFixer.
+ *
+ * <p>Thread-safe: every change is serialised on the {@link Directory} lock that also guards heartbeats.
+ */
+public final class ColdTier {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ColdTier.class);
+
+    private final Directory directory;
+    private final MetaStore meta;
+
+    ColdTier(Directory directory) {
+        this.directory = directory;
+        this.meta = directory.meta();
+    }
+
+    /** The stripe map of a volume, planned or committed. */
+    public StripeMap stripeMap(int volumeId) {
+        StripeMap m = meta.stripeMap(volumeId);
+        if (m == null) {
+            throw DirectoryErrors.NO_STRIPE_MAP.exception("volume " + volumeId + " has no stripe map (state "
+                    + directory.volume(volumeId).state() + ")");
+        }
+        return m;
+    }
+
+    public List<StripeMap> stripeMaps() {
+        return meta.stripeMaps();
+    }
+
+    /** Records the intent of an encode job: the volume goes to ENCODING with its planned map, in one batch. */
+    public VolumeInfo beginEncoding(StripeMap plan) {
+        validate(plan);
+        synchronized (directory) {
+            VolumeInfo v = directory.volume(plan.volume());
+            if (v.state() != VolumeState.READ_ONLY) {
+                throw DirectoryErrors.WRONG_STATE.exception("volume " + v.id() + " is " + v.state()
+                        + "; only a READ_ONLY volume can be encoded");
+            }
+            VolumeInfo enc = v.withState(VolumeState.ENCODING, "encode job " + plan.job());
+            meta.putVolumeAndStripes(enc, plan.withStatus(StripeMap.PLANNED));
+            LOG.info("volume {}: encoding as job {} ({} stripes, {} {}+{})", v.id(), plan.job(), plan.stripes().size(),
+                    plan.codec(), plan.k(), plan.r());
+            return enc;
+        }
+    }
+
+    /** Commits a verified stripe map and the state ERASURE_CODED in one batch; the replicas are still listed. */
+    public VolumeInfo commitEncoding(StripeMap map) {
+        validate(map);
+        synchronized (directory) {
+            VolumeInfo v = directory.volume(map.volume());
+            StripeMap plan = meta.stripeMap(map.volume());
+            if (v.state() == VolumeState.ERASURE_CODED && plan != null && plan.job().equals(map.job())) {
+                return v; // a retried commit
+            }
+            if (v.state() != VolumeState.ENCODING || plan == null || !plan.job().equals(map.job())) {
+                throw DirectoryErrors.WRONG_STATE.exception("volume " + v.id() + " is " + v.state() + " with job "
+                        + (plan == null ? "none" : plan.job()) + "; cannot commit job " + map.job());
+            }
+            Set<String> planned = new HashSet<>();
+            plan.allBlocks().forEach(b -> planned.add(b.store() + "/" + b.name()));
+            for (StripeMap.Block b : map.allBlocks()) {
+                if (!planned.contains(b.store() + "/" + b.name())) {
+                    throw DirectoryErrors.WRONG_STATE.exception("block " + b.name() + " on store " + b.store()
+                            + " was not in the plan of job " + map.job());
+                }
+            }
+            VolumeInfo ec = v.withState(VolumeState.ERASURE_CODED, "encoded by job " + map.job());
+            meta.putVolumeAndStripes(ec, map.withStatus(StripeMap.COMMITTED));
+            LOG.info("volume {}: ERASURE_CODED by job {}", v.id(), map.job());
+            return ec;
+        }
+    }
+
+    /** Rolls an encode job back: the volume returns to READ_ONLY and its planned map is dropped, in one batch. */
+    public VolumeInfo abortEncoding(int volumeId, String job) {
+        synchronized (directory) {
+            VolumeInfo v = directory.volume(volumeId);
+            StripeMap plan = meta.stripeMap(volumeId);
+            if (v.state() == VolumeState.READ_ONLY && plan == null) {
+                return v; // already rolled back
+            }
+            if (v.state() != VolumeState.ENCODING || plan == null || !plan.job().equals(job)) {
+                throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " is " + v.state()
+                        + "; no encode job " + job + " to abort");
+            }
+            VolumeInfo ro = v.withState(VolumeState.READ_ONLY, "encode job " + job + " rolled back");
+            meta.putVolumeAndStripes(ro, null);
+            LOG.info("volume {}: encode job {} rolled back", volumeId, job);
+            return ro;
+        }
+    }
+
+    /** The raid-node deleted every replica of an erasure-coded volume. */
+    public VolumeInfo replicasDropped(int volumeId) {
+        synchronized (directory) {
+            VolumeInfo v = directory.volume(volumeId);
+            if (v.state() != VolumeState.ERASURE_CODED) {
+                throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " is " + v.state()
+                        + "; replicas are dropped only after ERASURE_CODED");
+            }
+            VolumeInfo out = v.withReplicas(List.of());
+            meta.putVolume(out);
+            return out;
+        }
+    }
+
+    /**
+     * Replaces block {@code unit} of stripe {@code stripe} with a rebuilt one, if the map still names
+     * {@code expected} there (so two fixers never overwrite each other's work).
+     */
+    public StripeMap replaceBlock(int volumeId, int stripe, int unit, String expected, StripeMap.Block rebuilt) {
+        synchronized (directory) {
+            StripeMap m = stripeMap(volumeId);
+            if (!StripeMap.COMMITTED.equals(m.status())) {
+                throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " stripe map is " + m.status());
+            }
+            if (stripe < 0 || stripe >= m.stripes().size() || unit < 0 || unit >= m.k() + m.r()) {
+                throw DirectoryHttp.badRequest("no block " + stripe + "/" + unit + " in volume " + volumeId + " ("
+                        + m.stripes().size() + " stripes of " + (m.k() + m.r()) + " blocks)");
+            }
+            StripeMap.Block old = m.stripes().get(stripe).blocks().get(unit);
+            if (expected != null && !(old.store() + "/" + old.name()).equals(expected)) {
+                throw DirectoryErrors.WRONG_STATE.exception("block " + stripe + "/" + unit + " of volume " + volumeId
+                        + " is " + old.store() + "/" + old.name() + ", not " + expected);
+            }
+            StripeMap out = m.withBlock(stripe, unit, rebuilt);
+            meta.putStripeMap(out);
+            LOG.info("volume {} block {}/{}: {}/{} replaced by {}/{}", volumeId, stripe, unit, old.store(), old.name(),
+                    rebuilt.store(), rebuilt.name());
+            return out;
+        }
+    }
+
+    private static void validate(StripeMap m) {
+        if (m == null || m.job() == null || m.job().isBlank()) {
+            throw DirectoryHttp.badRequest("stripe map needs a job id");
+        }
+        if (m.k() < 1 || m.r() < 1 || m.blockSize() < 2) {
+            throw DirectoryHttp.badRequest("stripe map of volume " + m.volume() + ": bad k=" + m.k() + " r=" + m.r()
+                    + " blockSize=" + m.blockSize());
+        }
+        for (StripeMap.Stripe s : m.stripes()) {
+            if (s.blocks().size() != m.k() + m.r()) {
+                throw DirectoryHttp.badRequest("stripe " + s.index() + " of volume " + m.volume() + " has "
+                        + s.blocks().size() + " blocks, expected " + (m.k() + m.r()));
+            }
+        }
+    }
+}

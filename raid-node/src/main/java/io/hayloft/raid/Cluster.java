@@ -1,0 +1,225 @@
+package io.hayloft.raid;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The raid-node's view of the cluster over HTTP: the directory's volume, store and stripe-map
+ * endpoints (docs/directory-api.md) and the stores' block and volume endpoints (docs/store-api.md).
+ * Every failure is an {@link IOException} naming the server and the request.
+ *
+ * <p>Thread-safe: one shared {@link HttpClient}; no other state.
+ */
+public final class Cluster {
+
+    static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    /** A store as the directory sees it. */
+    public record StoreRef(String id, String address, String rack, boolean up) {
+    }
+
+    /** A block listed by a store. */
+    public record BlockInfo(String name, long length, long crc32c) {
+    }
+
+    private final String directory;
+    private final String adminToken;
+    private final HttpClient http;
+    private final Duration timeout;
+
+    /**
+     * @param directory  the directory's host:port
+     * @param adminToken bearer token for the directory's admin endpoints, or null
+     * @param timeout    deadline of every request (a slow store past it counts as unavailable)
+     */
+    public Cluster(String directory, String adminToken, Duration timeout) {
+        this.directory = directory;
+        this.adminToken = adminToken;
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+    }
+
+    // ------------------------------------------------------------------ directory
+
+    public JsonNode volume(int id) throws IOException {
+        return JSON.readTree(call("GET", dir("/v1/volumes/" + id), null, true));
+    }
+
+    public List<JsonNode> volumes() throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        JSON.readTree(call("GET", dir("/v1/volumes"), null, true)).forEach(out::add);
+        return out;
+    }
+
+    public JsonNode lookup(long key) throws IOException {
+        return JSON.readTree(call("GET", dir("/v1/lookup/" + key), null, true));
+    }
+
+    /** Every registered store by id. */
+    public Map<String, StoreRef> stores() throws IOException {
+        Map<String, StoreRef> out = new HashMap<>();
+        for (JsonNode s : JSON.readTree(call("GET", dir("/v1/stores"), null, true))) {
+            out.put(s.get("id").asText(), new StoreRef(s.get("id").asText(), s.get("address").asText(),
+                    s.path("rack").asText("default"), "UP".equals(s.path("state").asText())));
+        }
+        return out;
+    }
+
+    /** The stripe map of a volume, or null when it has none. */
+    public StripeMap stripeMap(int volume) throws IOException {
+        byte[] b = call("GET", dir("/v1/volumes/" + volume + "/stripes"), null, false);
+        return b == null ? null : JSON.readValue(b, StripeMap.class);
+    }
+
+    public List<StripeMap> stripeMaps() throws IOException {
+        return List.of(JSON.readValue(call("GET", dir("/v1/stripes"), null, true), StripeMap[].class));
+    }
+
+    public void beginEncoding(StripeMap plan) throws IOException {
+        call("POST", dir("/v1/volumes/" + plan.volume() + "/encoding"), JSON.writeValueAsBytes(plan), true);
+    }
+
+    public void commitEncoding(StripeMap map) throws IOException {
+        call("POST", dir("/v1/volumes/" + map.volume() + "/encoding/commit"), JSON.writeValueAsBytes(map), true);
+    }
+
+    public void abortEncoding(int volume, String job) throws IOException {
+        call("DELETE", dir("/v1/volumes/" + volume + "/encoding?job=" + job), null, true);
+    }
+
+    public void replicasDropped(int volume) throws IOException {
+        call("POST", dir("/v1/volumes/" + volume + "/replicas-dropped"), null, true);
+    }
+
+    public StripeMap replaceBlock(int volume, int stripe, int unit, StripeMap.Block expected, StripeMap.Block rebuilt)
+            throws IOException {
+        String expect = java.net.URLEncoder.encode(expected.store() + "/" + expected.name(), StandardCharsets.UTF_8);
+        return JSON.readValue(call("PUT", dir("/v1/volumes/" + volume + "/stripes/" + stripe + "/blocks/" + unit
+                + "?expect=" + expect), JSON.writeValueAsBytes(rebuilt), true), StripeMap.class);
+    }
+
+    // ------------------------------------------------------------------ stores
+
+    public void sealVolume(String store, int volume) throws IOException {
+        call("POST", store(store, "/admin/volumes/" + volume + "/seal"), null, true);
+    }
+
+    public long volumeSize(String store, int volume) throws IOException {
+        return JSON.readTree(call("GET", store(store, "/admin/volumes/" + volume), null, true)).get("sizeBytes").asLong();
+    }
+
+    public byte[] readRaw(String store, int volume, long offset, int length) throws IOException {
+        return call("GET", store(store, "/volumes/" + volume + "/raw?offset=" + offset + "&length=" + length), null, true);
+    }
+
+    /** Seals then deletes a replica; true if it was there. */
+    public boolean dropVolume(String store, int volume) throws IOException {
+        if (call("POST", store(store, "/admin/volumes/" + volume + "/seal"), null, false) == null) {
+            return false;
+        }
+        return call("DELETE", store(store, "/admin/volumes/" + volume), null, false) != null;
+    }
+
+    public void createBlock(String store, String name) throws IOException {
+        call("POST", store(store, "/blocks/" + name + "?op=create"), null, true);
+    }
+
+    public void appendBlock(String store, String name, byte[] data) throws IOException {
+        call("POST", store(store, "/blocks/" + name + "?op=append"), data, true);
+    }
+
+    public void putBlock(String store, String name, byte[] data) throws IOException {
+        call("PUT", store(store, "/blocks/" + name), data, true);
+    }
+
+    public byte[] readBlock(String store, String name, long offset, int length) throws IOException {
+        return call("GET", store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length), null, true);
+    }
+
+    public byte[] readBlock(String store, String name) throws IOException {
+        return call("GET", store(store, "/blocks/" + name), null, true);
+    }
+
+    /** Deletes a block; true if it was there. */
+    public boolean deleteBlock(String store, String name) throws IOException {
+        return call("DELETE", store(store, "/blocks/" + name), null, false) != null;
+    }
+
+    public Map<String, BlockInfo> listBlocks(String store) throws IOException {
+        Map<String, BlockInfo> out = new HashMap<>();
+        for (JsonNode b : JSON.readTree(call("GET", store(store, "/blocks"), null, true)).get("blocks")) {
+            out.put(b.get("name").asText(), new BlockInfo(b.get("name").asText(), b.get("length").asLong(),
+                    b.get("crc32c").asLong()));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    private URI dir(String path) {
+        return URI.create("http://" + directory + path);
+    }
+
+    private static URI store(String address, String path) {
+        return URI.create("http://" + address + path);
+    }
+
+    /**
+     * One request. 2xx returns the body; 404 returns null unless {@code required}; anything else,
+     * a timeout or a connection failure is an IOException naming the request and the server's message.
+     */
+    private byte[] call(String method, URI uri, byte[] body, boolean required) throws IOException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (body != null) {
+            b.header("Content-Type", "application/octet-stream");
+        }
+        if (adminToken != null && uri.getAuthority().equals(directory)) {
+            b.header("Authorization", "Bearer " + adminToken);
+        }
+        HttpResponse<byte[]> r;
+        try {
+            r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(method + " " + uri + " interrupted", e);
+        } catch (IOException e) {
+            throw new IOException(method + " " + uri + " failed: " + e, e);
+        }
+        int code = r.statusCode();
+        if (code / 100 == 2) {
+            return r.body();
+        }
+        if (code == 404 && !required) {
+            return null;
+        }
+        throw new HttpStatusException(code, method + " " + uri + " answered " + code + ": "
+                + new String(r.body(), StandardCharsets.UTF_8));
+    }
+
+    /** A server answered with an error status. */
+    public static final class HttpStatusException extends IOException {
+        private final int status;
+
+        HttpStatusException(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.hayloft.raid;
+
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * The parts of the store's needle format (docs/formats.md, io.hayloft.store.volume.Needle) the cold
+ * tier reads: header fields to build the needle index while encoding, and the full check of a needle
+ * read back from blocks. Stateless.
+ */
+final class NeedleFormat {
+    static final int SUPERBLOCK_SIZE = 32;
+    static final int HEADER_MAGIC = 0x4E45444C;
+    static final int FOOTER_MAGIC = 0x4C44454E;
+    static final int HEADER_SIZE = 32;
+    static final int FOOTER_SIZE = 8;
+    static final int OFF_COOKIE = 4;
+    static final int OFF_KEY = 12;
+    static final int OFF_ALT = 20;
+    static final int OFF_FLAGS = 24;
+    static final int OFF_SIZE = 28;
+
+    private NeedleFormat() {
+    }
+
+    static int totalLength(int dataSize) {
+        return (HEADER_SIZE + dataSize + FOOTER_SIZE + 7) & -8;
+    }
+
+    /** Parses the header at the buffer's position into an index entry at volume offset {@code offset}. */
+    static VolumeIndex.Entry header(ByteBuffer h, long offset) {
+        int p = h.position();
+        if (h.getInt(p) != HEADER_MAGIC) {
+            throw new IllegalStateException("no needle header at volume offset " + offset);
+        }
+        int size = h.getInt(p + OFF_SIZE);
+        int flags = h.get(p + OFF_FLAGS) & 0xFF;
+        return new VolumeIndex.Entry(h.getLong(p + OFF_KEY), h.getInt(p + OFF_ALT), flags, offset, totalLength(size), size);
+    }
+
+    /**
+     * Checks a whole needle read from the cold tier and returns its data.
+     *
+     * @return the data, or null if the key, alt or cookie do not match (a missing needle to the caller)
+     * @throws CorruptNeedleException when magic or CRC are wrong
+     */
+    static byte[] data(ByteBuffer n, long key, int alt, long cookie) throws CorruptNeedleException {
+        if (n.remaining() < HEADER_SIZE + FOOTER_SIZE || n.getInt(0) != HEADER_MAGIC) {
+            throw new CorruptNeedleException("bad needle header magic for key " + key);
+        }
+        int size = n.getInt(OFF_SIZE);
+        if (size < 0 || HEADER_SIZE + size + FOOTER_SIZE > n.remaining()) {
+            throw new CorruptNeedleException("needle " + key + " data size " + size + " exceeds what was read");
+        }
+        if (n.getInt(HEADER_SIZE + size) != FOOTER_MAGIC) {
+            throw new CorruptNeedleException("bad needle footer magic for key " + key);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(n.duplicate().position(OFF_COOKIE).limit(OFF_FLAGS));
+        crc.update(n.duplicate().position(OFF_SIZE).limit(HEADER_SIZE + size));
+        if ((int) crc.getValue() != n.getInt(HEADER_SIZE + size + 4)) {
+            throw new CorruptNeedleException("needle " + key + " fails its CRC32C");
+        }
+        if (n.getLong(OFF_KEY) != key || n.getInt(OFF_ALT) != alt || n.getLong(OFF_COOKIE) != cookie) {
+            return null;
+        }
+        byte[] data = new byte[size];
+        n.get(HEADER_SIZE, data);
+        return data;
+    }
+
+    /** A needle whose bytes are wrong: the reader rebuilds its range from other blocks. */
+    static final class CorruptNeedleException extends Exception {
+        CorruptNeedleException(String m) {
+            super(m);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.hayloft.raid;
+
+import io.hayloft.erasure.CodecKind;
+
+/**
+ * What the raid-node encodes and how: codec, stripe shape, block size, age policy, repair budget.
+ * Each field's default is the documented default (docs/raid.md). Mutable until {@link #validate()},
+ * then treat as immutable; not thread-safe while being filled.
+ */
+public final class RaidConfig {
+    /** Directory host:port. */
+    public String directory = "127.0.0.1:9333";
+    /** Bearer token for the directory's admin endpoints; null when the cluster has none. */
+    public String adminToken;
+    /** Codec wire name: rs, hh-xor, hh-xor+, hh-nonxor. */
+    public String codec = CodecKind.HH_XOR_PLUS.wireName();
+    public int k = 10;
+    public int r = 4;
+    /** Bytes per block; even (Hitchhiker splits units in two). */
+    public long blockSize = 256L << 20;
+    /** Bytes moved per HTTP request when copying volumes and blocks. */
+    public int transferBytes = 1 << 20;
+    /** Stores holding a copy of each volume's needle index. */
+    public int indexReplicas = 3;
+    /** Only volumes read-only for at least this long are encoded by the policy. */
+    public long minAgeMillis = 24L * 3600 * 1000;
+    /** Deadline of one request; a store slower than this counts as unavailable for a read. */
+    public long requestTimeoutMillis = 10_000;
+    /** Parallel encode or repair jobs. */
+    public int workers = 4;
+    /** Bytes per second each store may spend on repair reads (0: unlimited). */
+    public long repairBytesPerSecondPerStore = 0;
+    /** Directory for the raid-node's per-stripe spool files; null: the system temp directory. */
+    public String spoolDir;
+
+    public CodecKind codecKind() {
+        return CodecKind.fromWireName(codec);
+    }
+
+    /** @throws IllegalArgumentException naming the bad field and value */
+    public RaidConfig validate() {
+        codecKind();
+        if (k < 1 || r < 1 || k + r > 64) {
+            throw new IllegalArgumentException("k and r must be >= 1 with k + r <= 64, were k=" + k + " r=" + r);
+        }
+        if (blockSize < 2 || blockSize % 8 != 0) {
+            throw new IllegalArgumentException("blockSize must be a positive multiple of 8, was " + blockSize);
+        }
+        if (transferBytes < 4096 || transferBytes > 64 << 20) {
+            throw new IllegalArgumentException("transferBytes must be in 4096..67108864, was " + transferBytes);
+        }
+        if (indexReplicas < 1) {
+            throw new IllegalArgumentException("indexReplicas must be >= 1, was " + indexReplicas);
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be >= 1, was " + workers);
+        }
+        if (requestTimeoutMillis < 1) {
+            throw new IllegalArgumentException("requestTimeoutMillis must be >= 1, was " + requestTimeoutMillis);
+        }
+        return this;
+    }
+}

@@ -1,0 +1,150 @@
+package io.hayloft.raid;
+
+import io.hayloft.common.wire.Wire;
+import io.hayloft.directory.DirectoryConfig;
+import io.hayloft.directory.DirectoryServer;
+import io.hayloft.directory.meta.StoreInfo;
+import io.hayloft.store.StoreConfig;
+import io.hayloft.store.StoreServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+
+/** A real directory and N real store servers on loopback, one rack per store, and a photo model. */
+final class TestCluster implements AutoCloseable {
+
+    /** A photo the test wrote: the source of truth reads are compared against. */
+    record Photo(long key, int volume, String cookie, byte[] data) {
+    }
+
+    final Path dir;
+    final DirectoryServer directory;
+    final Map<String, StoreServer> stores = new LinkedHashMap<>();
+    final Map<Long, Photo> photos = new LinkedHashMap<>();
+    final java.util.Set<String> stopped = new java.util.HashSet<>();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final Random random = new Random(42);
+
+    TestCluster(Path dir, int n) throws Exception {
+        this.dir = dir;
+        DirectoryConfig d = new DirectoryConfig();
+        d.dataDir = dir.resolve("directory").toString();
+        d.port = 0;
+        d.init = true;
+        d.probeIntervalMillis = 200;
+        d.probeTimeoutMillis = 2000;
+        d.failureThreshold = 2;
+        d.minWritableVolumes = 1;
+        d.volumeLimitBytes = 1L << 30;
+        directory = DirectoryServer.start(d);
+        for (int i = 0; i < n; i++) {
+            startStore("s" + (i < 10 ? "0" : "") + i);
+        }
+        await(() -> directory.directory().stores().size() == n);
+    }
+
+    StoreServer startStore(String id) throws Exception {
+        StoreConfig c = new StoreConfig();
+        c.dataDirs = List.of(dir.resolve(id).toString());
+        c.host = "127.0.0.1";
+        c.port = 0;
+        c.directory = directory.address();
+        c.storeId = id;
+        c.rack = "rack-" + id;
+        c.heartbeatMillis = 1000;
+        c.idxFlushMillis = 50;
+        StoreServer s = StoreServer.start(c);
+        stores.put(id, s);
+        return s;
+    }
+
+    void stopStore(String id) throws Exception {
+        stores.get(id).close();
+        stopped.add(id);
+        await(() -> directory.directory().stores().stream()
+                .anyMatch(s -> s.id().equals(id) && s.state() == StoreInfo.StoreState.FAILED));
+    }
+
+    RaidConfig raidConfig(String codec, long blockSize) {
+        RaidConfig c = new RaidConfig();
+        c.directory = directory.address();
+        c.codec = codec;
+        c.blockSize = blockSize;
+        c.transferBytes = 16 << 10;
+        c.requestTimeoutMillis = 5000;
+        c.spoolDir = dir.toString();
+        return c;
+    }
+
+    /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
+    int writeVolume(int count, int maxSize) throws Exception {
+        Wire.AssignResponse a = directory.directory().assign(count);
+        for (Wire.Assignment p : a.photos()) {
+            byte[] data = new byte[1 + random.nextInt(maxSize)];
+            random.nextBytes(data);
+            for (String replica : a.replicas()) {
+                int code = send("PUT", "http://" + replica + "/" + a.volume() + "/" + p.key() + "/0?cookie=" + p.cookie(), data);
+                if (code != 201) {
+                    throw new AssertionError("PUT answered " + code);
+                }
+            }
+            photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
+        }
+        List<Wire.Commit> commits = new ArrayList<>();
+        for (Wire.Assignment p : a.photos()) {
+            commits.add(new Wire.Commit(p.key(), List.of(0)));
+        }
+        directory.directory().commit(commits);
+        directory.directory().markReadOnly(a.volume(), "test");
+        return a.volume();
+    }
+
+    int send(String method, String url, byte[] body) throws Exception {
+        HttpRequest r = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
+        return http.send(r, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** Every block on every running store, as store/name. */
+    List<String> allBlocks() throws Exception {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, StoreServer> e : stores.entrySet()) {
+            if (!stopped.contains(e.getKey())) {
+                for (var b : e.getValue().store().blocks().list()) {
+                    out.add(e.getKey() + "/" + b.name());
+                }
+            }
+        }
+        return out;
+    }
+
+    static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 20 s");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (Map.Entry<String, StoreServer> e : stores.entrySet()) {
+            if (!stopped.contains(e.getKey())) {
+                e.getValue().close();
+            }
+        }
+        directory.close();
+    }
+}
