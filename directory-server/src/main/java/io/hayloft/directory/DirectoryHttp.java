@@ -156,7 +156,7 @@ public final class DirectoryHttp implements RequestHandler {
             allow(m, HttpMethod.GET);
             return ok(cold.stripeMap(id));
         }
-        if (what.equals("stripes") && seg.size() == 5 && seg.get(2).equals("blocks")) {
+        if (what.equals("stripes") && seg.size() == 4 && seg.get(2).equals("blocks")) {
             allow(m, HttpMethod.PUT);
             admin(req);
             String expect = new QueryStringDecoder(req.uri()).parameters().getOrDefault("expect", List.of()).stream()

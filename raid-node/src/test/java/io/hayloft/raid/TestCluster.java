@@ -88,16 +88,23 @@ final class TestCluster implements AutoCloseable {
     /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
     int writeVolume(int count, int maxSize) throws Exception {
         Wire.AssignResponse a = directory.directory().assign(count);
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream batch = new java.io.DataOutputStream(bytes);
         for (Wire.Assignment p : a.photos()) {
             byte[] data = new byte[1 + random.nextInt(maxSize)];
             random.nextBytes(data);
-            for (String replica : a.replicas()) {
-                int code = send("PUT", "http://" + replica + "/" + a.volume() + "/" + p.key() + "/0?cookie=" + p.cookie(), data);
-                if (code != 201) {
-                    throw new AssertionError("PUT answered " + code);
-                }
-            }
+            batch.writeLong(p.key());
+            batch.writeLong(Long.parseUnsignedLong(p.cookie(), 16));
+            batch.writeInt(0);
+            batch.writeInt(data.length);
+            batch.write(data);
             photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
+        }
+        for (String replica : a.replicas()) {
+            int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", bytes.toByteArray());
+            if (code != 201) {
+                throw new AssertionError("batch PUT answered " + code);
+            }
         }
         List<Wire.Commit> commits = new ArrayList<>();
         for (Wire.Assignment p : a.photos()) {
