@@ -9,7 +9,7 @@ import io.hayloft.erasure.CodecKind;
  */
 public final class RaidConfig {
     /** Directory host:port. */
-    public String directory = "127.0.0.1:9333";
+    public String directory = "127.0.0.1:7000";
     /** Bearer token for the directory's admin endpoints; null when the cluster has none. */
     public String adminToken;
     /** Codec wire name: rs, hh-xor, hh-xor+, hh-nonxor. */

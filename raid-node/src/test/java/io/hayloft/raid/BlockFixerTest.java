@@ -80,6 +80,39 @@ class BlockFixerTest {
         }
     }
 
+    @Test
+    void aCrashDuringARepairLeavesNoOrphanAfterRecovery() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 15); ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+            RaidConfig config = cluster.raidConfig("hh-xor+", BLOCK);
+            RaidNode raid = new RaidNode(config, runner);
+            int v = cluster.writeVolume(60, 4000);
+            raid.encode(v);
+            StripeMap.Block corrupt = raid.cluster().stripeMap(v).stripes().get(0).blocks().get(5);
+            cluster.stores.get(corrupt.store()).store().blocks().put(corrupt.name(), ByteBuffer.wrap(new byte[(int) BLOCK]));
+            for (String step : new String[] {"rebuilt", "replaced"}) {
+                BlockFixer crashing = new BlockFixer(raid.cluster(), config);
+                crashing.checkpoints(s -> {
+                    if (s.equals(step)) {
+                        throw new EncodeCrashTest.Crash(s);
+                    }
+                });
+                var damage = crashing.scan();
+                try {
+                    crashing.repair(damage.get(0));
+                    throw new AssertionError("no crash at " + step);
+                } catch (EncodeCrashTest.Crash expected) {
+                    // the raid-node died here
+                }
+                new RaidNode(config, runner).recover();
+                Set<String> expected = new HashSet<>();
+                raid.cluster().stripeMap(v).allBlocks().forEach(b -> expected.add(b.store() + "/" + b.name()));
+                assertThat(cluster.allBlocks()).as("after a crash at " + step).containsExactlyInAnyOrderElementsOf(expected);
+            }
+            assertThat(new BlockFixer(raid.cluster(), config).scan()).isEmpty();
+            readEverything(cluster, raid);
+        }
+    }
+
     private static long loseAndRepair(TestCluster cluster, BlockFixer fixer, StripeMap m, int[] units) throws Exception {
         for (int u : units) {
             StripeMap.Block b = m.stripes().get(0).blocks().get(u);
