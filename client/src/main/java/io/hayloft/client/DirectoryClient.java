@@ -70,6 +70,15 @@ public final class DirectoryClient {
                 .thenApply(r -> parse(r, "POST /v1/assign", Wire.AssignResponse.class));
     }
 
+    /**
+     * {@code POST /v1/heartbeat}: registers a store or refreshes what it holds; completes with the
+     * state the directory gives the store ({@code UP}, {@code FAILED}, ...).
+     */
+    public CompletableFuture<String> heartbeat(Wire.Heartbeat heartbeat) {
+        return call("POST", "/v1/heartbeat", body(heartbeat), false, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/heartbeat", JsonNode.class).path("state").asText("UNKNOWN"));
+    }
+
     /** {@code POST /v1/commit}: records which alternate keys of each photo every replica acknowledged. */
     public CompletableFuture<Void> commit(List<Wire.Commit> commits) {
         if (commits.isEmpty()) {

@@ -211,7 +211,7 @@ public final class StoreClient {
     }
 
     private static void token(HttpRequest.Builder b, String token) {
-        if (token != null) {
+        if (token != null && !token.isEmpty()) {
             b.header(TOKEN, token);
         }
     }
