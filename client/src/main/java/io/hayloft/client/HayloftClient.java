@@ -88,7 +88,7 @@ public final class HayloftClient implements AutoCloseable {
         this.directory = new DirectoryClient(http, b.directories, b.adminToken);
         this.stores = new StoreClient(http);
         this.retrier = new Retrier(b.maxAttempts, b.initialBackoff, b.maxBackoff, executor);
-        this.writer = new Writer(directory, stores, retrier, b.maxBatchBytes, b.maxObjectBytes);
+        this.writer = new Writer(directory, stores, retrier, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns);
         this.reader = new Reader(directory, stores, new LookupCache(b.lookupCacheSize), retrier);
     }
 
@@ -355,7 +355,7 @@ public final class HayloftClient implements AutoCloseable {
 
     /**
      * How to build a {@link HayloftClient}. Defaults: connect timeout 2 s, request timeout 10 s,
-     * 3 attempts per call with backoff from 50 ms up to 1 s, lookup cache of 10,000 entries, batches
+     * 3 attempts per call and 5 assigns per put, backoff from 50 ms up to 1 s, lookup cache of 10,000 entries, batches
      * split at 16 MiB, objects of at most 60 MiB, a private pool of daemon threads.
      */
     public static final class Builder {
@@ -363,6 +363,7 @@ public final class HayloftClient implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration requestTimeout = Duration.ofSeconds(10);
         private int maxAttempts = 3;
+        private int maxAssigns = 5;
         private Duration initialBackoff = Duration.ofMillis(50);
         private Duration maxBackoff = Duration.ofSeconds(1);
         private int lookupCacheSize = 10_000;
@@ -397,12 +398,24 @@ public final class HayloftClient implements AutoCloseable {
             return this;
         }
 
-        /** Attempts per call (1 = no retry) and, for puts, assigns per chunk. */
+        /** Attempts per HTTP call (1 = no retry). */
         public Builder maxAttempts(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("maxAttempts must be >= 1, was " + n);
             }
             this.maxAttempts = n;
+            return this;
+        }
+
+        /**
+         * Assigns a put may use: when a replica of the assigned volume keeps failing (down, full,
+         * read-only), the put is assigned again, to another volume as the directory sees fit.
+         */
+        public Builder maxAssigns(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxAssigns must be >= 1, was " + n);
+            }
+            this.maxAssigns = n;
             return this;
         }
 

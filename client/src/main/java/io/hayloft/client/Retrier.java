@@ -61,6 +61,11 @@ final class Retrier {
         }).thenCompose(Function.identity());
     }
 
+    /** Completes after the backoff of attempt {@code attempt} (from 1), on the executor. */
+    CompletableFuture<Void> pause(int attempt) {
+        return CompletableFuture.runAsync(() -> { }, delayed(attempt));
+    }
+
     private Executor delayed(int attempt) {
         long cap = max.toMillis();
         long base = initial.toMillis() << Math.min(attempt - 1, 20);

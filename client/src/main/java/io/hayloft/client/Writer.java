@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * chunk: assign keys, write every needle to every replica in parallel (one multi-write per replica,
  * or single PUTs for one needle or files), and only when all replicas acknowledged, commit the
  * alternates in the directory. A replica that keeps failing (after bounded retries) makes the chunk
- * go to a freshly assigned volume, up to the attempt limit; then the put fails with a
+ * go to a freshly assigned volume (after a backoff, so the directory can learn of a full or failed
+ * volume from heartbeats and probes), up to {@code maxAssigns} assigns; then the put fails with a
  * {@link PartialFailureException} that names each failed replica and can be retried.
  *
  * <p>Thread-safe (immutable; every put works on its own state).
@@ -44,8 +45,11 @@ final class Writer {
     private final Retrier retrier;
     private final long maxBatchBytes;
     private final long maxObjectBytes;
+    private final int maxAssigns;
 
-    Writer(DirectoryClient directory, StoreClient stores, Retrier retrier, long maxBatchBytes, long maxObjectBytes) {
+    Writer(DirectoryClient directory, StoreClient stores, Retrier retrier, long maxBatchBytes, long maxObjectBytes,
+           int maxAssigns) {
+        this.maxAssigns = maxAssigns;
         this.directory = directory;
         this.stores = stores;
         this.http = stores.transport();
@@ -109,10 +113,10 @@ final class Writer {
                     }
                     List<String> ok = new ArrayList<>(plan.replicas());
                     ok.removeAll(failures.keySet());
-                    if (attempt < retrier.maxAttempts() && reassignable(failures)) {
+                    if (attempt < maxAssigns && reassignable(failures)) {
                         LOG.info("put of {} photos on volume {} failed on {}; assigning again (attempt {})",
                                 chunk.size(), plan.volume(), failures.keySet(), attempt + 1);
-                        return putChunk(chunk, attempt + 1);
+                        return retrier.pause(attempt).thenCompose(x -> putChunk(chunk, attempt + 1));
                     }
                     throw new PartialFailureException("put", plan.volume(), plan.ids(), failures, ok,
                             () -> retryPlan(plan, List.copyOf(failures.keySet())));
