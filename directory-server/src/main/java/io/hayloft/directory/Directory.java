@@ -52,8 +52,8 @@ public final class Directory {
         this.meta = meta;
         this.stores = stores;
         this.clock = clock;
-        this.keys = new KeyAllocator(meta, config.keyRangeSize());
-        this.tokens = config.secured() ? new WriteToken(config.clusterSecret()) : null;
+        this.keys = new KeyAllocator(meta, config.keyRangeSize);
+        this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
     }
 
     public DirectoryConfig config() {
@@ -128,7 +128,7 @@ public final class Directory {
             return;
         }
         if (error == null) {
-            if (s.state() == StoreState.FAILED && config.autoRestore() && consecutiveSuccesses >= config.failureThreshold()) {
+            if (s.state() == StoreState.FAILED && config.autoRestore && consecutiveSuccesses >= config.failureThreshold) {
                 LOG.info("store {} passed {} probes in a row; restored", storeId, consecutiveSuccesses);
                 meta.putStore(s.withState(StoreState.UP, 0, null));
             } else if (s.failures() != 0) {
@@ -137,7 +137,7 @@ public final class Directory {
             return;
         }
         int failures = s.failures() + 1;
-        if (s.state() == StoreState.UP && failures >= config.failureThreshold()) {
+        if (s.state() == StoreState.UP && failures >= config.failureThreshold) {
             LOG.warn("store {} at {} failed {} probes in a row ({}); marking it FAILED and its volumes read-only",
                     storeId, s.address(), failures, error);
             meta.putStore(s.withState(StoreState.FAILED, failures, error));
@@ -193,14 +193,14 @@ public final class Directory {
                     perStore.merge(s, 1, Integer::sum);
                 }
             }
-            List<String> chosen = Placement.choose(meta.stores(), perStore, config.replication());
+            List<String> chosen = Placement.choose(meta.stores(), perStore, config.replication);
             if (chosen.isEmpty()) {
                 long up = meta.stores().stream().filter(s -> s.state() == StoreState.UP).count();
-                throw DirectoryErrors.NO_PLACEMENT.exception("a volume needs " + config.replication()
+                throw DirectoryErrors.NO_PLACEMENT.exception("a volume needs " + config.replication
                         + " healthy stores, " + up + " are up");
             }
             int id = meta.nextVolumeId();
-            VolumeInfo v = new VolumeInfo(id, VolumeState.WRITABLE, chosen, 0, config.volumeLimitBytes(), clock.millis(), null);
+            VolumeInfo v = new VolumeInfo(id, VolumeState.WRITABLE, chosen, 0, config.volumeLimitBytes, clock.millis(), null);
             meta.putVolume(v.withState(VolumeState.READ_ONLY, "being created"));
             List<CompletableFuture<Void>> calls = new ArrayList<>();
             for (String storeId : chosen) {
@@ -209,7 +209,7 @@ public final class Directory {
             String failure = null;
             for (int c = 0; c < calls.size(); c++) {
                 try {
-                    calls.get(c).get(config.probeTimeoutMillis() * 5, TimeUnit.MILLISECONDS);
+                    calls.get(c).get(config.probeTimeoutMillis * 5, TimeUnit.MILLISECONDS);
                 } catch (Exception e) {
                     Throwable t = e.getCause() == null ? e : e.getCause();
                     failure = "creating the replica on store " + chosen.get(c) + " failed: " + t.getMessage();
@@ -245,16 +245,16 @@ public final class Directory {
             photos.add(new Wire.Assignment(first + i, hex(cookie)));
         }
         meta.putPhotos(ks, metas);
-        String token = tokens == null ? "" : tokens.sign(v.id(), first, count, clock.millis() + config.tokenTtlMillis());
+        String token = tokens == null ? "" : tokens.sign(v.id(), first, count, clock.millis() + config.tokenTtlMillis);
         return new Wire.AssignResponse(v.id(), addresses(v.replicas()), photos, token);
     }
 
     private VolumeInfo pickWritable() {
         List<VolumeInfo> writable = writableVolumes();
-        if (writable.size() < config.minWritableVolumes()) {
+        if (writable.size() < config.minWritableVolumes) {
             synchronized (this) {
                 writable = writableVolumes();
-                int missing = config.minWritableVolumes() - writable.size();
+                int missing = config.minWritableVolumes - writable.size();
                 if (missing > 0) {
                     try {
                         createVolumes(missing);
@@ -317,8 +317,8 @@ public final class Directory {
             java.util.Collections.rotate(healthy, Math.floorMod(rotation.getAndIncrement(), healthy.size()));
         }
         List<String> readFrom = new ArrayList<>();
-        if (config.readPolicy().equals("cache") && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
-            String node = config.cacheNodes().get((int) Math.floorMod(key, (long) config.cacheNodes().size()));
+        if ("cache".equals(config.readPolicy) && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
+            String node = config.cacheNodes.get((int) Math.floorMod(key, (long) config.cacheNodes.size()));
             readFrom.add("http://" + node + "/" + healthy.get(0));
         }
         for (String a : healthy) {

@@ -37,7 +37,7 @@ public final class DirectoryHttp implements RequestHandler {
     public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
         this.directory = directory;
         this.metrics = metrics;
-        String t = directory.config().adminToken();
+        String t = directory.config().adminToken;
         this.adminToken = t == null || t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
     }
 

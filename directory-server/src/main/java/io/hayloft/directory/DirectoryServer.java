@@ -31,14 +31,14 @@ public final class DirectoryServer implements AutoCloseable {
 
     private DirectoryServer(DirectoryConfig config, StoreAdmin stores) throws InterruptedException {
         this.config = config;
-        this.meta = MetaStore.open(config.dataDir(), config.init());
+        this.meta = MetaStore.open(java.nio.file.Path.of(config.validate().dataDir), config.init);
         try {
             if (!config.secured()) {
                 LOG.warn("NO CLUSTER SECRET CONFIGURED: this cluster is OPEN. Anyone who can reach a store can write to it. "
                         + "Set clusterSecret (and adminToken) in the directory and store configs for production.");
             }
             StoreAdmin admin = stores != null ? stores
-                    : new HttpStoreAdmin(Duration.ofMillis(config.probeTimeoutMillis()), config.adminToken());
+                    : new HttpStoreAdmin(Duration.ofMillis(config.probeTimeoutMillis), config.adminToken);
             this.directory = new Directory(config, meta, admin, Clock.systemUTC());
             this.executor = Executors.newFixedThreadPool(Math.max(4, Runtime.getRuntime().availableProcessors() * 2), r -> {
                 Thread t = new Thread(r, "hayloft-directory-worker");
@@ -46,17 +46,17 @@ public final class DirectoryServer implements AutoCloseable {
                 return t;
             });
             PrometheusEndpoint metrics = new PrometheusEndpoint();
-            this.http = HttpServer.start(config.host(), config.port(), HttpLimits.defaults(),
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(),
                     new DirectoryHttp(directory, metrics), executor, 0);
             this.health = new HealthChecker(directory, admin);
-            LOG.info("directory {} serving on {}:{} (data {})", meta.clusterId(), config.host(), http.port(), config.dataDir());
+            LOG.info("directory {} serving on {}:{} (data {})", meta.clusterId(), config.host, http.port(), config.dataDir);
         } catch (RuntimeException | InterruptedException e) {
             meta.close();
             throw e;
         }
     }
 
-    /** Opens the database (creating it if {@code config.init()}) and starts serving. */
+    /** Opens the database (creating it if {@code config.init}) and starts serving. */
     public static DirectoryServer start(DirectoryConfig config) throws InterruptedException {
         return new DirectoryServer(config, null);
     }
@@ -72,7 +72,7 @@ public final class DirectoryServer implements AutoCloseable {
 
     /** {@code host:port} of the HTTP API. */
     public String address() {
-        return config.host() + ":" + http.port();
+        return config.host + ":" + http.port();
     }
 
     public Directory directory() {

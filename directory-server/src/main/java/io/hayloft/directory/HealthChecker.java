@@ -37,7 +37,7 @@ public final class HealthChecker implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        long period = directory.config().probeIntervalMillis();
+        long period = directory.config().probeIntervalMillis;
         timer.scheduleWithFixedDelay(this::round, period, period, TimeUnit.MILLISECONDS);
     }
 
@@ -51,7 +51,7 @@ public final class HealthChecker implements AutoCloseable {
                 int volume = directory.volumes().stream().filter(v -> v.replicas().contains(s.id()))
                         .mapToInt(VolumeInfo::id).findFirst().orElse(0);
                 stores.probe(s.address(), volume)
-                        .orTimeout(directory.config().probeTimeoutMillis(), TimeUnit.MILLISECONDS)
+                        .orTimeout(directory.config().probeTimeoutMillis, TimeUnit.MILLISECONDS)
                         .whenComplete((ok, err) -> {
                             inFlight.remove(s.id());
                             try {
@@ -61,7 +61,7 @@ public final class HealthChecker implements AutoCloseable {
                                     successes.put(s.id(), 0);
                                     Throwable t = err.getCause() != null && err instanceof java.util.concurrent.CompletionException ? err.getCause() : err;
                                     String why = t instanceof java.util.concurrent.TimeoutException
-                                            ? "no answer within " + directory.config().probeTimeoutMillis() + " ms"
+                                            ? "no answer within " + directory.config().probeTimeoutMillis + " ms"
                                             : String.valueOf(t.getMessage() == null ? t : t.getMessage());
                                     directory.probeResult(s.id(), why, 0);
                                 }

@@ -50,8 +50,16 @@ class DirectoryServerTest {
     }
 
     private DirectoryConfig config() {
-        return DirectoryConfig.defaults(dir.resolve("directory")).withPort(0).withInit(true)
-                .with(3, 64 * 1024, 60_000, 2, SECRET, ADMIN);
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = dir.resolve("directory").toString();
+        c.port = 0;
+        c.init = true;
+        c.volumeLimitBytes = 64 * 1024;
+        c.probeIntervalMillis = 60_000;
+        c.failureThreshold = 2;
+        c.clusterSecret = SECRET;
+        c.adminToken = ADMIN;
+        return c;
     }
 
     /** Starts n stores on racks r0..r(racks-1) and registers them by heartbeat. */
@@ -130,7 +138,9 @@ class DirectoryServerTest {
         send("DELETE", "/v1/photos/" + key, null, 204, null);
 
         directory.close();
-        directory = DirectoryServer.start(config().withInit(false));
+        DirectoryConfig again = config();
+        again.init = false;
+        directory = DirectoryServer.start(again);
         JsonNode after = send("GET", "/v1/lookup/" + key, null, 200, null);
         assertThat(after.get("deleted").asBoolean()).isTrue();
         assertThat(after.get("cookie").asText()).isEqualTo(cookie);
