@@ -132,8 +132,8 @@ final class Reader {
         if (cookie != id.cookie()) {
             return "wrong cookie";
         }
-        if (!l.alts().isEmpty() && !l.alts().contains(id.alt())) {
-            return "no alternate key " + Integer.toUnsignedString(id.alt()) + " (it has " + l.alts() + ")";
+        if (!l.alts().contains(id.alt())) {
+            return "alternate key " + Integer.toUnsignedString(id.alt()) + " was never committed (committed: " + l.alts() + ")";
         }
         return null;
     }

@@ -9,12 +9,15 @@ import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.store.WriteAuthorizer;
+import io.hayloft.store.cluster.ClusterAuthorizer;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -136,11 +139,19 @@ public final class EmbeddedCluster implements AutoCloseable {
         if (directory != null) {
             return;
         }
-        DirectoryConfig c = DirectoryConfig.defaults(options.dataDir().resolve("directory"))
-                .withPort(layout.directoryPort()).withInit(true)
-                .with(Math.min(options.replication(), stores.length), options.volumeLimitBytes(), options.probeIntervalMillis(),
-                        options.failureThreshold(), options.clusterSecret(), options.adminToken());
-        directory = DirectoryServer.start(c);
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = options.dataDir().resolve("directory").toString();
+        c.host = "127.0.0.1";
+        c.port = layout.directoryPort();
+        c.init = true;
+        c.replication = Math.min(options.replication(), stores.length);
+        c.volumeLimitBytes = options.volumeLimitBytes();
+        c.probeIntervalMillis = options.probeIntervalMillis();
+        c.probeTimeoutMillis = 1000;
+        c.failureThreshold = options.failureThreshold();
+        c.clusterSecret = options.clusterSecret();
+        c.adminToken = options.adminToken();
+        directory = DirectoryServer.start(c.validate());
         if (layout.directoryPort() != directory.port()) {
             layout.setDirectoryPort(directory.port());
             save();
@@ -170,13 +181,13 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         StoreServer s;
         try {
-            s = StoreServer.start(storeConfig(i, layout.storePort(i)));
+            s = StoreServer.start(storeConfig(i, layout.storePort(i)), authorizer());
         } catch (RuntimeException e) {
             if (layout.storePort(i) == 0) {
                 throw e;
             }
             LOG.warn("store {} cannot bind its port {} ({}); taking a free one", i, layout.storePort(i), e.getMessage());
-            s = StoreServer.start(storeConfig(i, 0));
+            s = StoreServer.start(storeConfig(i, 0), authorizer());
         }
         stores[i] = s;
         if (layout.storePort(i) != s.port()) {
@@ -240,6 +251,10 @@ public final class EmbeddedCluster implements AutoCloseable {
             free = 0;
         }
         return new Wire.Heartbeat(storeId(i), storeAddress(i), layout.rack(i), capacity, free, volumes);
+    }
+
+    private WriteAuthorizer authorizer() {
+        return new ClusterAuthorizer(options.clusterSecret(), options.adminToken(), Clock.systemUTC());
     }
 
     private StoreConfig storeConfig(int i, int port) throws IOException {
