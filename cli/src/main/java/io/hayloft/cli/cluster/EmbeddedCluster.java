@@ -151,7 +151,16 @@ public final class EmbeddedCluster implements AutoCloseable {
         c.failureThreshold = options.failureThreshold();
         c.clusterSecret = options.clusterSecret();
         c.adminToken = options.adminToken();
-        directory = DirectoryServer.start(c.validate());
+        try {
+            directory = DirectoryServer.start(c.validate());
+        } catch (Exception e) {
+            if (!(e instanceof java.net.BindException) || c.port == 0) {
+                throw e;
+            }
+            LOG.warn("directory cannot bind its recorded port {} ({}); taking a free one", c.port, e.getMessage());
+            c.port = 0;
+            directory = DirectoryServer.start(c);
+        }
         if (layout.directoryPort() != directory.port()) {
             layout.setDirectoryPort(directory.port());
             save();
@@ -182,8 +191,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         StoreServer s;
         try {
             s = StoreServer.start(storeConfig(i, layout.storePort(i)), authorizer());
-        } catch (RuntimeException e) {
-            if (layout.storePort(i) == 0) {
+        } catch (Exception e) {
+            // Netty rethrows the BindException undeclared.
+            if (!(e instanceof java.net.BindException) || layout.storePort(i) == 0) {
                 throw e;
             }
             LOG.warn("store {} cannot bind its port {} ({}); taking a free one", i, layout.storePort(i), e.getMessage());

@@ -40,10 +40,10 @@ class KillNineTest {
 
     /** Starts the cluster process and returns the directory address it prints. */
     private String startCluster() throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft",
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        process = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft",
                 "cluster", "--dir", dir.toString(), "--stores", "3", "--racks", "3", "--port", "0")
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("cluster.log").toFile())).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         CompletableFuture<String> address = CompletableFuture.supplyAsync(() -> {
             try {
@@ -56,7 +56,10 @@ class KillNineTest {
                         return directory;
                     }
                 }
-                throw new IllegalStateException("cluster process ended before READY (exit " + process.waitFor() + ")");
+                int exit = process.waitFor();
+                String log = java.nio.file.Files.readString(dir.resolve("cluster.log"));
+                throw new IllegalStateException("cluster process ended before READY (exit " + exit + "): "
+                        + log.substring(Math.max(0, log.length() - 3000)));
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
