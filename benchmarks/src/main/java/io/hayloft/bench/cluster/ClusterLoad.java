@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
  * {@code hayloft bench cluster}: end-to-end throughput through {@link HayloftClient} on an
  * {@link EmbeddedCluster} (a directory and 3 stores on loopback, 3 replicas): puts of 1 KiB and
  * 64 KiB objects one by one and batched, gets of the same, and the directory's assign and lookup on
- * their own. Each scenario is a closed loop of {@code --concurrency} operations in flight for
+ * their own. Each scenario is a closed loop of {@code --concurrency} operations in flight ({@code --batch-concurrency} for batched puts) for
  * {@code --seconds}; it reports objects per second, MiB per second of payload and the latency of one
  * operation (a batch counts as one operation). All scenarios run in one process, one after the
  * other, so the ratios between them are what to compare on a shared machine.
@@ -61,6 +61,9 @@ public final class ClusterLoad implements Callable<Integer> {
 
     @Option(names = "--batch", defaultValue = "64", description = "Objects per batched put (default ${DEFAULT-VALUE}).")
     int batch;
+
+    @Option(names = "--batch-concurrency", defaultValue = "4", description = "Batched puts in flight (default ${DEFAULT-VALUE}).")
+    int batchConcurrency;
 
     @Option(names = "--no-fsync", description = "Stores do not fsync before acknowledging.")
     boolean noFsync;
@@ -117,7 +120,8 @@ public final class ClusterLoad implements Callable<Integer> {
                 deleteTree(work);
             }
         }
-        out.printf(Locale.ROOT, "%-28s %12s %10s %10s %10s%n", "scenario (" + concurrency + " in flight)", "objects/s", "MiB/s",
+        out.printf(Locale.ROOT, "%-28s %12s %10s %10s %10s%n", "scenario (" + concurrency + "/" + batchConcurrency + " in flight)",
+                "objects/s", "MiB/s",
                 "p50 ms", "p99 ms");
         for (Row r : rows) {
             out.printf(Locale.ROOT, "%-28s %12.0f %10.2f %10.2f %10.2f%n", r.name(), r.objects() / r.seconds(),
@@ -136,16 +140,18 @@ public final class ClusterLoad implements Callable<Integer> {
 
     /** Warm-up, then a closed loop of {@code concurrency} workers for {@code seconds}; {@code op} returns objects done. */
     private Row run(String name, Supplier<Integer> op, int objectBytes) throws InterruptedException {
-        loop(op, warmup, new Recorder(3), new AtomicLong());
+        int inFlight = name.contains("batched") ? batchConcurrency : concurrency;
+        loop(op, warmup, new Recorder(3), new AtomicLong(), inFlight);
         Recorder rec = new Recorder(3);
         AtomicLong objects = new AtomicLong();
-        double took = loop(op, seconds, rec, objects);
+        double took = loop(op, seconds, rec, objects, inFlight);
         Histogram h = rec.getIntervalHistogram();
         spec.commandLine().getErr().printf(Locale.ROOT, "%s: %d objects in %.1f s%n", name, objects.get(), took);
         return new Row(name, objects.get(), objects.get() * objectBytes, took, h);
     }
 
-    private double loop(Supplier<Integer> op, double secs, Recorder rec, AtomicLong objects) throws InterruptedException {
+    private double loop(Supplier<Integer> op, double secs, Recorder rec, AtomicLong objects, int concurrency)
+            throws InterruptedException {
         long start = System.nanoTime();
         long end = start + (long) (secs * 1e9);
         CountDownLatch done = new CountDownLatch(concurrency);
