@@ -38,11 +38,15 @@ class GarbageStoreTest {
     private EmbeddedCluster cluster;
     private HayloftClient client;
     private ServerSocket garbage;
+    private final List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @AfterEach
     void stop() throws IOException {
         if (garbage != null) {
             garbage.close();
+        }
+        for (Socket s : accepted) {
+            s.close();
         }
         if (client != null) {
             client.close();
@@ -54,17 +58,31 @@ class GarbageStoreTest {
 
     /** Answers every connection with a garbage line on the given port, until closed. */
     private void answerGarbageOn(int port) throws IOException {
+        serve(port, true);
+    }
+
+    /** Accepts connections on the port and reads, but never answers (a hung store). */
+    private void hangOn(int port) throws IOException {
+        serve(port, false);
+    }
+
+    private void serve(int port, boolean answer) throws IOException {
         garbage = new ServerSocket();
         garbage.setReuseAddress(true);
         garbage.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         Thread t = new Thread(() -> {
             while (!garbage.isClosed()) {
-                try (Socket s = garbage.accept()) {
+                try {
+                    Socket s = garbage.accept();
+                    accepted.add(s);
                     InputStream in = s.getInputStream();
                     in.read(new byte[8192]);
-                    OutputStream out = s.getOutputStream();
-                    out.write("GARBAGE \u0000\u0001 not http\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-                    out.flush();
+                    if (answer) {
+                        OutputStream out = s.getOutputStream();
+                        out.write("GARBAGE \u0000\u0001 not http\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                        out.flush();
+                        s.close();
+                    }
                 } catch (IOException e) {
                     // closed
                 }
@@ -104,6 +122,24 @@ class GarbageStoreTest {
         garbage = null;
         cluster.startStore(index);
         assertThat(Futures.await(client.stores().read(victim, r.id()))).isEqualTo(data);
+    }
+
+    @Test
+    void readsFailOverPastAStoreThatNeverAnswers() throws Exception {
+        cluster = EmbeddedCluster.start(ClusterOptions.of(dir).withStores(3, 3).withFsync(false).withTiming(100, 60_000, 3));
+        try (HayloftClient c = HayloftClient.builder().directory(cluster.directoryAddress())
+                .requestTimeout(java.time.Duration.ofMillis(500)).build()) {
+            byte[] data = {9, 8, 7, 6};
+            PutResult r = c.put(data);
+            String victim = c.stat(r.id()).replicas().get(0);
+            cluster.stopStore(cluster.storeIndex(victim));
+            hangOn(Integer.parseInt(victim.substring(victim.lastIndexOf(':') + 1)));
+            for (int i = 0; i < 3; i++) {
+                assertThat(c.get(r.id())).isEqualTo(data);
+            }
+            RemoteException hung = (RemoteException) catchThrowable(() -> Futures.await(c.stores().read(victim, r.id())));
+            assertThat(hung.kind()).isEqualTo(RemoteException.Kind.TIMEOUT);
+        }
     }
 
     @Test
