@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "hayloft", mixinStandardHelpOptions = true, versionProvider = Hayloft.Version.class,
         description = "Hayloft: a blob store for billions of small write-once objects.",
-        subcommands = {CommandLine.HelpCommand.class, io.hayloft.cli.directory.DirectoryCommand.class,
+        subcommands = {CommandLine.HelpCommand.class, io.hayloft.cli.store.StoreCommand.class,
+                io.hayloft.cli.directory.DirectoryCommand.class,
                 io.hayloft.cli.cluster.ClusterCommand.class, io.hayloft.cli.client.PutCommand.class,
                 io.hayloft.cli.client.GetCommand.class, io.hayloft.cli.client.RmCommand.class,
                 io.hayloft.cli.client.StatCommand.class, io.hayloft.cli.client.VolumesCommand.class,
