@@ -149,7 +149,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         c.probeIntervalMillis = options.probeIntervalMillis();
         // Lenient probes for one shared machine: a store busy with a burst of fsynced writes is not dead,
         // and one that answers again comes back by itself.
-        c.probeTimeoutMillis = Math.max(1000, 2 * options.probeIntervalMillis());
+        // A stopped store fails a probe at once (connection refused); the timeout only guards against a
+        // hung one, so it is generous: a busy machine must not fail healthy stores.
+        c.probeTimeoutMillis = Math.max(5000, 2 * options.probeIntervalMillis());
         c.autoRestore = true;
         c.failureThreshold = options.failureThreshold();
         c.clusterSecret = options.clusterSecret();
