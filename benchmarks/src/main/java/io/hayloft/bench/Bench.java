@@ -16,7 +16,8 @@ public final class Bench implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Bench()).execute(args));
+        // JMH's own options (-f, -wi, -p name=v, ...) must reach it untouched, not be rejected as unknown.
+        System.exit(new CommandLine(new Bench()).setUnmatchedOptionsArePositionalParams(true).execute(args));
     }
 
     @Override
