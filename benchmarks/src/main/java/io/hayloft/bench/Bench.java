@@ -17,7 +17,9 @@ public final class Bench implements Runnable {
 
     public static void main(String[] args) {
         // JMH's own options (-f, -wi, -p name=v, ...) must reach it untouched, not be rejected as unknown.
-        System.exit(new CommandLine(new Bench()).setUnmatchedOptionsArePositionalParams(true).execute(args));
+        CommandLine cl = new CommandLine(new Bench());
+        cl.getSubcommands().get("jmh").setUnmatchedOptionsArePositionalParams(true);
+        System.exit(cl.execute(args));
     }
 
     @Override
