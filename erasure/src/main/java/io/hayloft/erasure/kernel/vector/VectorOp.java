@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A matrix prepared for the {@link NibbleLoops}: the output rows are split into groups of 4, 2 and 1
+ * A matrix prepared for the {@link NibbleLoops}: the output rows are split into groups of at most 4
  * (the loops keep one accumulator per row of a group in registers), and each group holds the nibble
  * tables of its inputs, skipping inputs whose coefficients in the group are all 0 and replacing the
  * lookup by AND-and-XOR when they are all 0 or 1.
@@ -25,7 +25,7 @@ final class VectorOp extends AbstractMatrixOp {
 
     private static final ThreadLocal<byte[][]> STAGING = new ThreadLocal<>();
 
-    /** One group of 1, 2 or 4 consecutive output rows starting at {@code row}. */
+    /** One group of 1 to 4 consecutive output rows starting at {@code row}. */
     private static final class Group {
         final int row;
         final int size;
@@ -50,7 +50,7 @@ final class VectorOp extends AbstractMatrixOp {
         int row = 0;
         while (row < rows) {
             int left = rows - row;
-            int size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+            int size = Math.min(left, 4);
             list.add(group(row, size));
             row += size;
         }
@@ -120,8 +120,8 @@ final class VectorOp extends AbstractMatrixOp {
         byte[][] outArr = new byte[rows][];
         int[] outOff = new int[rows];
         byte[][] stage = null;
-        for (int base = 0; base < len; base += TILE) {
-            int n = Math.min(TILE, len - base);
+        for (int base = 0, n; base < len; base += n) {
+            n = Math.min(TILE, len - base); // base + n <= len: no int overflow near 2 GiB
             int staged = 0;
             for (int j = 0; j < cols; j++) {
                 ByteBuffer b = in[j];
@@ -176,6 +176,9 @@ final class VectorOp extends AbstractMatrixOp {
                 return NibbleLoops.rows4(in, inOff, g.active, g.kinds, g.tables,
                         out[r], outOff[r], out[r + 1], outOff[r + 1], out[r + 2], outOff[r + 2], out[r + 3], outOff[r + 3],
                         n, acc);
+            case 3:
+                return NibbleLoops.rows3(in, inOff, g.active, g.kinds, g.tables,
+                        out[r], outOff[r], out[r + 1], outOff[r + 1], out[r + 2], outOff[r + 2], n, acc);
             case 2:
                 return NibbleLoops.rows2(in, inOff, g.active, g.kinds, g.tables,
                         out[r], outOff[r], out[r + 1], outOff[r + 1], n, acc);
