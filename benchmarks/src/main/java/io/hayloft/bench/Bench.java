@@ -17,7 +17,10 @@ public final class Bench implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Bench()).execute(args));
+        // JMH's own options (-f, -wi, -p name=v, ...) must reach it untouched, not be rejected as unknown.
+        CommandLine cl = new CommandLine(new Bench());
+        cl.getSubcommands().get("jmh").setUnmatchedOptionsArePositionalParams(true);
+        System.exit(cl.execute(args));
     }
 
     @Override
