@@ -52,14 +52,14 @@ public final class BackendInfo {
         try {
             best = Kernels.best();
             out.add("backend: " + best.name() + " (" + best.description() + ")");
-        } catch (RuntimeException e) {
-            out.add("backend: none: " + e.getMessage());
+        } catch (RuntimeException | LinkageError e) {
+            out.add("backend: none: " + reason(e));
         }
         String requested;
         try {
             requested = Kernels.requested();
-        } catch (RuntimeException e) {
-            requested = "invalid";
+        } catch (RuntimeException | LinkageError e) {
+            requested = String.valueOf(System.getProperty(Kernels.PROPERTY, System.getenv(Kernels.ENV)));
         }
         out.add("requested: " + requested + " (-D" + Kernels.PROPERTY + " or " + Kernels.ENV
                 + ": auto, native, vector, java)");
@@ -71,7 +71,7 @@ public final class BackendInfo {
         Map<String, String> off;
         try {
             off = Kernels.unavailable();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             off = Map.of();
         }
         for (Map.Entry<String, String> e : off.entrySet()) {
@@ -108,6 +108,12 @@ public final class BackendInfo {
                     + " has no GFNI kernels (2.31+ does); the build fetches 2.31+ from Debian when it can");
         }
         return out;
+    }
+
+    /** The message of a selection failure, unwrapping the static initializer that threw it. */
+    private static String reason(Throwable e) {
+        Throwable t = e instanceof ExceptionInInitializerError && e.getCause() != null ? e.getCause() : e;
+        return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 
     private static String nativeReason() {
