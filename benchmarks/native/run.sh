@@ -42,7 +42,7 @@ for b in ${JAVA_BACKENDS:-java}; do jmh "$b" "$out/jmh-$b.csv"; done
 
 # Table: best figure per (operation, unit, implementation).
 {
-  awk '{ split($3,u,"="); print $2, u[2], "c", "-", $4 }' "$out/c.txt"
+  awk '{ split($5,u,"="); print $2, u[2], "c", "-", $6 }' "$out/c.txt"
   for f in "$out"/jmh-*.csv; do
     awk -F, 'NR>1 { gsub(/"/,""); n=split($1,b,"."); print b[n], $10, $8, $9, $5 * 10 * $10 / 1e9 }' "$f"
   done

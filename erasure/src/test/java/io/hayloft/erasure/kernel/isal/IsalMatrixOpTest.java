@@ -153,6 +153,55 @@ class IsalMatrixOpTest {
     }
 
     @Test
+    void zeroColumnsAreSkippedAndAllZeroMatricesWork() {
+        Random rnd = new Random(11);
+        for (int t = 0; t < 30; t++) {
+            int rows = 1 + rnd.nextInt(4);
+            int cols = 2 + rnd.nextInt(10);
+            byte[][] m = randomMatrix(rnd, rows, cols);
+            for (byte[] row : m) {
+                row[rnd.nextInt(cols)] = 0;
+                row[0] = 0;
+                if (t % 5 == 0) {
+                    java.util.Arrays.fill(row, (byte) 0);
+                }
+            }
+            int len = 1 + rnd.nextInt(5000);
+            ByteBuffer[] in = new ByteBuffer[cols];
+            ByteBuffer[] refIn = new ByteBuffer[cols];
+            for (int j = 0; j < cols; j++) {
+                byte[] d = new byte[len];
+                rnd.nextBytes(d);
+                in[j] = buffer(Kind.DIRECT, d, rnd, false);
+                refIn[j] = ByteBuffer.wrap(d);
+            }
+            for (boolean accumulate : new boolean[] {false, true}) {
+                ByteBuffer[] out = new ByteBuffer[rows];
+                ByteBuffer[] ref = new ByteBuffer[rows];
+                for (int i = 0; i < rows; i++) {
+                    byte[] prior = new byte[len];
+                    rnd.nextBytes(prior);
+                    out[i] = buffer(i % 2 == 0 ? Kind.HEAP : Kind.DIRECT_SLICE, prior, rnd, true);
+                    ref[i] = ByteBuffer.wrap(prior.clone());
+                }
+                try (MatrixOp op = isal.prepare(m); MatrixOp scalar = ScalarKernel.INSTANCE.prepare(m)) {
+                    if (accumulate) {
+                        op.applyAccumulate(in, out, len);
+                        scalar.applyAccumulate(refIn, ref, len);
+                    } else {
+                        op.apply(in, out, len);
+                        scalar.apply(refIn, ref, len);
+                    }
+                }
+                for (int i = 0; i < rows; i++) {
+                    assertThat(bytes(out[i], len)).as("case %d row %d accumulate %s", t, i, accumulate)
+                            .isEqualTo(ref[i].array());
+                }
+            }
+        }
+    }
+
+    @Test
     void reedSolomonTenFourVectorFromErasureMd() {
         int k = 10;
         byte[][] cauchy = new byte[4][k];
