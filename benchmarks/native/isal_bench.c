@@ -1,7 +1,7 @@
 /*
  * ISA-L called directly from C: the ceiling for Hayloft's JNI backend on the same ISA-L build.
  *
- *   isal_bench K R UNIT_BYTES SECONDS
+ *   isal_bench K R UNIT_BYTES SECONDS_PER_TRIAL [TRIALS]
  *
  * Reuses one stripe of K data + R parity units (like the JMH benchmark), RS with ISA-L's Cauchy
  * matrix (gf_gen_cauchy1_matrix, the matrix Hayloft uses), and prints one line per measurement:
@@ -10,7 +10,8 @@
  *                    gf_invert_matrix, one decode row, ec_encode_data K -> 1
  *   accum-scratch    out ^= M*in by encoding 32 KiB tiles into scratch and XORing (Hayloft's choice)
  *   accum-update     out ^= M*in by one ec_encode_data_update per input
- * Throughput is input bytes (K x UNIT_BYTES) per second, in GB/s (10^9), best of 5 trials.
+ * Throughput is input bytes (K x UNIT_BYTES) per second, in GB/s (10^9), best of TRIALS trials
+ * (default 5): on a shared machine the best short trial is the closest to the uncontended speed.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -57,10 +58,12 @@ static void plain(int len, int k, int rows, unsigned char *g, unsigned char **in
     ec_encode_data(len, k, rows, g, in, out);
 }
 
+static int trials = 5;
+
 static double measure(op_fn f, int len, int k, int rows, unsigned char *g, unsigned char **in,
                       unsigned char **out, double seconds) {
     double best = 0;
-    for (int trial = 0; trial < 5; trial++) {
+    for (int trial = 0; trial < trials; trial++) {
         long ops = 0;
         double t0 = now(), t;
         do {
@@ -75,13 +78,14 @@ static double measure(op_fn f, int len, int k, int rows, unsigned char *g, unsig
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: %s K R UNIT_BYTES SECONDS_PER_TRIAL\n", argv[0]);
+    if (argc != 5 && argc != 6) {
+        fprintf(stderr, "usage: %s K R UNIT_BYTES SECONDS_PER_TRIAL [TRIALS]\n", argv[0]);
         return 2;
     }
     int k = atoi(argv[1]), r = atoi(argv[2]), len = atoi(argv[3]);
     double seconds = atof(argv[4]);
-    if (k < 1 || r < 1 || k + r > 256 || len < 1 || seconds <= 0) {
+    if (argc == 6) trials = atoi(argv[5]);
+    if (k < 1 || r < 1 || k + r > 256 || len < 1 || seconds <= 0 || trials < 1) {
         fprintf(stderr, "bad arguments: k=%d r=%d unit=%d seconds=%g\n", k, r, len, seconds);
         return 2;
     }
