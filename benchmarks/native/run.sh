@@ -62,20 +62,27 @@ def put(key, v):
     best[key] = max(best.get(key, 0.0), v)
 for line in open(f"{out}/c.txt"):
     f = line.split()
-    put((f[1], int(f[4].split("=")[1]), f[0], "-"), float(f[5]))
+    put((f[1], int(f[4].split("=")[1]), f[0], "-", "wall"), float(f[5]))
+    put((f[1], int(f[4].split("=")[1]), f[0], "-", "cpu"), float(f[8]))
 for path in glob.glob(f"{out}/jmh-*.json"):
     for b in json.load(open(path)):
         p = b["params"]
         unit = int(p["unitSize"])
         op = b["benchmark"].rsplit(".", 1)[1]
+        key = (op, unit, p["backend"], p["buffers"])
         top = max(x for fork in b["primaryMetric"]["rawData"] for x in fork)
-        put((op, unit, p["backend"], p["buffers"]), top * 10 * unit / 1e9)
-print(f"{'op':8} {'unit':>8} {'impl':10} {'buffers':7} {'GB/s':>7} {'vs c-' + ver:>9}")
+        put(key + ("wall",), top * 10 * unit / 1e9)
+        sec = b["secondaryMetrics"]
+        for ns, calls in zip(sec["cpuNanos"]["rawData"][0], sec["calls"]["rawData"][0]):
+            if ns > 0:
+                put(key + ("cpu",), calls * 10 * unit / ns)
+print(f"{'op':13} {'unit':>8} {'impl':10} {'buffers':7} {'wall GB/s':>9} {'vs C':>5} {'cpu GB/s':>9} {'vs C':>5}")
 for op in ("encode", "repair1", "accum-scratch", "accum-update"):
     for unit in (1048576, 65536):
-        ref = best.get((op, unit, "c-" + ver, "-"))
-        for key in sorted(k for k in best if k[0] == op and k[1] == unit):
-            v = best[key]
-            ratio = f"{100 * v / ref:8.0f}%" if ref else ""
-            print(f"{op:8} {unit:>8} {key[2]:10} {key[3]:7} {v:7.2f} {ratio:>9}")
+        rw = best.get((op, unit, "c-" + ver, "-", "wall"))
+        rc = best.get((op, unit, "c-" + ver, "-", "cpu"))
+        for key in sorted({k[:4] for k in best if k[0] == op and k[1] == unit}):
+            w = best.get(key + ("wall",), 0)
+            c = best.get(key + ("cpu",), 0)
+            print(f"{op:13} {unit:>8} {key[2]:10} {key[3]:7} {w:9.2f} {100 * w / rw:4.0f}% {c:9.2f} {100 * c / rc:4.0f}%")
 PY

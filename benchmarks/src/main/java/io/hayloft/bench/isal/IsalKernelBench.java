@@ -4,9 +4,12 @@ import io.hayloft.erasure.gf.Gf256;
 import io.hayloft.erasure.kernel.GfKernel;
 import io.hayloft.erasure.kernel.Kernels;
 import io.hayloft.erasure.kernel.MatrixOp;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -109,21 +112,43 @@ public class IsalKernelBench {
         repair.close();
     }
 
+    /**
+     * This thread's CPU time spent in the measured calls, per iteration: on a shared, overloaded
+     * machine, {@code ops * 10 * unitSize / cpuNanos} is a steadier throughput than wall time.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class Cpu {
+        public long cpuNanos;
+        public long calls;
+    }
+
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
     @Benchmark
-    public ByteBuffer encode() {
+    public ByteBuffer encode(Cpu cpu) {
+        long t0 = THREADS.getCurrentThreadCpuTime();
         encode.apply(data, parity, unitSize);
+        cpu.cpuNanos += THREADS.getCurrentThreadCpuTime() - t0;
+        cpu.calls++;
         return parity[0];
     }
 
     @Benchmark
-    public ByteBuffer repair1() {
+    public ByteBuffer repair1(Cpu cpu) {
+        long t0 = THREADS.getCurrentThreadCpuTime();
         repair.apply(survivors, rebuilt, unitSize);
+        cpu.cpuNanos += THREADS.getCurrentThreadCpuTime() - t0;
+        cpu.calls++;
         return rebuilt[0];
     }
 
     @Benchmark
-    public ByteBuffer accumulate() {
+    public ByteBuffer accumulate(Cpu cpu) {
+        long t0 = THREADS.getCurrentThreadCpuTime();
         encode.applyAccumulate(data, parity, unitSize);
+        cpu.cpuNanos += THREADS.getCurrentThreadCpuTime() - t0;
+        cpu.calls++;
         return parity[0];
     }
 
