@@ -4,10 +4,10 @@
  *
  *   newTables(rows, cols, matrix)  malloc + ec_init_tables; returns a handle (0 never returned)
  *   freeTables(handle)             free; the Java side guarantees at most once and no user left
- *   apply(handle, in, inOff, out, outOff, len, accumulate)
- *                                  out[i] (^)= sum_j m[i][j] * in[j] over len bytes; each element
- *                                  of in/out is a direct ByteBuffer or a byte[] (pinned with
- *                                  GetPrimitiveArrayCritical), offsets are absolute
+ *   apply(handle, bases, offs, len, accumulate)
+ *                                  out[i] (^)= sum_j m[i][j] * in[j] over len bytes; bases holds
+ *                                  the inputs then the outputs, each a direct ByteBuffer or a
+ *                                  byte[] (flagged in offs; pinned with GetPrimitiveArrayCritical)
  *   invert(matrix, n)              gf_invert_matrix; returns the inverse or null when singular
  *   dispatched()                   the symbol ISA-L's dispatcher chose for ec_encode_data
  *   version()                      the ISA-L version this shim was built against
@@ -122,71 +122,73 @@ static int accumulate(const hl_tables *t, int len, unsigned char **in, unsigned 
     return 0;
 }
 
+/* Flag in an offset: the base is a byte[] to pin, not a direct buffer (IsalNative.HEAP). */
+#define HEAP_FLAG ((jlong) 1 << 62)
+
+/* java.nio.Buffer.address, read directly: GetDirectBufferAddress would also type-check. */
+static jfieldID buffer_address;
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void) reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_8) != JNI_OK) {
+        return JNI_ERR;
+    }
+    jclass buffer = (*env)->FindClass(env, "java/nio/Buffer");
+    if (buffer != NULL) {
+        buffer_address = (*env)->GetFieldID(env, buffer, "address", "J");
+    }
+    if (buffer_address == NULL) {
+        (*env)->ExceptionClear(env); /* fall back to GetDirectBufferAddress */
+    }
+    return JNI_VERSION_1_8;
+}
+
 /*
- * Resolves each element of arr to an address: direct buffers first (JNI calls allowed), then the
- * byte[] elements are pinned, after which no JNI call but more Get/Release...Critical is made.
+ * bases[i] is a direct ByteBuffer, or a byte[] when offs[i] has HEAP_FLAG; inputs first (cols of
+ * them), then outputs. Direct addresses are read first, while JNI calls are still allowed; then the
+ * arrays are pinned, after which nothing but more Get/ReleasePrimitiveArrayCritical is called until
+ * they are released.
  */
-static int resolve_direct(JNIEnv *env, jobjectArray arr, jintArray offs, int count,
-                          unsigned char **ptr, jobject *pinned, jint *off) {
-    (*env)->GetIntArrayRegion(env, offs, 0, count, off);
-    for (int i = 0; i < count; i++) {
-        jobject o = (*env)->GetObjectArrayElement(env, arr, i);
-        void *addr = (*env)->GetDirectBufferAddress(env, o);
-        if (addr != NULL) {
-            ptr[i] = (unsigned char *) addr + off[i];
-            pinned[i] = NULL;
-            (*env)->DeleteLocalRef(env, o);
-        } else {
-            ptr[i] = NULL;
-            pinned[i] = o; /* a byte[]; kept as a local ref until released */
-        }
-    }
-    return 0;
-}
-
-static void pin(JNIEnv *env, int count, unsigned char **ptr, jobject *pinned, const jint *off) {
-    for (int i = 0; i < count; i++) {
-        if (pinned[i] != NULL) {
-            unsigned char *a = (*env)->GetPrimitiveArrayCritical(env, (jarray) pinned[i], NULL);
-            ptr[i] = a == NULL ? NULL : a + off[i];
-        }
-    }
-}
-
-static void unpin(JNIEnv *env, int count, unsigned char **ptr, jobject *pinned, const jint *off,
-                  jint mode) {
-    for (int i = count - 1; i >= 0; i--) {
-        if (pinned[i] != NULL && ptr[i] != NULL) {
-            (*env)->ReleasePrimitiveArrayCritical(env, (jarray) pinned[i], ptr[i] - off[i], mode);
-        }
-    }
-}
-
 JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_apply(
-        JNIEnv *env, jclass cls, jlong handle, jobjectArray in, jintArray inOff,
-        jobjectArray out, jintArray outOff, jint len, jboolean acc) {
+        JNIEnv *env, jclass cls, jlong handle, jobjectArray bases, jlongArray offsArr, jint len,
+        jboolean acc) {
     (void) cls;
     const hl_tables *t = (const hl_tables *) (intptr_t) handle;
     int k = t->cols, r = t->rows, total = k + r;
-    if ((*env)->PushLocalFrame(env, total + 8) != 0) {
-        return; /* OutOfMemoryError pending */
-    }
     unsigned char *pbuf[2 * SMALL];
     jobject obuf[2 * SMALL];
-    jint ibuf[2 * SMALL];
+    jlong lbuf[2 * SMALL];
     int big = total > 2 * SMALL;
     unsigned char **ptr = big ? malloc(sizeof(*ptr) * (size_t) total) : pbuf;
     jobject *pinned = big ? malloc(sizeof(*pinned) * (size_t) total) : obuf;
-    jint *off = big ? malloc(sizeof(*off) * (size_t) total) : ibuf;
+    jlong *off = big ? malloc(sizeof(*off) * (size_t) total) : lbuf;
     if (ptr == NULL || pinned == NULL || off == NULL) {
         throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate buffer pointer arrays");
         goto done;
     }
-    resolve_direct(env, in, inOff, k, ptr, pinned, off);
-    resolve_direct(env, out, outOff, r, ptr + k, pinned + k, off + k);
-    pin(env, total, ptr, pinned, off);
+    (*env)->GetLongArrayRegion(env, offsArr, 0, total, off);
+    for (int i = 0; i < total; i++) {
+        jobject o = (*env)->GetObjectArrayElement(env, bases, i);
+        if (off[i] & HEAP_FLAG) {
+            off[i] &= ~HEAP_FLAG;
+            ptr[i] = NULL;
+            pinned[i] = o; /* local ref kept until released below */
+        } else {
+            void *addr = buffer_address != NULL
+                    ? (void *) (intptr_t) (*env)->GetLongField(env, o, buffer_address)
+                    : (*env)->GetDirectBufferAddress(env, o);
+            ptr[i] = (unsigned char *) addr + off[i];
+            pinned[i] = NULL;
+            (*env)->DeleteLocalRef(env, o);
+        }
+    }
     int ok = 1;
     for (int i = 0; i < total; i++) {
+        if (pinned[i] != NULL) {
+            unsigned char *a = (*env)->GetPrimitiveArrayCritical(env, (jarray) pinned[i], NULL);
+            ptr[i] = a == NULL ? NULL : a + off[i];
+        }
         if (ptr[i] == NULL) {
             ok = 0;
         }
@@ -199,9 +201,16 @@ JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_apply(
             ec_encode_data(len, k, r, (unsigned char *) t->tables, ptr, ptr + k);
         }
     }
-    /* Inputs were only read: JNI_ABORT skips a copy-back if the VM had to copy. */
-    unpin(env, r, ptr + k, pinned + k, off + k, 0);
-    unpin(env, k, ptr, pinned, off, JNI_ABORT);
+    for (int i = total - 1; i >= 0; i--) {
+        if (pinned[i] != NULL) {
+            if (ptr[i] != NULL) {
+                /* Inputs were only read: JNI_ABORT skips a copy-back if the VM had to copy. */
+                (*env)->ReleasePrimitiveArrayCritical(env, (jarray) pinned[i], ptr[i] - off[i],
+                                                      i < k ? JNI_ABORT : 0);
+            }
+            (*env)->DeleteLocalRef(env, pinned[i]);
+        }
+    }
     if (!ok) {
         throw_new(env, "java/lang/OutOfMemoryError", "cannot pin a heap array");
     } else if (status != 0) {
@@ -213,7 +222,6 @@ done:
         free(pinned);
         free(off);
     }
-    (*env)->PopLocalFrame(env, NULL);
 }
 
 JNIEXPORT jbyteArray JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_invert(

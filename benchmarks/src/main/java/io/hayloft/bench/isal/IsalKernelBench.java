@@ -113,42 +113,59 @@ public class IsalKernelBench {
     }
 
     /**
-     * This thread's CPU time spent in the measured calls, per iteration: on a shared, overloaded
-     * machine, {@code ops * 10 * unitSize / cpuNanos} is a steadier throughput than wall time.
+     * This thread's CPU time, per iteration: on a shared, overloaded machine
+     * {@code calls * 10 * unitSize / cpuNanos} is a steadier throughput than wall time. Reading the
+     * thread CPU clock costs about a microsecond, so it is read once per {@value #SAMPLE} calls, and
+     * only completed windows count.
      */
     @State(Scope.Thread)
     @AuxCounters(AuxCounters.Type.EVENTS)
     public static class Cpu {
+        static final int SAMPLE = 16;
         public long cpuNanos;
         public long calls;
+        private long last;
+        private int pending;
+
+        @Setup(Level.Iteration)
+        public void start() {
+            cpuNanos = 0;
+            calls = 0;
+            pending = 0;
+            last = THREADS.getCurrentThreadCpuTime();
+        }
+
+        void tick() {
+            if (++pending == SAMPLE) {
+                long now = THREADS.getCurrentThreadCpuTime();
+                cpuNanos += now - last;
+                calls += SAMPLE;
+                last = now;
+                pending = 0;
+            }
+        }
     }
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     @Benchmark
     public ByteBuffer encode(Cpu cpu) {
-        long t0 = THREADS.getCurrentThreadCpuTime();
         encode.apply(data, parity, unitSize);
-        cpu.cpuNanos += THREADS.getCurrentThreadCpuTime() - t0;
-        cpu.calls++;
+        cpu.tick();
         return parity[0];
     }
 
     @Benchmark
     public ByteBuffer repair1(Cpu cpu) {
-        long t0 = THREADS.getCurrentThreadCpuTime();
         repair.apply(survivors, rebuilt, unitSize);
-        cpu.cpuNanos += THREADS.getCurrentThreadCpuTime() - t0;
-        cpu.calls++;
+        cpu.tick();
         return rebuilt[0];
     }
 
     @Benchmark
     public ByteBuffer accumulate(Cpu cpu) {
-        long t0 = THREADS.getCurrentThreadCpuTime();
         encode.applyAccumulate(data, parity, unitSize);
-        cpu.cpuNanos += THREADS.getCurrentThreadCpuTime() - t0;
-        cpu.calls++;
+        cpu.tick();
         return parity[0];
     }
 

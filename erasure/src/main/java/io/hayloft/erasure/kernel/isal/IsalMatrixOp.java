@@ -106,36 +106,34 @@ final class IsalMatrixOp extends AbstractMatrixOp {
             return;
         }
         int k = used.length;
-        Object[] inBase = new Object[k];
-        int[] inOff = new int[k];
-        Object[] outBase = new Object[rows];
-        int[] outOff = new int[rows];
+        Object[] bases = new Object[k + rows];
+        long[] offs = new long[k + rows];
         boolean pinned = false;
         for (int j = 0; j < k; j++) {
             ByteBuffer b = in[used[j]];
             if (b.isDirect()) {
-                inBase[j] = b;
-                inOff[j] = b.position();
+                bases[j] = b;
+                offs[j] = b.position();
             } else if (b.hasArray()) {
-                inBase[j] = b.array();
-                inOff[j] = b.arrayOffset() + b.position();
+                bases[j] = b.array();
+                offs[j] = IsalNative.HEAP | (b.arrayOffset() + b.position());
                 pinned = true;
             } else {
                 byte[] copy = new byte[len];
                 b.get(b.position(), copy, 0, len);
-                inBase[j] = copy;
-                inOff[j] = 0;
+                bases[j] = copy;
+                offs[j] = IsalNative.HEAP;
                 pinned = true;
             }
         }
         for (int i = 0; i < rows; i++) {
             ByteBuffer b = out[i];
             if (b.isDirect()) {
-                outBase[i] = b;
-                outOff[i] = b.position();
+                bases[k + i] = b;
+                offs[k + i] = b.position();
             } else {
-                outBase[i] = b.array(); // check() rejected read-only outputs, so the array is accessible
-                outOff[i] = b.arrayOffset() + b.position();
+                bases[k + i] = b.array(); // check() rejected read-only outputs, so the array is accessible
+                offs[k + i] = IsalNative.HEAP | (b.arrayOffset() + b.position());
                 pinned = true;
             }
         }
@@ -149,16 +147,12 @@ final class IsalMatrixOp extends AbstractMatrixOp {
             }
             int slice = pinned ? MAX_PINNED : len;
             for (int done = 0; done < len; done += slice) {
-                int n = Math.min(slice, len - done);
                 if (done > 0) {
-                    for (int j = 0; j < k; j++) {
-                        inOff[j] += slice;
-                    }
-                    for (int i = 0; i < rows; i++) {
-                        outOff[i] += slice;
+                    for (int x = 0; x < offs.length; x++) {
+                        offs[x] += slice;
                     }
                 }
-                IsalNative.apply(handle, inBase, inOff, outBase, outOff, n, accumulate);
+                IsalNative.apply(handle, bases, offs, Math.min(slice, len - done), accumulate);
             }
         } finally {
             lock.readLock().unlock();

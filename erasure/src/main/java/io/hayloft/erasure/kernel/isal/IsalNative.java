@@ -16,14 +16,17 @@ final class IsalNative {
 
     static native void freeTables(long handle);
 
+    /** Flag in an offset of {@link #apply}: that base is a {@code byte[]}, not a direct buffer. */
+    static final long HEAP = 1L << 62;
+
     /**
      * {@code out[i] = sum_j m[i][j] * in[j]} ({@code ^=} when {@code accumulate}) over {@code len}
-     * bytes through {@code ec_encode_data}. Each element of {@code in} and {@code out} is a direct
-     * {@link java.nio.ByteBuffer} or a {@code byte[]}; offsets are absolute (from the buffer's
-     * address or the array's element 0).
+     * bytes through {@code ec_encode_data}. {@code bases} holds the {@code cols} inputs then the
+     * {@code rows} outputs, each a direct {@link java.nio.ByteBuffer} or a {@code byte[]} (then its
+     * offset carries {@link #HEAP}); offsets are absolute (from the buffer's address or element 0).
+     * One array each keeps the JNI calls per buffer to two.
      */
-    static native void apply(long handle, Object[] in, int[] inOff, Object[] out, int[] outOff, int len,
-            boolean accumulate);
+    static native void apply(long handle, Object[] bases, long[] offs, int len, boolean accumulate);
 
     /** {@code gf_invert_matrix} of an {@code n x n} row-major matrix; {@code null} if singular. */
     static native byte[] invert(byte[] matrix, int n);

@@ -175,7 +175,9 @@ final class NativeLibrary {
                 java.util.Arrays.fill(data[j], (byte) (j + 1));
             }
             byte[][] parity = new byte[2][64];
-            IsalNative.apply(h, data, new int[3], parity, new int[2], 64, false);
+            long heap = IsalNative.HEAP;
+            IsalNative.apply(h, new Object[] {data[0], data[1], data[2], parity[0], parity[1]},
+                    new long[] {heap, heap, heap, heap, heap}, 64, false);
             if (parity[0][63] != (byte) 0xf6 || parity[1][0] != (byte) 0x9a) {
                 throw new IllegalStateException(String.format(
                         "ISA-L self-test failed: RS(3,2) parity %02x %02x, expected f6 9a", parity[0][63], parity[1][0]));
