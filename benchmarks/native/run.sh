@@ -40,7 +40,7 @@ fi
 jmh() { # backend json-file
   HAYLOFT_JAVA_OPTS="-Djmh.ignoreLock=true" "$root/hayloft" bench jmh -- \
     'io.hayloft.bench.isal.IsalKernelBench.(encode|repair1)$' -f 1 -wi 5 -w 200ms -i 20 -r 200ms \
-    -p backend="$1" -p unitSize=1048576,65536 -p buffers=direct,heap -rf json -rff "$2" >"$2.log" 2>&1 \
+    -p backend="$1" -p unitSize=1048576,65536 -p buffers=direct,kernel,heap -rf json -rff "$2" >"$2.log" 2>&1 \
     || { cat "$2.log"; exit 1; }
 }
 : > "$out/c.txt"
@@ -84,5 +84,6 @@ for op in ("encode", "repair1", "accum-scratch", "accum-update"):
         for key in sorted({k[:4] for k in best if k[0] == op and k[1] == unit}):
             w = best.get(key + ("wall",), 0)
             c = best.get(key + ("cpu",), 0)
-            print(f"{op:13} {unit:>8} {key[2]:10} {key[3]:7} {w:9.2f} {100 * w / rw:4.0f}% {c:9.2f} {100 * c / rc:4.0f}%")
+            cs = f"{c:9.2f} {100 * c / rc:4.0f}%" if c else f"{'-':>9} {'':5}"
+            print(f"{op:13} {unit:>8} {key[2]:10} {key[3]:7} {w:9.2f} {100 * w / rw:4.0f}% {cs}")
 PY

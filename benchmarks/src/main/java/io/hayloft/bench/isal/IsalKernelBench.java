@@ -55,8 +55,14 @@ public class IsalKernelBench {
     @Param({"1048576", "65536"})
     public int unitSize;
 
-    @Param({"direct", "heap"})
+    /**
+     * {@code direct}: {@code ByteBuffer.allocateDirect}; {@code kernel}: the backend's own
+     * {@code GfKernel.allocate} (direct and page-staggered for native); {@code heap}: byte arrays.
+     */
+    @Param({"direct", "kernel", "heap"})
     public String buffers;
+
+    private GfKernel kernel;
 
     private MatrixOp encode;
     private MatrixOp repair;
@@ -67,7 +73,7 @@ public class IsalKernelBench {
 
     @Setup(Level.Trial)
     public void setUp() {
-        GfKernel kernel = Kernels.byName(backend);
+        kernel = Kernels.byName(backend);
         if (kernel == null) {
             throw new IllegalStateException("backend " + backend + " is not available here: " + Kernels.unavailable());
         }
@@ -103,7 +109,14 @@ public class IsalKernelBench {
     }
 
     private ByteBuffer allocate(int size) {
-        return buffers.equals("direct") ? ByteBuffer.allocateDirect(size) : ByteBuffer.allocate(size);
+        switch (buffers) {
+            case "direct":
+                return ByteBuffer.allocateDirect(size);
+            case "kernel":
+                return kernel.allocate(size);
+            default:
+                return ByteBuffer.allocate(size);
+        }
     }
 
     @TearDown(Level.Trial)

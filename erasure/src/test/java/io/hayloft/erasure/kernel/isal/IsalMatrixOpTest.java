@@ -392,5 +392,10 @@ class IsalMatrixOpTest {
         assertThat(IsalKernel.family("ec_encode_data_avx512")).isEqualTo("AVX-512");
         assertThat(IsalKernel.family("ec_encode_data_base")).isEqualTo("base (no SIMD)");
         assertThat(isal.allocate(16).isDirect()).isTrue();
+        ByteBuffer big = isal.allocate(1 << 20);
+        assertThat(big.isDirect()).isTrue();
+        assertThat(big.position()).isZero();
+        assertThat(big.remaining()).isEqualTo(1 << 20);
+        assertThat(big.capacity()).isEqualTo(1 << 20);
     }
 }
