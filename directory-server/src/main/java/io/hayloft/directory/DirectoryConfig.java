@@ -1,0 +1,79 @@
+package io.hayloft.directory;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Configuration of a directory server, read from YAML with command-line overrides by
+ * {@link io.hayloft.common.config.ConfigLoader} ({@code hayloft directory --config FILE key=value...}).
+ * Every key, its default and its meaning:
+ * <pre>
+ * dataDir              directory-data  where the RocksDB database lives
+ * host                 127.0.0.1       address to bind
+ * port                 7000            HTTP port (0 picks a free one)
+ * init                 false           create a new, empty cluster database when none exists
+ * replication          3               replicas per logical volume
+ * volumeLimitBytes     1073741824      size at which a volume is marked read-only
+ * minWritableVolumes   2               volumes are created to keep at least this many writable
+ * keyRangeSize         1000            keys reserved per persisted allocator step
+ * probeIntervalMillis  2000            health-checker period
+ * probeTimeoutMillis   1000            a probe slower than this fails
+ * failureThreshold     3               consecutive failed probes before a store is FAILED
+ * autoRestore          false           a FAILED store that passes failureThreshold probes in a row comes back
+ * clusterSecret        (none)          HMAC key for write tokens (16+ chars); none: the cluster is open to writes
+ * adminToken           (none)          bearer token for admin endpoints; none: admin is open
+ * tokenTtlMillis       600000          write token lifetime
+ * readPolicy           direct          direct (stores only) or cache (a cache node first)
+ * cacheNodes           []              cache node addresses for the cache read policy
+ * </pre>
+ * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
+ */
+public final class DirectoryConfig {
+    public String dataDir = "directory-data";
+    public String host = "127.0.0.1";
+    public int port = 7000;
+    public boolean init = false;
+    public int replication = 3;
+    public long volumeLimitBytes = 1L << 30;
+    public int minWritableVolumes = 2;
+    public int keyRangeSize = 1000;
+    public long probeIntervalMillis = 2000;
+    public long probeTimeoutMillis = 1000;
+    public int failureThreshold = 3;
+    public boolean autoRestore = false;
+    public String clusterSecret;
+    public String adminToken;
+    public long tokenTtlMillis = 10 * 60_000L;
+    public String readPolicy = "direct";
+    public List<String> cacheNodes = new ArrayList<>();
+
+    /** Checks every value; the error names the key and the bad value. */
+    public DirectoryConfig validate() {
+        check(dataDir != null && !dataDir.isBlank(), "dataDir is required");
+        check(port >= 0 && port <= 65535, "port must be in 0..65535, was " + port);
+        check(replication >= 1, "replication must be >= 1, was " + replication);
+        check(volumeLimitBytes >= 4096, "volumeLimitBytes must be >= 4096, was " + volumeLimitBytes);
+        check(minWritableVolumes >= 1, "minWritableVolumes must be >= 1, was " + minWritableVolumes);
+        check(keyRangeSize >= 1, "keyRangeSize must be >= 1, was " + keyRangeSize);
+        check(probeIntervalMillis >= 10, "probeIntervalMillis must be >= 10, was " + probeIntervalMillis);
+        check(probeTimeoutMillis >= 10, "probeTimeoutMillis must be >= 10, was " + probeTimeoutMillis);
+        check(failureThreshold >= 1, "failureThreshold must be >= 1, was " + failureThreshold);
+        check(tokenTtlMillis >= 1000, "tokenTtlMillis must be >= 1000, was " + tokenTtlMillis);
+        check(clusterSecret == null || clusterSecret.isEmpty() || clusterSecret.length() >= 16,
+                "clusterSecret must be at least 16 characters");
+        check("direct".equals(readPolicy) || "cache".equals(readPolicy), "readPolicy must be direct or cache, was " + readPolicy);
+        check(cacheNodes != null, "cacheNodes must be a list");
+        check(!"cache".equals(readPolicy) || !cacheNodes.isEmpty(), "readPolicy cache needs at least one cacheNodes entry");
+        return this;
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    public boolean secured() {
+        return clusterSecret != null && !clusterSecret.isEmpty();
+    }
+}
