@@ -79,9 +79,14 @@ public final class IsalKernel implements GfKernel {
         return info.dispatched;
     }
 
-    /** The file ISA-L's code was loaded from, and where the shim was loaded from. */
+    /** Where the shim and ISA-L were loaded from. */
     public String loadedFrom() {
-        return info.libraryFile + " (shim: " + info.loadedFrom + ")";
+        if (info.loadedFrom.startsWith("/")) {
+            return info.loadedFrom + " (" + NativeLibrary.PATH_PROPERTY + "), ISA-L from " + info.libraryFile;
+        }
+        boolean bundled = info.libraryFile.contains("hayloft-isal-");
+        return info.loadedFrom + " (extracted to a private temporary directory, deleted once loaded), ISA-L "
+                + (bundled ? "bundled beside it" : "from " + info.libraryFile);
     }
 
     /** {@code GFNI (AVX-512)}, {@code GFNI (AVX2)}, {@code AVX-512}, {@code AVX2}, {@code AVX}, {@code SSE} or {@code base}. */
