@@ -25,6 +25,8 @@ import java.util.List;
  * tokenTtlMillis       600000          write token lifetime
  * readPolicy           direct          direct (stores only) or cache (a cache node first)
  * cacheNodes           []              cache node addresses for the cache read policy
+ * tlsKeyStore          (none)          PKCS#12 keystore with the server key and certificate: serve HTTPS
+ * tlsKeyStorePassword  (none)          its password
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -46,6 +48,8 @@ public final class DirectoryConfig {
     public long tokenTtlMillis = 10 * 60_000L;
     public String readPolicy = "direct";
     public List<String> cacheNodes = new ArrayList<>();
+    public String tlsKeyStore;
+    public String tlsKeyStorePassword;
 
     /** Checks every value; the error names the key and the bad value. */
     public DirectoryConfig validate() {

@@ -66,7 +66,7 @@ public final class HttpServer implements AutoCloseable {
     private static final io.netty.util.AttributeKey<Boolean> BUSY = io.netty.util.AttributeKey.valueOf("hayloft.busy");
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
-                       int ioThreads) throws InterruptedException {
+                       int ioThreads, io.netty.handler.ssl.SslContext tls) throws InterruptedException {
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(executor, "executor");
@@ -83,6 +83,9 @@ public final class HttpServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             ChannelPipeline p = ch.pipeline();
+                            if (tls != null) {
+                                p.addLast(tls.newHandler(ch.alloc()));
+                            }
                             p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
                             p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
                             p.addLast(new PartialTracker());
@@ -108,7 +111,20 @@ public final class HttpServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
-        return new HttpServer(host, port, limits, handler, executor, ioThreads);
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, null);
+    }
+
+    /**
+     * As {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int)}, serving HTTPS
+     * when {@code tls} is not null (Netty's {@code SslHandler} first in every channel; see {@link Tls}).
+     */
+    public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
+                                   ExecutorService executor, int ioThreads, io.netty.handler.ssl.SslContext tls)
+            throws InterruptedException {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls);
     }
 
     /** The port actually bound. */
