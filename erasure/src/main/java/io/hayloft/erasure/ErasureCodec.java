@@ -34,7 +34,7 @@ import java.util.List;
  * codec.decode(units, 3, 11);            // rebuilds units 3 and 11 in place
  * }</pre>
  */
-public interface ErasureCodec {
+public interface ErasureCodec extends AutoCloseable {
 
     /** Default bytes per unit (and per substripe) processed at a time by the streaming methods. */
     int DEFAULT_CHUNK_SIZE = 1 << 20;
@@ -134,4 +134,11 @@ public interface ErasureCodec {
      */
     long readRange(long unitSize, int unit, long offset, ByteBuffer dst, int[] unavailable, UnitReader source)
             throws IOException;
+
+    /**
+     * Frees the prepared matrices (native memory with the ISA-L backend). Idempotent; the codec may not
+     * be used afterwards. Call it only once no other thread is using the codec.
+     */
+    @Override
+    void close();
 }
