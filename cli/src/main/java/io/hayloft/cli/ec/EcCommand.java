@@ -42,7 +42,7 @@ public final class EcCommand implements Runnable {
                 description = "Show a progress bar on stderr even when it is not a terminal.")
         boolean progress;
 
-        Progress.Factory factory(CommandLine.Model.CommandSpec spec) {
+        public Progress.Factory factory(CommandLine.Model.CommandSpec spec) {
             return Progress.Factory.of(spec.commandLine().getErr(), progress);
         }
     }

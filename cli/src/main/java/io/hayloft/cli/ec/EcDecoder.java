@@ -66,7 +66,6 @@ public final class EcDecoder {
             throw new NoSuchFileException(parent + " (no such directory for the output file)");
         }
         StripeLayout layout = m.layout();
-        ErasureCodec codec = ErasureCodec.create(m.codec(), layout.k(), layout.r());
         // Cheap first pass: refuse before writing anything if block files are missing or of the wrong size.
         for (long s = 0; s < layout.stripes(); s++) {
             List<BlockScanner.Damage> gone = new ArrayList<>();
@@ -84,7 +83,8 @@ public final class EcDecoder {
         List<BlockScanner.Damage> rebuilt = new ArrayList<>();
         boolean ok = false;
         try {
-            try (FileChannel dst = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            try (ErasureCodec codec = ErasureCodec.create(m.codec(), layout.k(), layout.r());
+                    FileChannel dst = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ);
                     Progress bar = progress.start("decode", layout.length())) {
                 ByteBuffer buf = ByteBuffer.allocateDirect(BlockScanner.BUFFER_SIZE);

@@ -28,7 +28,9 @@ public final class EcEncoder {
     public record Result(Manifest manifest, long nanos) {
     }
 
-    private final ErasureCodec codec;
+    private final CodecKind kind;
+    private final int k;
+    private final int r;
     private final long blockSize;
     private final Progress.Factory progress;
     private final ByteBuffer buf = ByteBuffer.allocateDirect(BlockScanner.BUFFER_SIZE);
@@ -43,7 +45,10 @@ public final class EcEncoder {
         }
         Manifest.checkBlockSize(kind, blockSize);
         new StripeLayout(k, r, blockSize, 0); // validates k and r with a clear message
-        this.codec = ErasureCodec.create(kind, k, r);
+        ErasureCodec.create(kind, k, r).close(); // validates the code's own constraints (r >= 2 for hh-*)
+        this.kind = kind;
+        this.k = k;
+        this.r = r;
         this.blockSize = blockSize;
         this.progress = progress;
     }
@@ -73,15 +78,16 @@ public final class EcEncoder {
         long start = System.nanoTime();
         List<Path> written = new ArrayList<>();
         boolean ok = false;
-        try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ)) {
+        try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ);
+                ErasureCodec codec = ErasureCodec.create(kind, k, r)) {
             long length = in.size();
-            StripeLayout layout = new StripeLayout(codec.dataUnits(), codec.parityUnits(), blockSize, length);
+            StripeLayout layout = new StripeLayout(k, r, blockSize, length);
             checkSpace(dir, layout);
             List<Manifest.Block> blocks = new ArrayList<>();
             CRC32C fileCrc = new CRC32C();
             try (Progress bar = progress.start("encode", length + layout.stripes() * layout.k() * blockSize)) {
                 for (long s = 0; s < layout.stripes(); s++) {
-                    encodeStripe(in, dir, layout, s, fileCrc, blocks, written, bar);
+                    encodeStripe(codec, in, dir, layout, s, fileCrc, blocks, written, bar);
                 }
             }
             if (in.size() != length) {
@@ -89,7 +95,7 @@ public final class EcEncoder {
                         + in.size() + " bytes)");
             }
             FileSync.syncDirectory(dir);
-            Manifest manifest = new Manifest(codec.kind(), layout, (int) fileCrc.getValue(),
+            Manifest manifest = new Manifest(kind, layout, (int) fileCrc.getValue(),
                     input.getFileName().toString(), blocks);
             manifest.write(dir);
             ok = true;
@@ -101,9 +107,8 @@ public final class EcEncoder {
         }
     }
 
-    private void encodeStripe(FileChannel in, Path dir, StripeLayout layout, long s, CRC32C fileCrc,
+    private void encodeStripe(ErasureCodec codec, FileChannel in, Path dir, StripeLayout layout, long s, CRC32C fileCrc,
             List<Manifest.Block> blocks, List<Path> written, Progress bar) throws IOException {
-        int k = layout.k();
         int n = layout.totalUnits();
         for (int j = 0; j < k; j++) {
             long len = layout.storedLength(s, j);

@@ -50,7 +50,13 @@ public final class EcRepairer {
         long start = System.nanoTime();
         Manifest m = Manifest.read(dir);
         StripeLayout layout = m.layout();
-        ErasureCodec codec = ErasureCodec.create(m.codec(), layout.k(), layout.r());
+        try (ErasureCodec codec = ErasureCodec.create(m.codec(), layout.k(), layout.r())) {
+            return repair(dir, m, codec, start);
+        }
+    }
+
+    private Result repair(Path dir, Manifest m, ErasureCodec codec, long start) throws IOException {
+        StripeLayout layout = m.layout();
         List<BlockScanner.Damage> damaged = new ArrayList<>();
         List<Rebuilt> rebuilt = new ArrayList<>();
         List<String> failures = new ArrayList<>();

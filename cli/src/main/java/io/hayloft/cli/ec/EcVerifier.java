@@ -48,13 +48,13 @@ public final class EcVerifier {
         long start = System.nanoTime();
         Manifest m = Manifest.read(dir);
         StripeLayout layout = m.layout();
-        ErasureCodec codec = ErasureCodec.create(m.codec(), layout.k(), layout.r());
         long total = m.blocks().stream().mapToLong(Manifest.Block::length).sum();
         if (checkParity) {
             total += layout.stripes() * layout.k() * layout.blockSize();
         }
         List<StripeReport> reports = new ArrayList<>();
-        try (Progress bar = progress.start("verify", total)) {
+        try (Progress bar = progress.start("verify", total);
+                ErasureCodec codec = ErasureCodec.create(m.codec(), layout.k(), layout.r())) {
             BlockScanner scanner = new BlockScanner(dir, m, bar);
             for (long s = 0; s < layout.stripes(); s++) {
                 List<BlockScanner.Damage> damaged = new ArrayList<>(scanner.checkStripeFiles(s));
