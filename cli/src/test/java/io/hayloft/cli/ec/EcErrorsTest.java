@@ -54,7 +54,7 @@ class EcErrorsTest {
                 "block size must be positive, got 0");
         assertUsage(Cli.run("ec", "encode", "--codec", "rs", "--k", "250", "--r", "10", in, tmp.resolve("d")),
                 "k + r must be at most 256");
-        assertUsage(Cli.run("ec", "encode", "--codec", "hh-xor", "--r", "1", in, tmp.resolve("d")), "r");
+        assertUsage(Cli.run("ec", "encode", "--codec", "hh-xor", "--r", "1", in, tmp.resolve("d")), "needs r >= 2");
         assertUsage(Cli.run("ec", "encode", "--codec", "rs", "--k", "ten", in, tmp.resolve("d")), "ten");
     }
 
