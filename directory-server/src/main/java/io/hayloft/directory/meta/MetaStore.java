@@ -1,0 +1,317 @@
+package io.hayloft.directory.meta;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The directory's durable state in one RocksDB database, with four column families (see
+ * {@code docs/formats.md}):
+ *
+ * <table>
+ * <caption>column families</caption>
+ * <tr><th>family</th><th>key</th><th>value</th></tr>
+ * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}</td>
+ *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm and volume-seq: 8-byte long</td></tr>
+ * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
+ * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
+ * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
+ * </table>
+ *
+ * <p>Every write is synced to the write-ahead log before it returns ({@code sync=true}), so
+ * what the directory acknowledged survives a kill -9. Opening is strict: a missing database is an
+ * error unless {@code create} is true, and a database of another format, or one RocksDB reports
+ * corrupt, is an error, never a silent empty cluster.
+ *
+ * <p>Thread-safe (RocksDB is); the read-modify-write helpers of callers must synchronise themselves.
+ * Native handles are closed by {@link #close()}, idempotently.
+ */
+public final class MetaStore implements AutoCloseable {
+
+    public static final int FORMAT = 1;
+
+    private static final byte[] FORMAT_KEY = utf8("format");
+    private static final byte[] CLUSTER_KEY = utf8("cluster-id");
+    private static final byte[] KEY_HWM = utf8("key-hwm");
+    private static final byte[] VOLUME_SEQ = utf8("volume-seq");
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final ObjectMapper json = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private final Path path;
+    private final DBOptions dbOptions;
+    private final ColumnFamilyOptions cfOptions;
+    private final WriteOptions sync;
+    private final RocksDB db;
+    private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+    private final ColumnFamilyHandle meta;
+    private final ColumnFamilyHandle stores;
+    private final ColumnFamilyHandle volumes;
+    private final ColumnFamilyHandle photos;
+    private final String clusterId;
+    private boolean closed;
+
+    private MetaStore(Path path, boolean create) {
+        this.path = path;
+        boolean exists = Files.exists(path.resolve("CURRENT"));
+        if (!exists && !create) {
+            throw new MetaStoreException("no directory database at " + path
+                    + " (expected a RocksDB database there); start with --init to create a new cluster");
+        }
+        if (!exists && Files.exists(path) && !isEmptyDir(path)) {
+            throw new MetaStoreException(path + " exists and is not a directory database (no CURRENT file); refusing to create one over it");
+        }
+        cfOptions = new ColumnFamilyOptions();
+        dbOptions = new DBOptions().setCreateIfMissing(create).setCreateMissingColumnFamilies(create)
+                .setParanoidChecks(true);
+        sync = new WriteOptions().setSync(true);
+        List<ColumnFamilyDescriptor> descriptors = List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
+                new ColumnFamilyDescriptor(utf8("stores"), cfOptions),
+                new ColumnFamilyDescriptor(utf8("volumes"), cfOptions),
+                new ColumnFamilyDescriptor(utf8("photos"), cfOptions));
+        try {
+            Files.createDirectories(path);
+            db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
+        } catch (RocksDBException | IOException e) {
+            closeOptions();
+            throw new MetaStoreException("cannot open the directory database at " + path + ": " + e.getMessage(), e);
+        }
+        meta = handles.get(0);
+        stores = handles.get(1);
+        volumes = handles.get(2);
+        photos = handles.get(3);
+        try {
+            byte[] format = db.get(meta, FORMAT_KEY);
+            if (format == null) {
+                if (exists) {
+                    throw new MetaStoreException(path + " is a RocksDB database without a Hayloft format record; not a directory database");
+                }
+                try (WriteBatch b = new WriteBatch()) {
+                    b.put(meta, FORMAT_KEY, ByteBuffer.allocate(4).putInt(FORMAT).array());
+                    b.put(meta, CLUSTER_KEY, utf8(UUID.randomUUID().toString()));
+                    db.write(sync, b);
+                }
+            } else if (format.length != 4 || ByteBuffer.wrap(format).getInt() != FORMAT) {
+                throw new MetaStoreException(path + ": directory database format "
+                        + (format.length == 4 ? ByteBuffer.wrap(format).getInt() : "unreadable") + ", this directory reads format " + FORMAT);
+            }
+            clusterId = new String(db.get(meta, CLUSTER_KEY), StandardCharsets.UTF_8);
+        } catch (RocksDBException | RuntimeException e) {
+            close();
+            throw e instanceof MetaStoreException m ? m : new MetaStoreException("cannot read " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Opens the database at {@code path}.
+     *
+     * @param create create a new, empty cluster database if none is there
+     * @throws MetaStoreException when it is missing (and create is false), corrupt or of another format
+     */
+    public static MetaStore open(Path path, boolean create) {
+        return new MetaStore(path, create);
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** A random id chosen when the database was created. */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    // ----- counters -----
+
+    /** The persisted key high-water mark: every key below it may have been handed out. */
+    public synchronized long keyHighWaterMark() {
+        return getLong(KEY_HWM, 1);
+    }
+
+    /** Persists a new key high-water mark (synced) before any key below it is handed out. */
+    public synchronized void setKeyHighWaterMark(long hwm) {
+        putLong(KEY_HWM, hwm);
+    }
+
+    /** Allocates the next logical volume id, durably. */
+    public synchronized int nextVolumeId() {
+        long next = getLong(VOLUME_SEQ, 1);
+        putLong(VOLUME_SEQ, next + 1);
+        return (int) next;
+    }
+
+    // ----- stores -----
+
+    public void putStore(StoreInfo s) {
+        put(stores, utf8(s.id()), toJson(s));
+    }
+
+    public StoreInfo store(String id) {
+        byte[] v = get(stores, utf8(id));
+        return v == null ? null : fromJson(v, StoreInfo.class);
+    }
+
+    public List<StoreInfo> stores() {
+        List<StoreInfo> out = new ArrayList<>();
+        scan(stores, (k, v) -> out.add(fromJson(v, StoreInfo.class)));
+        return out;
+    }
+
+    // ----- volumes -----
+
+    public void putVolume(VolumeInfo v) {
+        put(volumes, intKey(v.id()), toJson(v));
+    }
+
+    public VolumeInfo volume(int id) {
+        byte[] v = get(volumes, intKey(id));
+        return v == null ? null : fromJson(v, VolumeInfo.class);
+    }
+
+    public List<VolumeInfo> volumes() {
+        List<VolumeInfo> out = new ArrayList<>();
+        scan(volumes, (k, v) -> out.add(fromJson(v, VolumeInfo.class)));
+        return out;
+    }
+
+    // ----- photos -----
+
+    public void putPhoto(long key, PhotoMeta p) {
+        put(photos, longKey(key), p.encode());
+    }
+
+    /** Writes many photo records in one synced batch. */
+    public void putPhotos(long[] keys, PhotoMeta[] metas) {
+        try (WriteBatch b = new WriteBatch()) {
+            for (int i = 0; i < keys.length; i++) {
+                b.put(photos, longKey(keys[i]), metas[i].encode());
+            }
+            db.write(sync, b);
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot write " + keys.length + " photo records: " + e.getMessage(), e);
+        }
+    }
+
+    public PhotoMeta photo(long key) {
+        byte[] v = get(photos, longKey(key));
+        return v == null ? null : PhotoMeta.decode(key, v);
+    }
+
+    // ----- plumbing -----
+
+    private interface Visitor {
+        void visit(byte[] key, byte[] value);
+    }
+
+    private void scan(ColumnFamilyHandle cf, Visitor v) {
+        try (RocksIterator it = db.newIterator(cf)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                v.visit(it.key(), it.value());
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("scan of " + path + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private byte[] get(ColumnFamilyHandle cf, byte[] key) {
+        try {
+            return db.get(cf, key);
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("read from " + path + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void put(ColumnFamilyHandle cf, byte[] key, byte[] value) {
+        try {
+            db.put(cf, sync, key, value);
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("write to " + path + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private long getLong(byte[] key, long dflt) {
+        byte[] v = get(meta, key);
+        return v == null ? dflt : ByteBuffer.wrap(v).getLong();
+    }
+
+    private void putLong(byte[] key, long value) {
+        put(meta, key, ByteBuffer.allocate(8).putLong(value).array());
+    }
+
+    private byte[] toJson(Object o) {
+        try {
+            return json.writeValueAsBytes(o);
+        } catch (IOException e) {
+            throw new MetaStoreException("cannot serialise " + o + ": " + e.getMessage(), e);
+        }
+    }
+
+    private <T> T fromJson(byte[] v, Class<T> type) {
+        try {
+            return json.readValue(v, type);
+        } catch (IOException e) {
+            throw new MetaStoreException("corrupt " + type.getSimpleName() + " record in " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    static byte[] intKey(int id) {
+        return ByteBuffer.allocate(4).putInt(id).array();
+    }
+
+    static byte[] longKey(long key) {
+        return ByteBuffer.allocate(8).putLong(key).array();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean isEmptyDir(Path p) {
+        try (var s = Files.list(p)) {
+            return s.findAny().isEmpty();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private void closeOptions() {
+        sync.close();
+        dbOptions.close();
+        cfOptions.close();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (ColumnFamilyHandle h : handles) {
+            h.close();
+        }
+        if (db != null) {
+            db.close();
+        }
+        closeOptions();
+    }
+}

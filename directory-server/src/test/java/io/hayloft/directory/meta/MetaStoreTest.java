@@ -1,0 +1,154 @@
+package io.hayloft.directory.meta;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hayloft.directory.meta.StoreInfo.StoreState;
+import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MetaStoreTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everythingSurvivesAReopen() {
+        Path db = dir.resolve("db");
+        String cluster;
+        try (MetaStore m = MetaStore.open(db, true)) {
+            cluster = m.clusterId();
+            m.putStore(new StoreInfo("s1", "127.0.0.1:7001", "r1", 1000, 900, 5, StoreState.UP, 0, null));
+            m.putVolume(new VolumeInfo(m.nextVolumeId(), VolumeState.WRITABLE, List.of("s1", "s2"), 10, 100, 7, null));
+            m.putPhoto(42, new PhotoMeta(1, 0xC0FFEEL, new int[] {3, 1}, false));
+            m.putPhotos(new long[] {43, 44}, new PhotoMeta[] {new PhotoMeta(1, 1, new int[0], false),
+                    new PhotoMeta(1, 2, new int[] {0}, true)});
+        }
+        try (MetaStore m = MetaStore.open(db, false)) {
+            assertThat(m.clusterId()).isEqualTo(cluster);
+            assertThat(m.stores()).containsExactly(new StoreInfo("s1", "127.0.0.1:7001", "r1", 1000, 900, 5, StoreState.UP, 0, null));
+            assertThat(m.volume(1).replicas()).containsExactly("s1", "s2");
+            assertThat(m.nextVolumeId()).isEqualTo(2);
+            assertThat(m.photo(42)).isEqualTo(new PhotoMeta(1, 0xC0FFEEL, new int[] {1, 3}, false));
+            assertThat(m.photo(44).deleted()).isTrue();
+            assertThat(m.photo(45)).isNull();
+        }
+    }
+
+    @Test
+    void aMissingDatabaseIsAnErrorNotAnEmptyCluster() {
+        assertThatThrownBy(() -> MetaStore.open(dir.resolve("nothing"), false))
+                .isInstanceOf(MetaStoreException.class).hasMessageContaining("no directory database at")
+                .hasMessageContaining("--init");
+        assertThat(dir.resolve("nothing")).doesNotExist();
+    }
+
+    @Test
+    void aForeignDirectoryIsRefused() throws Exception {
+        Path other = Files.createDirectories(dir.resolve("other"));
+        Files.writeString(other.resolve("photo.jpg"), "not a database");
+        assertThatThrownBy(() -> MetaStore.open(other, true))
+                .isInstanceOf(MetaStoreException.class).hasMessageContaining("is not a directory database");
+    }
+
+    @Test
+    void aCorruptDatabaseIsAnError() throws Exception {
+        Path db = dir.resolve("db");
+        try (MetaStore m = MetaStore.open(db, true)) {
+            m.putPhoto(1, new PhotoMeta(1, 1, new int[0], false));
+        }
+        try (var files = Files.list(db)) {
+            for (Path p : files.filter(p -> p.getFileName().toString().startsWith("MANIFEST")).toList()) {
+                Files.write(p, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
+            }
+        }
+        assertThatThrownBy(() -> MetaStore.open(db, false))
+                .isInstanceOf(MetaStoreException.class).hasMessageContaining("cannot open the directory database");
+    }
+
+    @Test
+    void anotherFormatIsRefused() throws Exception {
+        Path db = dir.resolve("db");
+        try (MetaStore m = MetaStore.open(db, true)) {
+            m.putPhoto(1, new PhotoMeta(1, 1, new int[0], false));
+        }
+        org.rocksdb.RocksDB.loadLibrary();
+        try (var opts = new org.rocksdb.DBOptions();
+             var cfo = new org.rocksdb.ColumnFamilyOptions()) {
+            java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
+            var descriptors = java.util.List.of(new org.rocksdb.ColumnFamilyDescriptor(org.rocksdb.RocksDB.DEFAULT_COLUMN_FAMILY, cfo),
+                    new org.rocksdb.ColumnFamilyDescriptor("stores".getBytes(), cfo), new org.rocksdb.ColumnFamilyDescriptor("volumes".getBytes(), cfo),
+                    new org.rocksdb.ColumnFamilyDescriptor("photos".getBytes(), cfo));
+            try (org.rocksdb.RocksDB raw = org.rocksdb.RocksDB.open(opts, db.toString(), descriptors, handles)) {
+                raw.put(handles.get(0), "format".getBytes(), java.nio.ByteBuffer.allocate(4).putInt(99).array());
+                handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
+            }
+        }
+        assertThatThrownBy(() -> MetaStore.open(db, false))
+                .isInstanceOf(MetaStoreException.class).hasMessageContaining("format 99, this directory reads format 1");
+    }
+
+    @Test
+    void keysAreUniqueAndResumeAboveTheMark() {
+        Path db = dir.resolve("db");
+        long last;
+        try (MetaStore m = MetaStore.open(db, true)) {
+            KeyAllocator a = new KeyAllocator(m, 10);
+            long first = a.next();
+            assertThat(a.next()).isEqualTo(first + 1);
+            long batch = a.allocate(25);
+            assertThat(batch).isEqualTo(first + 2);
+            last = batch + 24;
+            assertThat(m.keyHighWaterMark()).isGreaterThan(last);
+        }
+        try (MetaStore m = MetaStore.open(db, false)) {
+            assertThat(new KeyAllocator(m, 10).next()).isGreaterThan(last);
+        }
+    }
+
+    /** A real JVM allocating keys is killed with SIGKILL; keys it printed are never handed out again. */
+    @Test
+    void keysAreNeverReusedAfterKillMinus9() throws Exception {
+        Path db = dir.resolve("db");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        long maxSeen = 0;
+        for (int round = 0; round < 3; round++) {
+            Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                    AllocatorProcess.class.getName(), db.toString()).redirectErrorStream(false).start();
+            long seenThisRound = 0;
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (int i = 0; i < 500; i++) {
+                    String line = out.readLine();
+                    assertThat(line).as("allocator process output (stderr: %s)", "see test log").isNotNull();
+                    long key = Long.parseLong(line.trim());
+                    assertThat(key).as("key %d handed out again after a kill", key).isGreaterThan(maxSeen);
+                    maxSeen = key;
+                    seenThisRound++;
+                }
+                p.destroyForcibly();
+                assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            }
+            assertThat(seenThisRound).isEqualTo(500);
+        }
+    }
+
+    /** Allocates keys one by one from the database given as argument, printing each once durable. */
+    public static final class AllocatorProcess {
+        public static void main(String[] args) {
+            MetaStore m = MetaStore.open(Path.of(args[0]), true);
+            KeyAllocator a = new KeyAllocator(m, 7);
+            while (true) {
+                System.out.println(a.next());
+                System.out.flush();
+            }
+        }
+    }
+}
