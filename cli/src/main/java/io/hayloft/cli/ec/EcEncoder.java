@@ -21,6 +21,18 @@ import java.util.zip.CRC32C;
  * atomically: a directory with a manifest is complete. On failure the block files written so far are
  * removed. Memory is bounded by the codec's chunk size per unit plus one copy buffer, whatever the
  * block size. Not thread-safe: one encode per instance.
+ *
+ * <p>Block file format (no header, no footer: raw bytes; integrity is the CRC32C in the manifest):
+ * <pre>
+ * | file                 | bytes                 | content                                                  |
+ * |----------------------|-----------------------|----------------------------------------------------------|
+ * | s{S:06}-d{j:02}.blk  | [0, len)              | original file bytes [(S*k+j)*B, (S*k+j)*B + len),        |
+ * |                      |                       | len = min(B, L - (S*k+j)*B); not written when len <= 0   |
+ * | s{S:06}-p{i:02}.blk  | [0, B)                | parity unit k+i of stripe S over the k data units, each  |
+ * |                      |                       | taken as B bytes with missing bytes read as zeros        |
+ * | (hh-* codecs)        | [0, B/2) and [B/2, B) | substripes a and b of the unit (hop-and-couple, ERASURE.md)|
+ * </pre>
+ * ({@code B} block size, {@code L} file length, {@code S} stripe, {@code k} data units.)
  */
 public final class EcEncoder {
 
