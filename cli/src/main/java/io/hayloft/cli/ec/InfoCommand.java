@@ -29,8 +29,25 @@ public final class InfoCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The report lines, {@code key: value} each. */
+    /**
+     * The report lines, {@code key: value} each: {@code io.hayloft.erasure.kernel.BackendInfo#lines()}
+     * (backend, ISA-L version, CPU features) when the erasure module has it, else the same first lines
+     * straight from {@link Kernels}.
+     */
     static List<String> lines() {
+        try {
+            Class<?> info = Class.forName("io.hayloft.erasure.kernel.BackendInfo");
+            List<String> out = new ArrayList<>();
+            for (Object line : (List<?>) info.getMethod("lines").invoke(null)) {
+                out.add(String.valueOf(line));
+            }
+            return out;
+        } catch (ReflectiveOperationException | ClassCastException | LinkageError e) {
+            return fromKernels();
+        }
+    }
+
+    static List<String> fromKernels() {
         List<String> out = new ArrayList<>();
         GfKernel best = Kernels.best();
         out.add("backend: " + best.name() + " (" + best.description() + ")");
