@@ -8,12 +8,17 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Short-lived write permission for one photo key on one logical volume, signed by the directory with
- * the cluster secret and checked by every store before it appends a needle: HMAC-SHA256 over
- * {@code "w:" + volume + ":" + key + ":" + expiresMillis}. Text form: {@code expiresMillis.hexMac}.
- * Thread-safe (a new {@link Mac} per call).
+ * Short-lived write permission for a range of photo keys on one logical volume, signed by the
+ * directory with the cluster secret and checked by every store before it appends a needle. One
+ * assign hands out consecutive keys {@code [first, first + count)} and one token for them all, so a
+ * batch needs one token. The MAC is HMAC-SHA256 over
+ * {@code "w:" + volume + ":" + first + ":" + count + ":" + expiresMillis}; the text form is
+ * {@code first.count.expiresMillis.hexMac}, sent in the {@value #HEADER} header. Thread-safe.
  */
 public final class WriteToken {
+
+    /** The HTTP header that carries a write token. */
+    public static final String HEADER = "X-Hayloft-Token";
 
     private final byte[] secret;
 
@@ -24,13 +29,16 @@ public final class WriteToken {
         this.secret = secret.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** A token for {@code key} on {@code volume} valid until {@code expiresMillis}. */
-    public String sign(int volume, long key, long expiresMillis) {
-        return expiresMillis + "." + HexFormat.of().formatHex(mac(volume, key, expiresMillis));
+    /** A token for keys {@code [first, first + count)} on {@code volume}, valid until {@code expiresMillis}. */
+    public String sign(int volume, long first, int count, long expiresMillis) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1, was " + count);
+        }
+        return first + "." + count + "." + expiresMillis + "." + HexFormat.of().formatHex(mac(volume, first, count, expiresMillis));
     }
 
     /**
-     * Checks a token.
+     * Checks that a token allows writing {@code key} on {@code volume} at {@code nowMillis}.
      *
      * @return null when valid, else why not (for the 403 body)
      */
@@ -38,20 +46,27 @@ public final class WriteToken {
         if (token == null || token.isEmpty()) {
             return "missing write token";
         }
-        int dot = token.indexOf('.');
-        if (dot <= 0) {
+        String[] p = token.split("\\.", -1);
+        if (p.length != 4) {
             return "malformed write token";
         }
+        long first;
+        int count;
         long expires;
         byte[] given;
         try {
-            expires = Long.parseLong(token.substring(0, dot));
-            given = HexFormat.of().parseHex(token.substring(dot + 1));
+            first = Long.parseLong(p[0]);
+            count = Integer.parseInt(p[1]);
+            expires = Long.parseLong(p[2]);
+            given = HexFormat.of().parseHex(p[3]);
         } catch (IllegalArgumentException e) {
             return "malformed write token";
         }
-        if (!MessageDigest.isEqual(given, mac(volume, key, expires))) {
-            return "write token does not match volume " + volume + " key " + key;
+        if (!MessageDigest.isEqual(given, mac(volume, first, count, expires))) {
+            return "write token is not valid for volume " + volume;
+        }
+        if (key < first || key - first >= count) {
+            return "write token covers keys " + first + ".." + (first + count - 1) + ", not key " + key;
         }
         if (expires < nowMillis) {
             return "write token expired";
@@ -59,11 +74,11 @@ public final class WriteToken {
         return null;
     }
 
-    private byte[] mac(int volume, long key, long expires) {
+    private byte[] mac(int volume, long first, int count, long expires) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            return mac.doFinal(("w:" + volume + ":" + key + ":" + expires).getBytes(StandardCharsets.UTF_8));
+            return mac.doFinal(("w:" + volume + ":" + first + ":" + count + ":" + expires).getBytes(StandardCharsets.UTF_8));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 unavailable", e);
         }

@@ -22,14 +22,17 @@ class WireTest {
     @Test
     void writeTokensBindVolumeKeyAndTime() {
         WriteToken t = new WriteToken("0123456789abcdef-secret");
-        String token = t.sign(3, 99, 10_000);
+        String token = t.sign(3, 99, 2, 10_000);
         assertThat(t.check(token, 3, 99, 9_999)).isNull();
-        assertThat(t.check(token, 3, 100, 9_999)).contains("does not match volume 3 key 100");
-        assertThat(t.check(token, 4, 99, 9_999)).contains("does not match");
+        assertThat(t.check(token, 3, 100, 9_999)).isNull();
+        assertThat(t.check(token, 3, 101, 9_999)).isEqualTo("write token covers keys 99..100, not key 101");
+        assertThat(t.check(token, 3, 98, 9_999)).contains("not key 98");
+        assertThat(t.check(token, 4, 99, 9_999)).isEqualTo("write token is not valid for volume 4");
+        assertThat(t.check(token.replace(".2.", ".3."), 3, 99, 9_999)).contains("not valid");
         assertThat(t.check(token, 3, 99, 10_001)).isEqualTo("write token expired");
         assertThat(t.check("garbage", 3, 99, 0)).isEqualTo("malformed write token");
         assertThat(t.check(null, 3, 99, 0)).isEqualTo("missing write token");
-        assertThat(new WriteToken("another-secret-0123").check(token, 3, 99, 0)).contains("does not match");
+        assertThat(new WriteToken("another-secret-0123").check(token, 3, 99, 0)).contains("not valid");
         assertThatThrownBy(() -> new WriteToken("short")).hasMessageContaining("at least 16");
     }
 }

@@ -1,0 +1,27 @@
+package io.hayloft.common.http;
+
+import io.netty.handler.codec.http.HttpResponseStatus;
+
+/**
+ * Wire errors shared by every Hayloft server: codes 1..99. Servers number their own errors from
+ * 100 up (the store uses 100..199). Codes are never renumbered or reused.
+ */
+public final class CommonErrors {
+    private CommonErrors() {
+    }
+
+    public static final ApiError BAD_REQUEST = new ApiError(1, "BAD_REQUEST", HttpResponseStatus.BAD_REQUEST);
+    public static final ApiError NOT_FOUND = new ApiError(2, "NOT_FOUND", HttpResponseStatus.NOT_FOUND);
+    public static final ApiError METHOD_NOT_ALLOWED =
+            new ApiError(3, "METHOD_NOT_ALLOWED", HttpResponseStatus.METHOD_NOT_ALLOWED);
+    public static final ApiError BODY_TOO_LARGE =
+            new ApiError(4, "BODY_TOO_LARGE", HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+    public static final ApiError HEADER_TOO_LARGE =
+            new ApiError(5, "HEADER_TOO_LARGE", HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE);
+    public static final ApiError URI_TOO_LONG = new ApiError(6, "URI_TOO_LONG", HttpResponseStatus.REQUEST_URI_TOO_LONG);
+    public static final ApiError REQUEST_TIMEOUT = new ApiError(7, "REQUEST_TIMEOUT", HttpResponseStatus.REQUEST_TIMEOUT);
+    public static final ApiError OVERLOADED = new ApiError(8, "OVERLOADED", HttpResponseStatus.SERVICE_UNAVAILABLE);
+    public static final ApiError INTERNAL = new ApiError(9, "INTERNAL", HttpResponseStatus.INTERNAL_SERVER_ERROR);
+    public static final ApiError IO_ERROR = new ApiError(10, "IO_ERROR", HttpResponseStatus.INTERNAL_SERVER_ERROR);
+    public static final ApiError FORBIDDEN = new ApiError(11, "FORBIDDEN", HttpResponseStatus.FORBIDDEN);
+}

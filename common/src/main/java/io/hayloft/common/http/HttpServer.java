@@ -1,0 +1,273 @@
+package io.hayloft.common.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A small Netty HTTP/1.1 server bootstrap shared by the Hayloft servers. The pipeline is: idle
+ * timeout, {@link HttpServerCodec} bounded by {@link HttpLimits} (414/431 JSON on a long line or
+ * header block), a tracker of partial requests (408 JSON when one stalls), an aggregator bounded by
+ * the body limit (413 JSON), and a dispatcher that hands each complete request to the
+ * {@link RequestHandler} on the given blocking executor, so disk I/O never runs on an event loop.
+ * One request per connection is processed at a time (reads pause until the response is written),
+ * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
+ *
+ * <p>Buffer ownership: the aggregated request is retained by the dispatcher when handed to the
+ * executor and released there in a {@code finally}; the handler's response is written (Netty
+ * releases it) or released if the channel is gone.
+ *
+ * <p>Thread-safe: {@link #start} once, {@link #close} from any thread.
+ */
+public final class HttpServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final Channel channel;
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
+                       int ioThreads) throws InterruptedException {
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(handler, "handler");
+        Objects.requireNonNull(executor, "executor");
+        boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        workers = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+        try {
+            ServerBootstrap b = new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ChannelPipeline p = ch.pipeline();
+                            p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
+                            p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
+                            p.addLast(new PartialTracker());
+                            p.addLast(new BoundedAggregator(limits.maxBodyBytes()));
+                            p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests()));
+                        }
+                    });
+            channel = b.bind(host, port).sync().channel();
+        } catch (RuntimeException | InterruptedException e) {
+            boss.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            workers.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            throw e;
+        }
+    }
+
+    /**
+     * Binds {@code host:port} (port 0 picks a free one) and starts serving.
+     *
+     * @param ioThreads event loop threads; 0 means Netty's default (2 × cores)
+     */
+    public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
+                                   ExecutorService executor, int ioThreads) throws InterruptedException {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return new HttpServer(host, port, limits, handler, executor, ioThreads);
+    }
+
+    /** The port actually bound. */
+    public int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    /** Requests being processed right now. */
+    public int inFlight() {
+        return inFlight.get();
+    }
+
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    static void sendAndClose(ChannelHandlerContext ctx, FullHttpResponse response) {
+        ctx.writeAndFlush(HttpResponses.closing(response)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Knows whether a request is half received, to answer 408 rather than just close on idle. */
+    private static final class PartialTracker extends ChannelInboundHandlerAdapter {
+        private boolean partial;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof HttpRequest) {
+                partial = true;
+            }
+            if (msg instanceof LastHttpContent) {
+                partial = false;
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent) {
+                if (partial) {
+                    sendAndClose(ctx, HttpResponses.error(CommonErrors.REQUEST_TIMEOUT,
+                            "request not completed within the idle timeout"));
+                } else {
+                    ctx.close();
+                }
+                return;
+            }
+            if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent && partial) {
+                sendAndClose(ctx, HttpResponses.error(CommonErrors.BAD_REQUEST,
+                        "connection closed before the request body was complete"));
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+    }
+
+    /** An aggregator whose 413 carries a JSON error body. */
+    private static final class BoundedAggregator extends HttpObjectAggregator {
+        private final int max;
+
+        BoundedAggregator(int max) {
+            super(max);
+            this.max = max;
+        }
+
+        @Override
+        protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+            sendAndClose(ctx, HttpResponses.error(CommonErrors.BODY_TOO_LARGE,
+                    "request body exceeds the limit of " + max + " bytes"));
+        }
+    }
+
+    private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final RequestHandler handler;
+        private final ExecutorService executor;
+        private final int maxConcurrent;
+
+        Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent) {
+            super(false); // ownership passes to the executor task, or is released here
+            this.handler = handler;
+            this.executor = executor;
+            this.maxConcurrent = maxConcurrent;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            if (request.decoderResult().isFailure()) {
+                Throwable cause = request.decoderResult().cause();
+                request.release();
+                sendAndClose(ctx, decodeError(cause));
+                return;
+            }
+            if (inFlight.incrementAndGet() > maxConcurrent) {
+                inFlight.decrementAndGet();
+                request.release();
+                sendAndClose(ctx, HttpResponses.error(CommonErrors.OVERLOADED,
+                        "more than " + maxConcurrent + " requests in flight; retry later"));
+                return;
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            ctx.channel().config().setAutoRead(false);
+            try {
+                executor.execute(() -> process(ctx, request, keepAlive));
+            } catch (RejectedExecutionException e) {
+                inFlight.decrementAndGet();
+                request.release();
+                sendAndClose(ctx, HttpResponses.error(CommonErrors.OVERLOADED, "server is shutting down"));
+            }
+        }
+
+        private void process(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+            FullHttpResponse response;
+            try {
+                response = handler.handle(request);
+            } catch (ApiException e) {
+                response = HttpResponses.error(e);
+            } catch (IOException | UncheckedIOException e) {
+                LOG.warn("I/O error serving {} {}", request.method(), request.uri(), e);
+                response = HttpResponses.error(CommonErrors.IO_ERROR, "I/O error: " + e.getMessage());
+            } catch (Throwable e) {
+                LOG.error("internal error serving {} {}", request.method(), request.uri(), e);
+                response = HttpResponses.error(CommonErrors.INTERNAL, "internal error: " + e);
+            } finally {
+                request.release();
+                inFlight.decrementAndGet();
+            }
+            if (!ctx.channel().isActive()) {
+                ReferenceCountUtil.release(response);
+                return;
+            }
+            if (keepAlive) {
+                HttpUtil.setKeepAlive(response, true);
+                ctx.writeAndFlush(response).addListener(f -> {
+                    ctx.channel().config().setAutoRead(true);
+                    ctx.read();
+                });
+            } else {
+                sendAndClose(ctx, response);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (!(cause instanceof IOException)) {
+                LOG.debug("closing connection after error", cause);
+            }
+            ctx.close();
+        }
+    }
+
+    static FullHttpResponse decodeError(Throwable cause) {
+        if (cause instanceof TooLongHttpLineException) {
+            return HttpResponses.error(CommonErrors.URI_TOO_LONG, "request line too long: " + cause.getMessage());
+        }
+        if (cause instanceof TooLongHttpHeaderException) {
+            return HttpResponses.error(CommonErrors.HEADER_TOO_LARGE, "header block too large: " + cause.getMessage());
+        }
+        if (cause instanceof TooLongFrameException) {
+            return HttpResponses.error(CommonErrors.BAD_REQUEST, "request too long: " + cause.getMessage());
+        }
+        return HttpResponses.error(CommonErrors.BAD_REQUEST, "malformed HTTP request: " + cause);
+    }
+}

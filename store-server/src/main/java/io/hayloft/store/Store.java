@@ -1,0 +1,141 @@
+package io.hayloft.store;
+
+import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.block.BlockStore;
+import io.hayloft.store.volume.Volume;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The volumes and block files of one store server, independent of HTTP: opens (and recovers)
+ * every {@code N.dat} in the data directories on start, creates volumes on the directory with the
+ * most free space, and flushes the {@code .idx} checkpoints in the background (a failure on one
+ * volume is logged and does not stop the others).
+ *
+ * <p>Thread-safe.
+ */
+public final class Store implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(Store.class);
+
+    private final List<Path> dirs = new ArrayList<>();
+    private final Volume.Options options;
+    private final ConcurrentHashMap<Long, Volume> volumes = new ConcurrentHashMap<>();
+    private final BlockStore blocks;
+    private final ScheduledExecutorService flusher;
+
+    public Store(StoreConfig config) throws IOException {
+        config.validate();
+        this.options = config.volumeOptions();
+        for (String d : config.dataDirs) {
+            Path p = Paths.get(d).toAbsolutePath();
+            Files.createDirectories(p);
+            dirs.add(p);
+        }
+        try {
+            for (Path dir : dirs) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.dat")) {
+                    for (Path f : ds) {
+                        String name = f.getFileName().toString();
+                        String idPart = name.substring(0, name.length() - 4);
+                        if (!idPart.matches("[0-9]{1,18}")) {
+                            continue;
+                        }
+                        long id = Long.parseLong(idPart);
+                        if (volumes.containsKey(id)) {
+                            throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + " found twice (second in " + dir + ")");
+                        }
+                        volumes.put(id, Volume.open(dir, id, options));
+                    }
+                }
+            }
+            blocks = new BlockStore(dirs.get(0).resolve("blocks"), options.fsync() == Volume.Fsync.ALWAYS);
+        } catch (IOException | RuntimeException e) {
+            closeVolumes();
+            throw e;
+        }
+        flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "idx-flusher");
+            t.setDaemon(true);
+            return t;
+        });
+        flusher.scheduleWithFixedDelay(this::flushAll, config.idxFlushMillis, config.idxFlushMillis, TimeUnit.MILLISECONDS);
+        LOG.info("store opened {} volumes in {}", volumes.size(), dirs);
+    }
+
+    private void flushAll() {
+        for (Volume v : volumes.values()) {
+            try {
+                v.flushIndex();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("volume {}: .idx flush failed", v.id(), e);
+            }
+        }
+    }
+
+    public Volume volume(long id) {
+        Volume v = volumes.get(id);
+        if (v == null) {
+            throw new StoreException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found on this store");
+        }
+        return v;
+    }
+
+    public Collection<Volume> volumes() {
+        return volumes.values();
+    }
+
+    /** Creates volume {@code id} in the data directory with the most usable space. */
+    public synchronized Volume create(long id) throws IOException {
+        if (id < 0) {
+            throw new StoreException(Reason.BAD_ARGUMENT, "volume id must be >= 0, got " + id);
+        }
+        if (volumes.containsKey(id)) {
+            throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists");
+        }
+        Path best = dirs.get(0);
+        long bestFree = -1;
+        for (Path d : dirs) {
+            long free = Files.getFileStore(d).getUsableSpace();
+            if (free > bestFree) {
+                best = d;
+                bestFree = free;
+            }
+        }
+        Volume v = Volume.create(best, id, options);
+        volumes.put(id, v);
+        return v;
+    }
+
+    public BlockStore blocks() {
+        return blocks;
+    }
+
+    private void closeVolumes() {
+        for (Volume v : volumes.values()) {
+            try {
+                v.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("volume {}: close failed", v.id(), e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        flusher.shutdownNow();
+        closeVolumes();
+    }
+}

@@ -1,0 +1,86 @@
+package io.hayloft.store;
+
+import io.hayloft.common.http.HttpLimits;
+import io.hayloft.store.volume.NeedleIndex;
+import io.hayloft.store.volume.Volume;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Configuration of a store server, read from YAML with command-line overrides by
+ * {@link io.hayloft.common.config.ConfigLoader}. Every key, its default and its meaning:
+ * <pre>
+ * dataDirs               [data]       directories holding volumes (N.dat, N.idx); blocks go to the first
+ * host                   0.0.0.0      address to bind
+ * port                   8080         port to bind (0 picks a free one)
+ * volumeSizeLimit        1073741824   bytes; a volume reaching it becomes read-only (max 16 GiB)
+ * fsync                  always       always: fsync before acknowledging (group commit); never: OS decides
+ * maxBodyBytes           67108864     largest request body; more gets 413
+ * maxHeaderBytes         8192         largest header block; more gets 431
+ * maxInitialLineBytes    4096         longest request line; more gets 414
+ * maxConcurrentRequests  1024         requests in flight; more get 503
+ * idleTimeoutMillis      60000        idle or stalled connections are closed (408 if mid-request)
+ * diskThreads            32           threads doing disk I/O for requests
+ * ioThreads              0            Netty event loop threads (0: 2 x cores)
+ * idxFlushMillis         200          how often queued .idx records are written
+ * </pre>
+ * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
+ */
+public final class StoreConfig {
+    public List<String> dataDirs = new ArrayList<>(List.of("data"));
+    public String host = "0.0.0.0";
+    public int port = 8080;
+    public long volumeSizeLimit = 1L << 30;
+    public String fsync = "always";
+    public int maxBodyBytes = 64 << 20;
+    public int maxHeaderBytes = 8192;
+    public int maxInitialLineBytes = 4096;
+    public int maxConcurrentRequests = 1024;
+    public int idleTimeoutMillis = 60_000;
+    public int diskThreads = 32;
+    public int ioThreads = 0;
+    public int idxFlushMillis = 200;
+
+    /** Checks every value; the error names the key and the bad value. */
+    public StoreConfig validate() {
+        if (dataDirs == null || dataDirs.isEmpty()) {
+            throw new IllegalArgumentException("dataDirs must name at least one directory");
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        if (volumeSizeLimit < 4096 || volumeSizeLimit > NeedleIndex.MAX_OFFSET) {
+            throw new IllegalArgumentException("volumeSizeLimit must be in 4096.." + NeedleIndex.MAX_OFFSET + ", got "
+                    + volumeSizeLimit);
+        }
+        fsyncPolicy();
+        limits();
+        if (diskThreads <= 0) {
+            throw new IllegalArgumentException("diskThreads must be positive, got " + diskThreads);
+        }
+        if (ioThreads < 0) {
+            throw new IllegalArgumentException("ioThreads must be >= 0, got " + ioThreads);
+        }
+        if (idxFlushMillis <= 0) {
+            throw new IllegalArgumentException("idxFlushMillis must be positive, got " + idxFlushMillis);
+        }
+        return this;
+    }
+
+    public Volume.Fsync fsyncPolicy() {
+        try {
+            return Volume.Fsync.valueOf(fsync.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new IllegalArgumentException("fsync must be 'always' or 'never', got '" + fsync + "'");
+        }
+    }
+
+    public HttpLimits limits() {
+        return new HttpLimits(maxInitialLineBytes, maxHeaderBytes, maxBodyBytes, maxConcurrentRequests, idleTimeoutMillis);
+    }
+
+    public Volume.Options volumeOptions() {
+        return new Volume.Options(volumeSizeLimit, fsyncPolicy());
+    }
+}

@@ -1,0 +1,79 @@
+package io.hayloft.store;
+
+import io.hayloft.common.http.HttpServer;
+import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.store.http.StoreHttpHandler;
+import io.hayloft.store.volume.Volume;
+import io.micrometer.core.instrument.Gauge;
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A running store server: the {@link Store}, its disk executor and its HTTP server.
+ *
+ * <p>Thread-safe; {@link #close} stops the HTTP server, drains the disk executor, then closes the
+ * volumes (flushing their {@code .idx}).
+ */
+public final class StoreServer implements AutoCloseable {
+    private final Store store;
+    private final ExecutorService disk;
+    private final HttpServer http;
+
+    private StoreServer(StoreConfig config, WriteAuthorizer authorizer) throws IOException, InterruptedException {
+        config.validate();
+        store = new Store(config);
+        AtomicInteger n = new AtomicInteger();
+        disk = new ThreadPoolExecutor(config.diskThreads, config.diskThreads, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "store-disk-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        PrometheusEndpoint metrics = new PrometheusEndpoint();
+        Gauge.builder("hayloft_store_volumes", store, s -> s.volumes().size()).register(metrics.registry());
+        Gauge.builder("hayloft_store_needles", store,
+                s -> s.volumes().stream().mapToLong(v -> v.status().needles()).sum()).register(metrics.registry());
+        Gauge.builder("hayloft_store_volume_bytes", store,
+                s -> s.volumes().stream().mapToLong(v -> v.status().sizeBytes()).sum()).register(metrics.registry());
+        try {
+            http = HttpServer.start(config.host, config.port, config.limits(),
+                    new StoreHttpHandler(store, authorizer, metrics), disk, config.ioThreads);
+        } catch (RuntimeException | InterruptedException e) {
+            disk.shutdownNow();
+            store.close();
+            throw e;
+        }
+    }
+
+    public static StoreServer start(StoreConfig config) throws IOException, InterruptedException {
+        return new StoreServer(config, WriteAuthorizer.ALLOW_ALL);
+    }
+
+    public static StoreServer start(StoreConfig config, WriteAuthorizer authorizer) throws IOException, InterruptedException {
+        return new StoreServer(config, authorizer);
+    }
+
+    public int port() {
+        return http.port();
+    }
+
+    public Store store() {
+        return store;
+    }
+
+    public Volume volume(long id) {
+        return store.volume(id);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        http.close();
+        disk.shutdown();
+        disk.awaitTermination(30, TimeUnit.SECONDS);
+        store.close();
+    }
+}

@@ -1,0 +1,21 @@
+package io.hayloft.store;
+
+import io.netty.handler.codec.http.HttpRequest;
+
+/**
+ * Decides whether a mutating request (needle write or delete, batch, block change, volume admin)
+ * may proceed. The directory server will sign write tokens that an implementation checks; until
+ * then {@link #ALLOW_ALL} is used. Implementations throw
+ * {@link io.hayloft.common.http.ApiException} with {@link io.hayloft.common.http.CommonErrors#FORBIDDEN}
+ * to refuse. Must be thread-safe: called concurrently from the disk threads.
+ */
+@FunctionalInterface
+public interface WriteAuthorizer {
+    /**
+     * @param operation e.g. "needle.put", "needle.delete", "batch", "block.put", "admin.compact"
+     * @param volumeId the volume concerned, or -1 for block and server-wide operations
+     */
+    void authorize(HttpRequest request, String operation, long volumeId);
+
+    WriteAuthorizer ALLOW_ALL = (request, operation, volumeId) -> { };
+}

@@ -1,0 +1,211 @@
+package io.hayloft.store.block;
+
+import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.volume.Volume;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+
+/**
+ * Named block files for the raid-node (erasure-coded blocks of sealed volumes): create, append,
+ * put (atomic replace), range read, delete, and a listing with each block's length and CRC32C.
+ * A block is stored as the raw bytes of {@code <dir>/<name>.blk}, no header: its integrity is
+ * checked by the raid-node against the CRCs it recorded, using {@link #list}.
+ *
+ * <p>Durability: put writes {@code <name>.blk.tmp}, forces it, renames it over the block and
+ * forces the directory; create forces the directory; append forces the file when {@code fsync}.
+ * The CRC of a block is computed when listed and cached until the block changes (not persisted).
+ *
+ * <p>Thread-safe: operations on one block are serialized by a per-name lock.
+ */
+public final class BlockStore {
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    private static final String SUFFIX = ".blk";
+
+    /** One block in a listing. */
+    public record BlockInfo(String name, long length, long crc32c) {
+    }
+
+    private final Path dir;
+    private final boolean fsync;
+    private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, BlockInfo> crcCache = new ConcurrentHashMap<>();
+
+    public BlockStore(Path dir, boolean fsync) throws IOException {
+        this.dir = dir;
+        this.fsync = fsync;
+        Files.createDirectories(dir);
+    }
+
+    /** Checks a block name: 1..128 of {@code [A-Za-z0-9._-]}, not starting with a dot or dash. */
+    public static String checkName(String name) {
+        if (name == null || !NAME.matcher(name).matches() || name.endsWith(".tmp")) {
+            throw new StoreException(Reason.BAD_ARGUMENT, "bad block name '" + name
+                    + "': use 1..128 characters of [A-Za-z0-9._-], starting with a letter or digit");
+        }
+        return name;
+    }
+
+    private Path path(String name) {
+        return dir.resolve(checkName(name) + SUFFIX);
+    }
+
+    private Object lock(String name) {
+        return locks.computeIfAbsent(name, k -> new Object());
+    }
+
+    /** Creates an empty block; refuses if it exists. */
+    public void create(String name) throws IOException {
+        Path p = path(name);
+        synchronized (lock(name)) {
+            try {
+                Files.createFile(p);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                throw new StoreException(Reason.BLOCK_EXISTS, "block " + name + " already exists");
+            }
+            crcCache.remove(name);
+            Volume.syncDirectory(dir);
+        }
+    }
+
+    /** Appends to an existing block; returns its new length. */
+    public long append(String name, ByteBuffer data) throws IOException {
+        Path p = path(name);
+        synchronized (lock(name)) {
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+                long pos = ch.size();
+                while (data.hasRemaining()) {
+                    pos += ch.write(data, pos);
+                }
+                if (fsync) {
+                    ch.force(false);
+                }
+                crcCache.remove(name);
+                return pos;
+            } catch (NoSuchFileException e) {
+                throw notFound(name);
+            }
+        }
+    }
+
+    /** Creates or atomically replaces a block with {@code data}. */
+    public void put(String name, ByteBuffer data) throws IOException {
+        Path p = path(name);
+        Path tmp = dir.resolve(name + SUFFIX + ".tmp");
+        synchronized (lock(name)) {
+            CRC32C crc = new CRC32C();
+            crc.update(data.duplicate());
+            long length = data.remaining();
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE)) {
+                long pos = 0;
+                while (data.hasRemaining()) {
+                    pos += ch.write(data, pos);
+                }
+                ch.force(true);
+            }
+            Files.move(tmp, p, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Volume.syncDirectory(dir);
+            crcCache.put(name, new BlockInfo(name, length, crc.getValue()));
+        }
+    }
+
+    /** Reads {@code length} bytes at {@code offset}; the range must lie inside the block. */
+    public ByteBuffer read(String name, long offset, long length) throws IOException {
+        Path p = path(name);
+        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (length < 0) {
+                length = size - Math.max(0, offset);
+            }
+            if (offset < 0 || offset + length > size || length > Integer.MAX_VALUE - 16) {
+                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside block "
+                        + name + " (0.." + size + ")");
+            }
+            ByteBuffer b = ByteBuffer.allocate((int) length);
+            long pos = offset;
+            while (b.hasRemaining()) {
+                int n = ch.read(b, pos);
+                if (n < 0) {
+                    break;
+                }
+                pos += n;
+            }
+            b.flip();
+            return b;
+        } catch (NoSuchFileException e) {
+            throw notFound(name);
+        }
+    }
+
+    public void delete(String name) throws IOException {
+        Path p = path(name);
+        synchronized (lock(name)) {
+            if (!Files.deleteIfExists(p)) {
+                throw notFound(name);
+            }
+            crcCache.remove(name);
+            Volume.syncDirectory(dir);
+        }
+    }
+
+    /** Every block with its length and CRC32C, sorted by name. */
+    public List<BlockInfo> list() throws IOException {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+            for (Path p : ds) {
+                String f = p.getFileName().toString();
+                names.add(f.substring(0, f.length() - SUFFIX.length()));
+            }
+        }
+        names.sort(null);
+        List<BlockInfo> out = new ArrayList<>(names.size());
+        for (String name : names) {
+            synchronized (lock(name)) {
+                BlockInfo info = crcCache.get(name);
+                if (info == null) {
+                    info = checksum(name);
+                    if (info == null) {
+                        continue;
+                    }
+                    crcCache.put(name, info);
+                }
+                out.add(info);
+            }
+        }
+        return out;
+    }
+
+    private BlockInfo checksum(String name) throws IOException {
+        try (FileChannel ch = FileChannel.open(path(name), StandardOpenOption.READ)) {
+            CRC32C crc = new CRC32C();
+            ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
+            long length = 0;
+            while (ch.read(b) >= 0) {
+                b.flip();
+                length += b.remaining();
+                crc.update(b);
+                b.clear();
+            }
+            return new BlockInfo(name, length, crc.getValue());
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    private static StoreException notFound(String name) {
+        return new StoreException(Reason.BLOCK_NOT_FOUND, "block " + name + " not found");
+    }
+}

@@ -1,0 +1,269 @@
+package io.hayloft.store.http;
+
+import io.hayloft.common.http.ApiException;
+import io.hayloft.common.http.CommonErrors;
+import io.hayloft.common.http.HttpResponses;
+import io.hayloft.common.http.RequestHandler;
+import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.store.Store;
+import io.hayloft.store.StoreException;
+import io.hayloft.store.WriteAuthorizer;
+import io.hayloft.store.block.BlockStore;
+import io.hayloft.store.volume.Compactor;
+import io.hayloft.store.volume.Volume;
+import io.micrometer.core.instrument.Timer;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Routes the store's HTTP API (docs/store-api.md) to the {@link Store}. Runs on the disk
+ * executor (see {@link io.hayloft.common.http.HttpServer}), so it calls the volumes directly.
+ *
+ * <p>Thread-safe (stateless apart from thread-safe collaborators).
+ */
+public final class StoreHttpHandler implements RequestHandler {
+    private static final String OCTETS = "application/octet-stream";
+
+    private final Store store;
+    private final WriteAuthorizer authorizer;
+    private final PrometheusEndpoint metrics;
+
+    public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics) {
+        this.store = store;
+        this.authorizer = authorizer;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+        long t0 = System.nanoTime();
+        String op = "other";
+        FullHttpResponse r;
+        try {
+            QueryStringDecoder q = new QueryStringDecoder(req.uri());
+            String[] parts = q.path().split("/");
+            List<String> seg = java.util.Arrays.stream(parts).filter(s -> !s.isEmpty()).toList();
+            Map<String, List<String>> params = q.parameters();
+            HttpMethod m = req.method();
+            if (seg.size() == 3 && isNumber(seg.get(0))) {
+                op = "needle." + m.name().toLowerCase(java.util.Locale.ROOT);
+                r = needle(req, m, seg, params);
+            } else if (seg.size() == 2 && "batch".equals(seg.get(1)) && isNumber(seg.get(0))) {
+                op = "batch";
+                r = batch(req, m, seg);
+            } else if (!seg.isEmpty() && "admin".equals(seg.get(0))) {
+                op = "admin";
+                r = admin(req, m, seg);
+            } else if (!seg.isEmpty() && "blocks".equals(seg.get(0))) {
+                op = "block." + m.name().toLowerCase(java.util.Locale.ROOT);
+                r = blocks(req, m, seg, params);
+            } else if (seg.size() == 3 && "volumes".equals(seg.get(0)) && "raw".equals(seg.get(2))) {
+                op = "raw";
+                allow(m, HttpMethod.GET);
+                Volume v = store.volume(number(seg.get(1), "volume"));
+                long offset = number(param(params, "offset"), "offset");
+                long length = number(param(params, "length"), "length");
+                if (length > Integer.MAX_VALUE - 16) {
+                    throw new ApiException(StoreErrors.BAD_RANGE, "length " + length + " is too large for one read");
+                }
+                r = HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.readRaw(offset, (int) length)), OCTETS);
+            } else if (seg.size() == 1 && "health".equals(seg.get(0))) {
+                op = "health";
+                r = HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok", "volumes", store.volumes().size()));
+            } else if (seg.size() == 1 && "metrics".equals(seg.get(0))) {
+                op = "metrics";
+                r = metrics.response();
+            } else {
+                throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: " + q.path());
+            }
+        } catch (StoreException e) {
+            r = HttpResponses.error(StoreErrors.of(e.reason()), e.getMessage());
+        } catch (ApiException e) {
+            r = HttpResponses.error(e);
+        }
+        Timer.builder("hayloft_store_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
+                .register(metrics.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        return r;
+    }
+
+    private FullHttpResponse needle(FullHttpRequest req, HttpMethod m, List<String> seg,
+                                    Map<String, List<String>> params) throws Exception {
+        long vol = number(seg.get(0), "volume");
+        long key = Long.parseUnsignedLong(checkDigits(seg.get(1), "key"));
+        int alt = (int) parseUnsigned32(seg.get(2));
+        long cookie = cookie(param(params, "cookie"));
+        Volume v = store.volume(vol);
+        if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
+            ByteBuffer data = v.read(key, alt, cookie);
+            if (m.equals(HttpMethod.HEAD)) {
+                FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.OK);
+                r.headers().set(HttpHeaderNames.CONTENT_TYPE, OCTETS);
+                r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, data.remaining());
+                return r;
+            }
+            return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(data), OCTETS);
+        }
+        if (m.equals(HttpMethod.PUT)) {
+            authorizer.authorize(req, "needle.put", vol);
+            int n = req.content().readableBytes();
+            v.write(key, alt, cookie, req.content().nioBuffer());
+            return HttpResponses.json(HttpResponseStatus.CREATED,
+                    Map.of("volume", vol, "key", Long.toUnsignedString(key), "alt", Integer.toUnsignedString(alt), "size", n));
+        }
+        if (m.equals(HttpMethod.DELETE)) {
+            authorizer.authorize(req, "needle.delete", vol);
+            v.delete(key, alt, cookie);
+            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
+        }
+        throw methodNotAllowed(m, "GET, HEAD, PUT, DELETE");
+    }
+
+    private FullHttpResponse batch(FullHttpRequest req, HttpMethod m, List<String> seg) throws Exception {
+        allow(m, HttpMethod.POST);
+        long vol = number(seg.get(0), "volume");
+        Volume v = store.volume(vol);
+        authorizer.authorize(req, "batch", vol);
+        List<Volume.NeedleWrite> needles = BatchBody.parse(req.content());
+        v.write(needles);
+        return HttpResponses.json(HttpResponseStatus.CREATED,
+                Map.of("volume", vol, "written", needles.size(), "bytes", req.content().readableBytes()));
+    }
+
+    private FullHttpResponse admin(FullHttpRequest req, HttpMethod m, List<String> seg) throws Exception {
+        if (seg.size() < 2 || !"volumes".equals(seg.get(1))) {
+            throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: /" + String.join("/", seg));
+        }
+        if (seg.size() == 2) {
+            allow(m, HttpMethod.GET);
+            return HttpResponses.json(HttpResponseStatus.OK, Map.of("volumes",
+                    store.volumes().stream().map(Volume::status).sorted((a, b) -> Long.compare(a.id(), b.id())).toList()));
+        }
+        long vol = number(seg.get(2), "volume");
+        if (seg.size() == 3) {
+            if (m.equals(HttpMethod.POST)) {
+                authorizer.authorize(req, "admin.create", vol);
+                return HttpResponses.json(HttpResponseStatus.CREATED, store.create(vol).status());
+            }
+            allow(m, HttpMethod.GET);
+            return HttpResponses.json(HttpResponseStatus.OK, store.volume(vol).status());
+        }
+        if (seg.size() == 4 && "seal".equals(seg.get(3))) {
+            allow(m, HttpMethod.POST);
+            authorizer.authorize(req, "admin.seal", vol);
+            Volume v = store.volume(vol);
+            v.seal();
+            return HttpResponses.json(HttpResponseStatus.OK, v.status());
+        }
+        if (seg.size() == 4 && "compact".equals(seg.get(3))) {
+            allow(m, HttpMethod.POST);
+            authorizer.authorize(req, "admin.compact", vol);
+            Compactor.Result res = Compactor.compact(store.volume(vol));
+            return HttpResponses.json(HttpResponseStatus.OK, res);
+        }
+        throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: /" + String.join("/", seg));
+    }
+
+    private FullHttpResponse blocks(FullHttpRequest req, HttpMethod m, List<String> seg,
+                                    Map<String, List<String>> params) throws Exception {
+        BlockStore bs = store.blocks();
+        if (seg.size() == 1) {
+            allow(m, HttpMethod.GET);
+            return HttpResponses.json(HttpResponseStatus.OK, Map.of("blocks", bs.list()));
+        }
+        if (seg.size() != 2) {
+            throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: /" + String.join("/", seg));
+        }
+        String name = BlockStore.checkName(seg.get(1));
+        if (m.equals(HttpMethod.GET)) {
+            long offset = params.containsKey("offset") ? number(param(params, "offset"), "offset") : 0;
+            long length = params.containsKey("length") ? number(param(params, "length"), "length") : -1;
+            return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(bs.read(name, offset, length)), OCTETS);
+        }
+        if (m.equals(HttpMethod.PUT)) {
+            authorizer.authorize(req, "block.put", -1);
+            bs.put(name, req.content().nioBuffer());
+            return HttpResponses.json(HttpResponseStatus.CREATED, Map.of("block", name, "length", req.content().readableBytes()));
+        }
+        if (m.equals(HttpMethod.POST)) {
+            String opName = param(params, "op");
+            if ("create".equals(opName)) {
+                authorizer.authorize(req, "block.create", -1);
+                bs.create(name);
+                return HttpResponses.json(HttpResponseStatus.CREATED, Map.of("block", name, "length", 0));
+            }
+            if ("append".equals(opName)) {
+                authorizer.authorize(req, "block.append", -1);
+                long len = bs.append(name, req.content().nioBuffer());
+                return HttpResponses.json(HttpResponseStatus.OK, Map.of("block", name, "length", len));
+            }
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, "op must be 'create' or 'append', got '" + opName + "'");
+        }
+        if (m.equals(HttpMethod.DELETE)) {
+            authorizer.authorize(req, "block.delete", -1);
+            bs.delete(name);
+            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
+        }
+        throw methodNotAllowed(m, "GET, PUT, POST, DELETE");
+    }
+
+    private static void allow(HttpMethod m, HttpMethod allowed) {
+        if (!m.equals(allowed)) {
+            throw methodNotAllowed(m, allowed.name());
+        }
+    }
+
+    private static ApiException methodNotAllowed(HttpMethod m, String allowed) {
+        return new ApiException(CommonErrors.METHOD_NOT_ALLOWED, "method " + m + " not allowed here; use " + allowed);
+    }
+
+    private static boolean isNumber(String s) {
+        return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
+    }
+
+    private static String checkDigits(String s, String what) {
+        if (s.isEmpty() || s.length() > 20 || !s.chars().allMatch(Character::isDigit)) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be an unsigned decimal number, got '" + s + "'");
+        }
+        return s;
+    }
+
+    static long number(String s, String what) {
+        if (s == null || !isNumber(s)) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be a non-negative decimal number, got '" + s + "'");
+        }
+        return Long.parseLong(s);
+    }
+
+    private static long parseUnsigned32(String s) {
+        checkDigits(s, "alt");
+        long v = s.length() > 10 ? -1 : Long.parseLong(s);
+        if (v < 0 || v > 0xFFFFFFFFL) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, "alt must be an unsigned 32-bit number, got '" + s + "'");
+        }
+        return v;
+    }
+
+    private static long cookie(String s) {
+        if (s == null || s.isEmpty() || s.length() > 16 || !s.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, "cookie must be 1..16 hex digits, got '" + s + "'");
+        }
+        return Long.parseUnsignedLong(s, 16);
+    }
+
+    private static String param(Map<String, List<String>> params, String name) {
+        List<String> v = params.get(name);
+        if (v == null || v.isEmpty()) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, "missing query parameter '" + name + "'");
+        }
+        return v.get(0);
+    }
+}

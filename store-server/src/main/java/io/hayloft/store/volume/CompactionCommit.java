@@ -1,0 +1,185 @@
+package io.hayloft.store.volume;
+
+import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreException.Reason;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The crash protocol that replaces a volume's files by their compacted copies, and its recovery.
+ *
+ * <p>Files of volume {@code N}: {@code N.dat}, {@code N.idx} (live); {@code N.dat.cpt},
+ * {@code N.idx.cpt} (the compacted copies); {@code N.compact} (the commit marker) and
+ * {@code N.compact.tmp}. The commit, in order, each step named by a {@link Step} after which a
+ * test can stop the process:
+ * <ol>
+ *   <li>{@link Step#TEMP_FILES_SYNCED}: the copies are complete and forced.</li>
+ *   <li>{@link Step#MARKER_TEMP_WRITTEN}: the marker is written to {@code N.compact.tmp} and forced.</li>
+ *   <li>{@link Step#MARKER_COMMITTED}: it is renamed to {@code N.compact} and the directory forced.
+ *       This is the commit point: from here recovery rolls forward, before it rolls back.</li>
+ *   <li>{@link Step#DAT_RENAMED}: {@code N.dat.cpt} is renamed over {@code N.dat}.</li>
+ *   <li>{@link Step#IDX_RENAMED}: {@code N.idx.cpt} is renamed over {@code N.idx}.</li>
+ *   <li>{@link Step#DIRECTORY_SYNCED}: the directory is forced.</li>
+ *   <li>{@link Step#MARKER_DELETED}: the marker is deleted and the directory forced.</li>
+ * </ol>
+ * Recovery ({@link #recover}), run before a volume is opened: with a marker, rename whichever
+ * copies remain over the live files (checking the data copy has the length the marker recorded),
+ * force the directory, delete the marker; without one, delete any copies and a temporary marker.
+ *
+ * <p>Marker file {@code N.compact}, big-endian:
+ * <pre>
+ * offset size field
+ *      0    4 magic            0x484C434D ("HLCM")
+ *      4    2 format version   1
+ *      6    2 reserved         0
+ *      8    8 volume id
+ *     16    8 length of N.dat.cpt
+ *     24    8 length of N.idx.cpt
+ *     32    4 CRC32C           of bytes 0..31
+ *     36    4 reserved         0
+ * </pre>
+ *
+ * <p>Thread-safe (stateless); callers serialize commits of one volume.
+ */
+public final class CompactionCommit {
+    private static final Logger LOG = LoggerFactory.getLogger(CompactionCommit.class);
+
+    public static final int MARKER_MAGIC = 0x484C434D;
+    public static final int MARKER_VERSION = 1;
+    public static final int MARKER_SIZE = 40;
+
+    /** The steps of the commit, in order. */
+    public enum Step { TEMP_FILES_SYNCED, MARKER_TEMP_WRITTEN, MARKER_COMMITTED, DAT_RENAMED, IDX_RENAMED,
+        DIRECTORY_SYNCED, MARKER_DELETED }
+
+    /** Called after each step; a test throws {@link SimulatedCrash} to stop the commit there. */
+    @FunctionalInterface
+    public interface Hook {
+        void after(Step step);
+
+        Hook NONE = step -> { };
+    }
+
+    /** Thrown by a test hook: the commit stops dead, leaving the files as a crash would. */
+    public static final class SimulatedCrash extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public SimulatedCrash(Step step) {
+            super("simulated crash after " + step);
+        }
+    }
+
+    private CompactionCommit() {
+    }
+
+    static Path datCopy(Path dir, long id) {
+        return dir.resolve(id + ".dat.cpt");
+    }
+
+    static Path idxCopy(Path dir, long id) {
+        return dir.resolve(id + ".idx.cpt");
+    }
+
+    static Path marker(Path dir, long id) {
+        return dir.resolve(id + ".compact");
+    }
+
+    static Path markerTemp(Path dir, long id) {
+        return dir.resolve(id + ".compact.tmp");
+    }
+
+    /** Runs steps 2..7 once the copies are complete and forced (step 1). */
+    static void commit(Path dir, long id, long datLength, long idxLength, Hook hook) throws IOException {
+        hook.after(Step.TEMP_FILES_SYNCED);
+        ByteBuffer m = ByteBuffer.allocate(MARKER_SIZE).order(ByteOrder.BIG_ENDIAN);
+        m.putInt(MARKER_MAGIC).putShort((short) MARKER_VERSION).putShort((short) 0).putLong(id).putLong(datLength)
+                .putLong(idxLength);
+        CRC32C crc = new CRC32C();
+        crc.update(m.array(), 0, 32);
+        m.putInt((int) crc.getValue()).putInt(0).flip();
+        try (FileChannel ch = FileChannel.open(markerTemp(dir, id), StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            Volume.writeFully(ch, m, 0);
+            ch.force(true);
+        }
+        hook.after(Step.MARKER_TEMP_WRITTEN);
+        Files.move(markerTemp(dir, id), marker(dir, id), StandardCopyOption.ATOMIC_MOVE);
+        Volume.syncDirectory(dir);
+        hook.after(Step.MARKER_COMMITTED);
+        Files.move(datCopy(dir, id), Volume.datPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+        hook.after(Step.DAT_RENAMED);
+        Files.move(idxCopy(dir, id), Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
+                StandardCopyOption.REPLACE_EXISTING);
+        hook.after(Step.IDX_RENAMED);
+        Volume.syncDirectory(dir);
+        hook.after(Step.DIRECTORY_SYNCED);
+        Files.delete(marker(dir, id));
+        Volume.syncDirectory(dir);
+        hook.after(Step.MARKER_DELETED);
+    }
+
+    /** Deletes the copies of an abandoned compaction (before its commit point). */
+    static void rollBack(Path dir, long id) throws IOException {
+        boolean any = Files.deleteIfExists(datCopy(dir, id));
+        any |= Files.deleteIfExists(idxCopy(dir, id));
+        any |= Files.deleteIfExists(markerTemp(dir, id));
+        if (any) {
+            Volume.syncDirectory(dir);
+        }
+    }
+
+    /** Rolls an interrupted commit forward (marker present) or back (no marker). */
+    public static void recover(Path dir, long id) throws IOException {
+        Path marker = marker(dir, id);
+        if (!Files.exists(marker)) {
+            if (Files.exists(datCopy(dir, id)) || Files.exists(idxCopy(dir, id)) || Files.exists(markerTemp(dir, id))) {
+                LOG.warn("volume {}: rolling back an interrupted compaction", id);
+                rollBack(dir, id);
+            }
+            return;
+        }
+        ByteBuffer m = ByteBuffer.wrap(Files.readAllBytes(marker)).order(ByteOrder.BIG_ENDIAN);
+        CRC32C crc = new CRC32C();
+        if (m.remaining() == MARKER_SIZE) {
+            crc.update(m.array(), 0, 32);
+        }
+        if (m.remaining() != MARKER_SIZE || m.getInt(0) != MARKER_MAGIC || (int) crc.getValue() != m.getInt(32)) {
+            throw new StoreException(Reason.CORRUPT_FILE, marker + " is not a valid compaction marker; "
+                    + "the volume needs an operator (compare " + datCopy(dir, id) + " with " + Volume.datPath(dir, id) + ")");
+        }
+        int version = Short.toUnsignedInt(m.getShort(4));
+        if (version != MARKER_VERSION) {
+            throw new StoreException(Reason.UNSUPPORTED_FORMAT, marker + ": marker version " + version + " is not supported");
+        }
+        if (m.getLong(8) != id) {
+            throw new StoreException(Reason.CORRUPT_FILE, marker + " names volume " + m.getLong(8) + ", not " + id);
+        }
+        LOG.warn("volume {}: rolling an interrupted compaction forward", id);
+        Path dat = datCopy(dir, id);
+        if (Files.exists(dat)) {
+            long expected = m.getLong(16);
+            if (Files.size(dat) != expected) {
+                throw new StoreException(Reason.CORRUPT_FILE, dat + " has " + Files.size(dat) + " bytes but the marker says "
+                        + expected + "; the volume needs an operator");
+            }
+            Files.move(dat, Volume.datPath(dir, id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        Path idx = idxCopy(dir, id);
+        if (Files.exists(idx)) {
+            Files.move(idx, Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        Volume.syncDirectory(dir);
+        Files.delete(marker);
+        Volume.syncDirectory(dir);
+    }
+}

@@ -1,0 +1,206 @@
+package io.hayloft.store.volume;
+
+import io.hayloft.store.StoreException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * The {@code <id>.idx} checkpoint of a volume's index: a header, then one fixed-size record per
+ * needle written or deleted, appended asynchronously. Big-endian.
+ *
+ * <pre>
+ * header (16 bytes)
+ *   offset size field
+ *        0    4 magic           0x484C4958 ("HLIX")
+ *        4    2 format version  1
+ *        6    2 reserved        0
+ *        8    8 volume id
+ * record (32 bytes), repeated
+ *        0    8 key
+ *        8    4 alternate key
+ *       12    4 offset / 8      unsigned; the needle's volume offset in 8-byte units
+ *       16    4 data size       unsigned
+ *       20    4 flags           bit 0: deleted
+ *       24    4 reserved        0
+ *       28    4 CRC32C          of bytes 0..27 of the record
+ * </pre>
+ *
+ * <p>What it does not protect: it is a hint, never the truth. Records are appended only after
+ * the needle they describe is durable (or, with fsync off, written), but the file itself is
+ * flushed lazily, so its tail may lag the volume (recovered by scanning the volume from the end of
+ * the last needle the file knows), may miss deletes (learned when the needle is read, or by
+ * compaction, which reads the flags on disk), and may end in a torn or zero-filled record (loading
+ * stops at the first record whose CRC fails and the file is truncated there; its length is never
+ * trusted). If it is lost entirely it is rebuilt by scanning the whole volume.
+ *
+ * <p>Thread-safe: appends and flushes are synchronized; {@link #flush} is called by the store's
+ * background flusher and on close.
+ */
+public final class IdxFile implements Closeable {
+    public static final int MAGIC = 0x484C4958;
+    public static final int VERSION = 1;
+    public static final int HEADER_SIZE = 16;
+    static final int R_KEY = 0;
+    static final int R_ALT = 8;
+    static final int R_OFFSET = 12;
+    static final int R_SIZE = 16;
+    static final int R_FLAGS = 20;
+    static final int R_RESERVED = 24;
+    static final int R_CRC = 28;
+    public static final int RECORD_SIZE = R_CRC + 4;
+
+    /** Receives the valid records of a file being loaded. */
+    public interface RecordVisitor {
+        void record(long key, int alt, long offset, int dataSize, boolean deleted);
+    }
+
+    private final FileChannel channel;
+    private ByteBuffer pending = ByteBuffer.allocate(64 * RECORD_SIZE);
+    private long fileEnd;
+    private boolean closed;
+
+    private IdxFile(FileChannel channel, long fileEnd) {
+        this.channel = channel;
+        this.fileEnd = fileEnd;
+    }
+
+    /** Creates (replacing) an empty checkpoint with its header, fsynced. */
+    public static IdxFile create(Path path, long volumeId) throws IOException {
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.READ, StandardOpenOption.WRITE);
+        ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
+        h.putInt(MAGIC).putShort((short) VERSION).putShort((short) 0).putLong(volumeId).flip();
+        Volume.writeFully(ch, h, 0);
+        ch.force(true);
+        return new IdxFile(ch, HEADER_SIZE);
+    }
+
+    /**
+     * Opens a checkpoint, feeds every valid record to {@code visitor}, truncates a torn or
+     * zero-filled tail, and returns the file ready for appends. A missing file or one with a bad
+     * header is recreated empty (the caller then scans the whole volume).
+     */
+    public static IdxFile load(Path path, long volumeId, RecordVisitor visitor) throws IOException {
+        if (!path.toFile().exists()) {
+            return create(path, volumeId);
+        }
+        FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
+            Volume.readFully(ch, h, 0);
+            h.flip();
+            if (h.remaining() < HEADER_SIZE || h.getInt(0) != MAGIC || h.getLong(8) != volumeId) {
+                ch.close();
+                return create(path, volumeId);
+            }
+            int version = Short.toUnsignedInt(h.getShort(4));
+            if (version != VERSION) {
+                throw new StoreException(StoreException.Reason.UNSUPPORTED_FORMAT,
+                        path + ": index format version " + version + " is not supported (this build reads " + VERSION + ")");
+            }
+            long pos = HEADER_SIZE;
+            long size = ch.size();
+            ByteBuffer buf = ByteBuffer.allocate(RECORD_SIZE * 8192).order(ByteOrder.BIG_ENDIAN);
+            CRC32C crc = new CRC32C();
+            outer:
+            while (pos < size) {
+                buf.clear();
+                Volume.readFully(ch, buf, pos);
+                buf.flip();
+                if (buf.remaining() < RECORD_SIZE) {
+                    break;
+                }
+                while (buf.remaining() >= RECORD_SIZE) {
+                    int r = buf.position();
+                    crc.reset();
+                    crc.update(buf.array(), r, R_CRC);
+                    if ((int) crc.getValue() != buf.getInt(r + R_CRC) || isZero(buf, r)) {
+                        break outer;
+                    }
+                    visitor.record(buf.getLong(r + R_KEY), buf.getInt(r + R_ALT),
+                            Integer.toUnsignedLong(buf.getInt(r + R_OFFSET)) << 3, buf.getInt(r + R_SIZE),
+                            (buf.getInt(r + R_FLAGS) & 1) != 0);
+                    buf.position(r + RECORD_SIZE);
+                    pos += RECORD_SIZE;
+                }
+            }
+            if (pos != size) {
+                ch.truncate(pos);
+                ch.force(true);
+            }
+            return new IdxFile(ch, pos);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    private static boolean isZero(ByteBuffer b, int r) {
+        for (int i = 0; i < RECORD_SIZE; i += 8) {
+            if (b.getLong(r + i) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Queues one record; written by the next {@link #flush}. */
+    public synchronized void append(long key, int alt, long offset, int dataSize, boolean deleted) {
+        if (pending.remaining() < RECORD_SIZE) {
+            ByteBuffer bigger = ByteBuffer.allocate(pending.capacity() * 2);
+            pending.flip();
+            bigger.put(pending);
+            pending = bigger;
+        }
+        int r = pending.position();
+        pending.putLong(key).putInt(alt).putInt((int) (offset >>> 3)).putInt(dataSize).putInt(deleted ? 1 : 0).putInt(0);
+        CRC32C crc = new CRC32C();
+        crc.update(pending.array(), r, R_CRC);
+        pending.putInt((int) crc.getValue());
+    }
+
+    /** Writes the queued records and, if {@code fsync}, forces them to disk. */
+    public synchronized void flush(boolean fsync) throws IOException {
+        if (closed) {
+            pending.clear(); // replaced by compaction, which wrote a complete checkpoint
+            return;
+        }
+        if (pending.position() == 0) {
+            return;
+        }
+        pending.flip();
+        int n = pending.remaining();
+        Volume.writeFully(channel, pending, fileEnd);
+        fileEnd += n;
+        pending.clear();
+        if (fsync) {
+            channel.force(false);
+        }
+    }
+
+    public synchronized long length() {
+        return fileEnd + pending.position();
+    }
+
+    /** Closes without writing queued records (what a crash does). */
+    synchronized void abandon() throws IOException {
+        closed = true;
+        channel.close();
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        try {
+            flush(true);
+        } finally {
+            closed = true;
+            channel.close();
+        }
+    }
+}

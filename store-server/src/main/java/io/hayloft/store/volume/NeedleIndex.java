@@ -1,0 +1,271 @@
+package io.hayloft.store.volume;
+
+/**
+ * The in-memory index of one volume: (key, alternate key) &rarr; (offset, length, deleted) for every
+ * needle, in two primitive arrays and no per-entry objects: 12 bytes per slot.
+ *
+ * <p>Open addressing with linear probing. A slot is an {@code int} tag (the low 32 bits of a 64-bit
+ * hash of (key, alt)) and a {@code long} packing:
+ * <pre>
+ * bits 63..33  offset / 8        31 bits: volumes up to 16 GiB
+ * bits 32..9   needle length / 8 24 bits: needles up to 128 MiB
+ * bit  8       deleted
+ * bits 7..0    8 more hash bits  (a 40-bit fingerprint with the tag)
+ * </pre>
+ * A packed value of 0 is an empty slot (offset 0 is the superblock, never a needle). The keys
+ * themselves are not stored: the needle header on disk holds them, so a fingerprint match is
+ * confirmed against the disk when it matters. A lookup returns its only candidate unconfirmed
+ * (the read that follows checks key and alt in the header it reads anyway); when two candidates
+ * share a fingerprint, or an insert meets an existing fingerprint with another offset (an
+ * overwrite, or a one-in-2^40 collision), the {@link KeyCheck} reads the header to decide. A
+ * deleted needle keeps its slot, marked by the deleted bit; compaction drops it.
+ *
+ * <p>The table grows by {@value #GROWTH}x when it passes a load of {@value #MAX_LOAD}; give a
+ * capacity hint (e.g. the record count of the {@code .idx}) to size it once on start.
+ *
+ * <p>Not thread-safe: {@link Volume} guards it with its own monitor.
+ */
+public final class NeedleIndex {
+    /** Confirms that the needle at {@code offset} has this key and alternate key (reads its header). */
+    @FunctionalInterface
+    public interface KeyCheck {
+        boolean matches(long offset, long key, int alt);
+    }
+
+    public static final double MAX_LOAD = 0.92;
+    public static final double GROWTH = 1.25;
+    /** Load a table sized by a hint starts at. */
+    public static final double TARGET_LOAD = 0.88;
+    public static final long MAX_OFFSET = (1L << 31) * 8 - 8;
+    public static final long MAX_LENGTH = ((1L << 24) - 1) * 8;
+
+    private static final long DELETED = 1L << 8;
+    private static final long FP_MASK = 0xFF;
+
+    private int[] tags;
+    private long[] slots;
+    private int count;
+    private int deleted;
+
+    public NeedleIndex(int expectedEntries) {
+        if (expectedEntries < 0) {
+            throw new IllegalArgumentException("expectedEntries must be >= 0, got " + expectedEntries);
+        }
+        int cap = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(16, (long) Math.ceil(expectedEntries / TARGET_LOAD)));
+        tags = new int[cap];
+        slots = new long[cap];
+    }
+
+    static long hash(long key, int alt) {
+        long h = key ^ (alt * 0x9E3779B97F4A7C15L) ^ 0x5DEECE66DL;
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        h ^= h >>> 33;
+        return h;
+    }
+
+    private static int home(int tag, int cap) {
+        return (int) (((tag & 0xFFFFFFFFL) * cap) >>> 32);
+    }
+
+    static long pack(long offset, long length, boolean isDeleted, long h) {
+        if (offset <= 0 || offset > MAX_OFFSET || (offset & 7) != 0) {
+            throw new IllegalArgumentException("needle offset " + offset + " is not an 8-aligned offset in 8.." + MAX_OFFSET);
+        }
+        if (length <= 0 || length > MAX_LENGTH || (length & 7) != 0) {
+            throw new IllegalArgumentException("needle length " + length + " is not an 8-aligned length in 8.." + MAX_LENGTH);
+        }
+        return ((offset >>> 3) << 33) | ((length >>> 3) << 9) | (isDeleted ? DELETED : 0) | ((h >>> 56) & FP_MASK);
+    }
+
+    /** Offset in bytes of a packed entry. */
+    public static long offset(long packed) {
+        return (packed >>> 33) << 3;
+    }
+
+    /** Needle length in bytes (header to padding) of a packed entry. */
+    public static long length(long packed) {
+        return ((packed >>> 9) & 0xFFFFFFL) << 3;
+    }
+
+    public static boolean isDeleted(long packed) {
+        return (packed & DELETED) != 0;
+    }
+
+    /** Entries (live and deleted). */
+    public int size() {
+        return count;
+    }
+
+    public int deletedCount() {
+        return deleted;
+    }
+
+    public int capacity() {
+        return slots.length;
+    }
+
+    /** Bytes held by the two arrays (array headers included), the whole cost of the index. */
+    public long memoryBytes() {
+        return 16L + 4L * tags.length + 16L + 8L * slots.length;
+    }
+
+    /**
+     * Records the needle of (key, alt) at {@code offset}. The highest offset wins: an older
+     * needle of the same key (found while replaying a checkpoint) is ignored.
+     *
+     * @return true if this needle is now the entry of (key, alt)
+     */
+    public boolean put(long key, int alt, long offset, long length, boolean isDeleted, KeyCheck check) {
+        long h = hash(key, alt);
+        long value = pack(offset, length, isDeleted, h);
+        int tag = (int) h;
+        int cap = slots.length;
+        int i = home(tag, cap);
+        while (true) {
+            long s = slots[i];
+            if (s == 0) {
+                break;
+            }
+            if (tags[i] == tag && ((s ^ value) & FP_MASK) == 0) {
+                long o = offset(s);
+                if (o == offset || check.matches(o, key, alt)) {
+                    if (o > offset) {
+                        return false;
+                    }
+                    if (isDeleted(s) != isDeleted) {
+                        deleted += isDeleted ? 1 : -1;
+                    }
+                    slots[i] = value;
+                    return true;
+                }
+            }
+            i = i + 1 == cap ? 0 : i + 1;
+        }
+        if (count + 1 > (long) (cap * MAX_LOAD)) {
+            grow();
+            return put(key, alt, offset, length, isDeleted, check);
+        }
+        tags[i] = tag;
+        slots[i] = value;
+        count++;
+        if (isDeleted) {
+            deleted++;
+        }
+        return true;
+    }
+
+    /**
+     * The packed entry of (key, alt), or 0. With a single fingerprint candidate it is returned
+     * without a disk check; the caller must compare the key and alt in the needle it then reads.
+     */
+    public long get(long key, int alt, KeyCheck check) {
+        long h = hash(key, alt);
+        int tag = (int) h;
+        long fp = (h >>> 56) & FP_MASK;
+        int cap = slots.length;
+        int i = home(tag, cap);
+        long found = 0;
+        boolean multiple = false;
+        while (true) {
+            long s = slots[i];
+            if (s == 0) {
+                break;
+            }
+            if (tags[i] == tag && (s & FP_MASK) == fp) {
+                if (found == 0) {
+                    found = s;
+                } else {
+                    multiple = true;
+                }
+            }
+            i = i + 1 == cap ? 0 : i + 1;
+        }
+        if (!multiple) {
+            return found;
+        }
+        i = home(tag, cap);
+        while (slots[i] != 0) {
+            long s = slots[i];
+            if (tags[i] == tag && (s & FP_MASK) == fp && check.matches(offset(s), key, alt)) {
+                return s;
+            }
+            i = i + 1 == cap ? 0 : i + 1;
+        }
+        return 0;
+    }
+
+    /** True if the current entry of (key, alt) is the live needle at {@code offset}. */
+    public boolean isLiveAt(long key, int alt, long offset) {
+        long s = findAt(key, alt, offset);
+        return s != 0 && !isDeleted(s);
+    }
+
+    /** Marks the entry of the needle of (key, alt) at {@code offset} deleted; false if none. */
+    public boolean markDeletedAt(long key, int alt, long offset) {
+        long h = hash(key, alt);
+        int tag = (int) h;
+        long fp = (h >>> 56) & FP_MASK;
+        int cap = slots.length;
+        for (int i = home(tag, cap); slots[i] != 0; i = i + 1 == cap ? 0 : i + 1) {
+            long s = slots[i];
+            if (tags[i] == tag && (s & FP_MASK) == fp && offset(s) == offset) {
+                if (!isDeleted(s)) {
+                    slots[i] = s | DELETED;
+                    deleted++;
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private long findAt(long key, int alt, long offset) {
+        long h = hash(key, alt);
+        int tag = (int) h;
+        long fp = (h >>> 56) & FP_MASK;
+        int cap = slots.length;
+        for (int i = home(tag, cap); slots[i] != 0; i = i + 1 == cap ? 0 : i + 1) {
+            long s = slots[i];
+            if (tags[i] == tag && (s & FP_MASK) == fp && offset(s) == offset) {
+                return s;
+            }
+        }
+        return 0;
+    }
+
+    /** Visits every entry: packed values, for statistics and the {@code .idx} rewrite. */
+    public void forEach(java.util.function.LongConsumer visitor) {
+        for (long s : slots) {
+            if (s != 0) {
+                visitor.accept(s);
+            }
+        }
+    }
+
+    private void grow() {
+        int[] oldTags = tags;
+        long[] oldSlots = slots;
+        long newCap = Math.max(oldSlots.length + 16, (long) (oldSlots.length * GROWTH));
+        if (newCap > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("needle index cannot grow beyond " + oldSlots.length + " slots");
+        }
+        int cap = (int) newCap;
+        tags = new int[cap];
+        slots = new long[cap];
+        for (int j = 0; j < oldSlots.length; j++) {
+            long s = oldSlots[j];
+            if (s == 0) {
+                continue;
+            }
+            int i = home(oldTags[j], cap);
+            while (slots[i] != 0) {
+                i = i + 1 == cap ? 0 : i + 1;
+            }
+            tags[i] = oldTags[j];
+            slots[i] = s;
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.hayloft.store.volume;
+
+import io.hayloft.store.StoreException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
+/**
+ * The first {@value #SIZE} bytes of a volume file. Big-endian.
+ *
+ * <pre>
+ * offset size field
+ *      0    4 magic            0x484C5653 ("HLVS")
+ *      4    2 format version   1 (other versions are refused)
+ *      6    2 flags            bit 0: read-only (sealed); other bits 0
+ *      8    8 volume id        signed 64-bit, &ge; 0
+ *     16    8 creation time    milliseconds since the epoch
+ *     24    4 CRC32C           of bytes 0..23
+ *     28    4 reserved         0
+ * </pre>
+ * The first needle starts at offset {@value #SIZE}. The flags are rewritten in place (with the
+ * CRC) when a volume is sealed.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public record Superblock(int version, int flags, long volumeId, long createdMillis) {
+    public static final int MAGIC = 0x484C5653;
+    public static final int VERSION = 1;
+    public static final int FLAG_READ_ONLY = 1;
+
+    static final int OFF_MAGIC = 0;
+    static final int OFF_VERSION = 4;
+    static final int OFF_FLAGS = 6;
+    static final int OFF_VOLUME_ID = 8;
+    static final int OFF_CREATED = 16;
+    static final int OFF_CRC = 24;
+    static final int OFF_RESERVED = 28;
+    public static final int SIZE = OFF_RESERVED + 4;
+
+    public boolean readOnly() {
+        return (flags & FLAG_READ_ONLY) != 0;
+    }
+
+    public Superblock withFlags(int newFlags) {
+        return new Superblock(version, newFlags, volumeId, createdMillis);
+    }
+
+    public ByteBuffer encode() {
+        ByteBuffer b = ByteBuffer.allocate(SIZE).order(ByteOrder.BIG_ENDIAN);
+        b.putInt(OFF_MAGIC, MAGIC);
+        b.putShort(OFF_VERSION, (short) version);
+        b.putShort(OFF_FLAGS, (short) flags);
+        b.putLong(OFF_VOLUME_ID, volumeId);
+        b.putLong(OFF_CREATED, createdMillis);
+        CRC32C crc = new CRC32C();
+        crc.update(b.array(), 0, OFF_CRC);
+        b.putInt(OFF_CRC, (int) crc.getValue());
+        b.putInt(OFF_RESERVED, 0);
+        return b;
+    }
+
+    /** Parses and checks a superblock; {@code where} names the file in error messages. */
+    public static Superblock decode(ByteBuffer b, String where) {
+        if (b.remaining() < SIZE) {
+            throw new StoreException(StoreException.Reason.CORRUPT_FILE,
+                    where + ": file shorter than the " + SIZE + "-byte superblock");
+        }
+        int p = b.position();
+        int magic = b.getInt(p + OFF_MAGIC);
+        if (magic != MAGIC) {
+            throw new StoreException(StoreException.Reason.CORRUPT_FILE,
+                    where + ": not a Hayloft volume (magic 0x" + Integer.toHexString(magic) + ")");
+        }
+        int version = Short.toUnsignedInt(b.getShort(p + OFF_VERSION));
+        if (version != VERSION) {
+            throw new StoreException(StoreException.Reason.UNSUPPORTED_FORMAT,
+                    where + ": volume format version " + version + " is not supported (this build reads " + VERSION + ")");
+        }
+        CRC32C crc = new CRC32C();
+        ByteBuffer head = b.duplicate();
+        head.position(p).limit(p + OFF_CRC);
+        crc.update(head);
+        if ((int) crc.getValue() != b.getInt(p + OFF_CRC)) {
+            throw new StoreException(StoreException.Reason.CORRUPT_FILE, where + ": superblock CRC mismatch");
+        }
+        return new Superblock(version, Short.toUnsignedInt(b.getShort(p + OFF_FLAGS)), b.getLong(p + OFF_VOLUME_ID),
+                b.getLong(p + OFF_CREATED));
+    }
+}

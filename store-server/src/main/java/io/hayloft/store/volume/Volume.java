@@ -1,0 +1,590 @@
+package io.hayloft.store.volume;
+
+import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreException.Reason;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One physical volume: the append-only file {@code <id>.dat} ({@link Superblock}, then
+ * {@link Needle}s), its in-memory {@link NeedleIndex} and its {@link IdxFile} checkpoint.
+ *
+ * <p>Writes append under {@code appendLock} and are made durable by a group commit: the first
+ * writer to reach {@link #sync} forces the file for every byte appended so far, and the writers
+ * queued behind it find their bytes already durable (policy {@link Fsync#ALWAYS}; with
+ * {@link Fsync#NEVER} the OS decides, which survives a process crash but not a power loss). A
+ * batch is one append and one sync. Reads take one positional read of the whole needle and check
+ * magics, key, cookie, flags and CRC. Compaction ({@link Compactor}) swaps the file, index and
+ * checkpoint under {@code swapLock}'s write lock, which reads and syncs hold for reading.
+ *
+ * <p>Thread-safe. Lock order: appendLock, then swapLock, then the monitors of the compaction
+ * mutex, sync monitor and index (an index monitor is never held while taking another lock).
+ */
+public final class Volume implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(Volume.class);
+
+    /** When writes are forced to disk before they are acknowledged. */
+    public enum Fsync { ALWAYS, NEVER }
+
+    /**
+     * @param sizeLimit bytes; a write that would pass it seals the volume read-only
+     */
+    public record Options(long sizeLimit, Fsync fsync) {
+        public Options {
+            Objects.requireNonNull(fsync, "fsync");
+            if (sizeLimit < Superblock.SIZE + 64 || sizeLimit > NeedleIndex.MAX_OFFSET) {
+                throw new IllegalArgumentException("volume size limit " + sizeLimit + " is outside "
+                        + (Superblock.SIZE + 64) + ".." + NeedleIndex.MAX_OFFSET);
+            }
+        }
+    }
+
+    /** One needle of a write: data is read from its position to its limit, not consumed. */
+    public record NeedleWrite(long key, int alt, long cookie, ByteBuffer data) {
+    }
+
+    /** The durable state compaction swaps as a whole. */
+    static final class Segment {
+        final FileChannel channel;
+        final NeedleIndex index;
+        final IdxFile idx;
+        volatile long end;
+        volatile long durable;
+
+        Segment(FileChannel channel, NeedleIndex index, IdxFile idx, long end) {
+            this.channel = channel;
+            this.index = index;
+            this.idx = idx;
+            this.end = end;
+            this.durable = end;
+        }
+    }
+
+    final Path dir;
+    final long id;
+    final Options options;
+    final ReentrantLock appendLock = new ReentrantLock();
+    final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
+    final Object compactionMutex = new Object();
+    private final Object syncMonitor = new Object();
+    volatile Segment seg;
+    volatile Superblock superblock;
+    volatile Compactor.Target compaction;
+    private volatile boolean closed;
+
+    private Volume(Path dir, long id, Options options, Segment seg, Superblock sb) {
+        this.dir = dir;
+        this.id = id;
+        this.options = options;
+        this.seg = seg;
+        this.superblock = sb;
+    }
+
+    public static Path datPath(Path dir, long id) {
+        return dir.resolve(id + ".dat");
+    }
+
+    public static Path idxPath(Path dir, long id) {
+        return dir.resolve(id + ".idx");
+    }
+
+    /** Creates a new empty volume; refuses if one exists. */
+    public static Volume create(Path dir, long id, Options options) throws IOException {
+        if (id < 0) {
+            throw new IllegalArgumentException("volume id must be >= 0, got " + id);
+        }
+        Path dat = datPath(dir, id);
+        if (Files.exists(dat)) {
+            throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists in " + dir);
+        }
+        Path tmp = dir.resolve(id + ".dat.new");
+        Superblock sb = new Superblock(Superblock.VERSION, 0, id, System.currentTimeMillis());
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+            writeFully(ch, sb.encode(), 0);
+            ch.force(true);
+        }
+        IdxFile.create(idxPath(dir, id), id).close();
+        Files.move(tmp, dat, StandardCopyOption.ATOMIC_MOVE);
+        syncDirectory(dir);
+        return open(dir, id, options);
+    }
+
+    /**
+     * Opens a volume and recovers it: finishes or undoes an interrupted compaction, loads the
+     * {@code .idx}, checks the last needle it names, scans the tail for needles it does not name
+     * (appending their records), and truncates a torn or zero-filled tail.
+     */
+    public static Volume open(Path dir, long id, Options options) throws IOException {
+        CompactionCommit.recover(dir, id);
+        Path dat = datPath(dir, id);
+        if (!Files.exists(dat)) {
+            throw new StoreException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found in " + dir);
+        }
+        FileChannel ch = FileChannel.open(dat, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            ByteBuffer sbBuf = ByteBuffer.allocate(Superblock.SIZE);
+            readFully(ch, sbBuf, 0);
+            sbBuf.flip();
+            Superblock sb = Superblock.decode(sbBuf, dat.toString());
+            if (sb.volumeId() != id) {
+                throw new StoreException(Reason.CORRUPT_FILE, dat + " holds volume " + sb.volumeId() + ", not " + id);
+            }
+            long fileSize = ch.size();
+            Path idxPath = idxPath(dir, id);
+            long hint = Files.exists(idxPath) ? Files.size(idxPath) / IdxFile.RECORD_SIZE : 0;
+            NeedleIndex index = new NeedleIndex((int) Math.min(hint, Integer.MAX_VALUE / 2));
+            NeedleIndex.KeyCheck check = keyCheck(ch);
+            long[] maxEnd = {Superblock.SIZE, 0};
+            IdxFile idx = IdxFile.load(idxPath, id, (key, alt, offset, size, deleted) -> {
+                long len = Needle.totalLength(Integer.toUnsignedLong(size));
+                if (offset < Superblock.SIZE || offset + len > fileSize) {
+                    return; // a record the volume does not back (written with fsync off): rescanned below
+                }
+                index.put(key, alt, offset, len, deleted, check);
+                if (offset + len > maxEnd[0]) {
+                    maxEnd[0] = offset + len;
+                    maxEnd[1] = offset;
+                }
+            });
+            Volume v;
+            long scanFrom = maxEnd[0];
+            if (maxEnd[1] != 0 && !needleValid(ch, maxEnd[1])) {
+                LOG.warn("volume {}: the last needle its .idx names (offset {}) fails its check; rebuilding from a full scan",
+                        id, maxEnd[1]);
+                idx.abandon();
+                idx = IdxFile.create(idxPath, id);
+                v = new Volume(dir, id, options, new Segment(ch, new NeedleIndex(0), idx, Superblock.SIZE), sb);
+                scanFrom = Superblock.SIZE;
+            } else {
+                v = new Volume(dir, id, options, new Segment(ch, index, idx, scanFrom), sb);
+            }
+            v.scanTail(scanFrom, fileSize);
+            return v;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    private static boolean needleValid(FileChannel ch, long offset) throws IOException {
+        ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+        readFully(ch, h, offset);
+        h.flip();
+        if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC) {
+            return false;
+        }
+        long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
+        if (n > Needle.MAX_DATA_SIZE) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
+        readFully(ch, b, offset);
+        b.flip();
+        return Needle.check(b) == Needle.Check.OK;
+    }
+
+    /** Indexes the valid needles from {@code from}, truncates at the first invalid one. */
+    private void scanTail(long from, long fileSize) throws IOException {
+        Segment s = seg;
+        long pos = from;
+        int orphans = 0;
+        ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+        String stop = "end of file";
+        while (pos < fileSize) {
+            h.clear();
+            readFully(s.channel, h, pos);
+            h.flip();
+            if (h.remaining() < Needle.HEADER_SIZE) {
+                stop = "short header";
+                break;
+            }
+            if (h.getInt(0) != Needle.HEADER_MAGIC) {
+                stop = "bad header magic";
+                break;
+            }
+            long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
+            if (n > Needle.MAX_DATA_SIZE || pos + Needle.totalLength(n) > fileSize) {
+                stop = "needle runs past the end of the file";
+                break;
+            }
+            ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
+            readFully(s.channel, b, pos);
+            b.flip();
+            Needle.Check c = Needle.check(b);
+            if (c != Needle.Check.OK) {
+                stop = "needle check " + c;
+                break;
+            }
+            boolean deleted = (Needle.flags(b) & Needle.FLAG_DELETED) != 0;
+            s.index.put(Needle.key(b), Needle.alt(b), pos, b.remaining(), deleted, keyCheck(s.channel));
+            s.idx.append(Needle.key(b), Needle.alt(b), pos, Needle.dataSize(b), deleted);
+            pos += b.remaining();
+            orphans++;
+        }
+        if (pos < fileSize) {
+            LOG.warn("volume {}: truncating {} bytes at offset {} ({})", id, fileSize - pos, pos, stop);
+            s.channel.truncate(pos);
+            s.channel.force(true);
+        }
+        if (orphans > 0) {
+            LOG.info("volume {}: indexed {} needles past the checkpoint", id, orphans);
+        }
+        s.idx.flush(true);
+        s.end = pos;
+        s.durable = pos;
+    }
+
+    static NeedleIndex.KeyCheck keyCheck(FileChannel ch) {
+        return (offset, key, alt) -> {
+            ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+            try {
+                readFully(ch, h, offset);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            h.flip();
+            return h.remaining() == Needle.HEADER_SIZE && h.getInt(0) == Needle.HEADER_MAGIC
+                    && h.getLong(Needle.OFF_KEY) == key && h.getInt(Needle.OFF_ALT) == alt;
+        };
+    }
+
+    public long id() {
+        return id;
+    }
+
+    public boolean readOnly() {
+        return superblock.readOnly();
+    }
+
+    /** Appends one needle; durable on return under {@link Fsync#ALWAYS}. */
+    public void write(long key, int alt, long cookie, ByteBuffer data) throws IOException {
+        write(List.of(new NeedleWrite(key, alt, cookie, data)));
+    }
+
+    /** Appends a batch of needles with one write and one sync (Haystack's multi-write). */
+    public void write(List<NeedleWrite> batch) throws IOException {
+        if (batch.isEmpty()) {
+            return;
+        }
+        long total = 0;
+        for (NeedleWrite w : batch) {
+            Needle.checkDataSize(w.data().remaining());
+            total += Needle.totalLength(w.data().remaining());
+        }
+        if (total > Integer.MAX_VALUE - 16) {
+            throw new StoreException(Reason.NEEDLE_TOO_LARGE, "batch of " + total + " bytes is too large for one write");
+        }
+        ByteBuffer buf = ByteBuffer.allocate((int) total);
+        for (NeedleWrite w : batch) {
+            Needle.encode(buf, w.cookie(), w.key(), w.alt(), 0, w.data());
+        }
+        buf.flip();
+        Segment s;
+        long pos;
+        appendLock.lock();
+        try {
+            checkOpen();
+            s = seg;
+            if (superblock.readOnly()) {
+                throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is read-only");
+            }
+            if (s.end + total > options.sizeLimit()) {
+                sealLocked();
+                throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is full (" + s.end + " of "
+                        + options.sizeLimit() + " bytes, write needs " + total + "); it is now read-only");
+            }
+            pos = s.end;
+            writeFully(s.channel, buf, pos);
+            s.end = pos + total;
+            NeedleIndex.KeyCheck check = keyCheck(s.channel);
+            synchronized (s.index) {
+                long off = pos;
+                for (NeedleWrite w : batch) {
+                    long len = Needle.totalLength(w.data().remaining());
+                    s.index.put(w.key(), w.alt(), off, len, false, check);
+                    off += len;
+                }
+            }
+        } finally {
+            appendLock.unlock();
+        }
+        sync(s, pos + total);
+        long off = pos;
+        for (NeedleWrite w : batch) {
+            s.idx.append(w.key(), w.alt(), off, w.data().remaining(), false);
+            off += Needle.totalLength(w.data().remaining());
+        }
+    }
+
+    /** Forces the file up to {@code upTo}, sharing one force among concurrent writers. */
+    private void sync(Segment s, long upTo) throws IOException {
+        if (options.fsync() == Fsync.NEVER) {
+            return;
+        }
+        swapLock.readLock().lock();
+        try {
+            if (seg != s) {
+                return; // a compaction committed: it forced everything written before the swap
+            }
+            synchronized (syncMonitor) {
+                if (s.durable >= upTo) {
+                    return;
+                }
+                long target = s.end;
+                s.channel.force(false);
+                s.durable = target;
+            }
+        } finally {
+            swapLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Reads a needle's data with one positional read; verifies key, alternate key, cookie, flags
+     * and CRC. A wrong cookie, a deleted or a missing needle all fail with
+     * {@link Reason#NEEDLE_NOT_FOUND} and the same message.
+     */
+    public ByteBuffer read(long key, int alt, long cookie) throws IOException {
+        swapLock.readLock().lock();
+        try {
+            checkOpen();
+            Segment s = seg;
+            long e;
+            synchronized (s.index) {
+                e = s.index.get(key, alt, keyCheck(s.channel));
+            }
+            if (e == 0 || NeedleIndex.isDeleted(e)) {
+                throw notFound(key, alt);
+            }
+            long off = NeedleIndex.offset(e);
+            ByteBuffer b = ByteBuffer.allocate((int) NeedleIndex.length(e));
+            readFully(s.channel, b, off);
+            b.flip();
+            if (b.remaining() >= Needle.HEADER_SIZE && b.getInt(0) == Needle.HEADER_MAGIC
+                    && (Needle.key(b) != key || Needle.alt(b) != alt)) {
+                throw notFound(key, alt); // a fingerprint collision in the index
+            }
+            Needle.Check c = Needle.check(b);
+            if (c != Needle.Check.OK) {
+                throw new StoreException(Reason.NEEDLE_CORRUPT, "needle " + key + "/" + alt + " at offset " + off
+                        + " of volume " + id + " fails its check: " + c);
+            }
+            if ((Needle.flags(b) & Needle.FLAG_DELETED) != 0) {
+                synchronized (s.index) {
+                    s.index.markDeletedAt(key, alt, off); // a delete the checkpoint did not know
+                }
+                throw notFound(key, alt);
+            }
+            if (Needle.cookie(b) != cookie) {
+                throw notFound(key, alt);
+            }
+            return Needle.data(b);
+        } finally {
+            swapLock.readLock().unlock();
+        }
+    }
+
+    private StoreException notFound(long key, int alt) {
+        return new StoreException(Reason.NEEDLE_NOT_FOUND, "needle " + Long.toUnsignedString(key) + "/"
+                + Integer.toUnsignedString(alt) + " not found in volume " + id);
+    }
+
+    /**
+     * Deletes a needle: sets its flag on disk (forced under {@link Fsync#ALWAYS}) and in memory,
+     * and in the compacted copy if a compaction is running.
+     */
+    public void delete(long key, int alt, long cookie) throws IOException {
+        appendLock.lock();
+        try {
+            checkOpen();
+            Segment s = seg;
+            long e;
+            synchronized (s.index) {
+                e = s.index.get(key, alt, keyCheck(s.channel));
+            }
+            if (e == 0 || NeedleIndex.isDeleted(e)) {
+                throw notFound(key, alt);
+            }
+            long off = NeedleIndex.offset(e);
+            ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+            readFully(s.channel, h, off);
+            h.flip();
+            if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC
+                    || Needle.key(h) != key || Needle.alt(h) != alt || Needle.cookie(h) != cookie) {
+                throw notFound(key, alt);
+            }
+            int flags = Needle.flags(h);
+            if ((flags & Needle.FLAG_DELETED) == 0) {
+                writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
+                        off + Needle.OFF_FLAGS);
+            }
+            synchronized (s.index) {
+                s.index.markDeletedAt(key, alt, off);
+            }
+            if ((flags & Needle.FLAG_DELETED) != 0) {
+                throw notFound(key, alt);
+            }
+            Compactor.Target t = compaction;
+            if (t != null) {
+                synchronized (compactionMutex) {
+                    t.deleteIfCopied(key, alt);
+                }
+            }
+            if (options.fsync() == Fsync.ALWAYS) {
+                s.channel.force(false);
+                if (t != null) {
+                    t.channel.force(false);
+                }
+            }
+            s.idx.append(key, alt, off, Needle.dataSize(h), true);
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** Marks the volume read-only, on disk (superblock flag, forced) and in memory. */
+    public void seal() throws IOException {
+        appendLock.lock();
+        try {
+            checkOpen();
+            sealLocked();
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    private void sealLocked() throws IOException {
+        if (superblock.readOnly()) {
+            return;
+        }
+        Superblock sb = superblock.withFlags(superblock.flags() | Superblock.FLAG_READ_ONLY);
+        writeFully(seg.channel, sb.encode(), 0);
+        seg.channel.force(false);
+        superblock = sb;
+        LOG.info("volume {} sealed read-only", id);
+    }
+
+    /** Reads {@code length} raw bytes of the volume file at {@code offset} (for the raid-node). */
+    public ByteBuffer readRaw(long offset, int length) throws IOException {
+        swapLock.readLock().lock();
+        try {
+            checkOpen();
+            Segment s = seg;
+            if (offset < 0 || length < 0 || offset + length > s.end) {
+                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside volume "
+                        + id + " (0.." + s.end + ")");
+            }
+            ByteBuffer b = ByteBuffer.allocate(length);
+            readFully(s.channel, b, offset);
+            b.flip();
+            return b;
+        } finally {
+            swapLock.readLock().unlock();
+        }
+    }
+
+    /** A snapshot of the volume's counters. */
+    public record Status(long id, boolean readOnly, long sizeBytes, long sizeLimit, int needles, int deleted,
+                         long indexBytes, boolean compacting, long createdMillis) {
+    }
+
+    public Status status() {
+        swapLock.readLock().lock();
+        try {
+            Segment s = seg;
+            synchronized (s.index) {
+                return new Status(id, superblock.readOnly(), s.end, options.sizeLimit(), s.index.size() - s.index.deletedCount(),
+                        s.index.deletedCount(), s.index.memoryBytes(), compaction != null, superblock.createdMillis());
+            }
+        } finally {
+            swapLock.readLock().unlock();
+        }
+    }
+
+    /** Writes queued {@code .idx} records (called periodically by the store). */
+    public void flushIndex() throws IOException {
+        seg.idx.flush(options.fsync() == Fsync.ALWAYS);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("volume " + id + " is closed");
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        appendLock.lock();
+        swapLock.writeLock().lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                seg.idx.close();
+            } finally {
+                seg.channel.close();
+            }
+        } finally {
+            swapLock.writeLock().unlock();
+            appendLock.unlock();
+        }
+    }
+
+    /** Closes the files without writing queued {@code .idx} records: what a crash leaves. */
+    public void abandon() throws IOException {
+        closed = true;
+        seg.idx.abandon();
+        seg.channel.close();
+        Compactor.Target t = compaction;
+        if (t != null) {
+            t.abandon();
+        }
+    }
+
+    static void readFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
+        while (b.hasRemaining()) {
+            int n = ch.read(b, pos);
+            if (n < 0) {
+                return;
+            }
+            pos += n;
+        }
+    }
+
+    static void readExactly(FileChannel ch, ByteBuffer b, long pos) throws IOException {
+        readFully(ch, b, pos);
+        if (b.hasRemaining()) {
+            throw new EOFException("unexpected end of file at " + (pos + b.position()));
+        }
+    }
+
+    static void writeFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
+        while (b.hasRemaining()) {
+            pos += ch.write(b, pos);
+        }
+    }
+
+    /** Forces a directory's entries (renames, creates, deletes) to disk. */
+    public static void syncDirectory(Path dir) throws IOException {
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
+        }
+    }
+}
