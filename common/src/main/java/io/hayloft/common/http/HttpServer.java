@@ -61,6 +61,7 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel channel;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
                        int ioThreads) throws InterruptedException {
@@ -118,8 +119,12 @@ public final class HttpServer implements AutoCloseable {
         return inFlight.get();
     }
 
+    /** Stops accepting, closes the listener and the event loops. Idempotent. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         channel.close().syncUninterruptibly();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();

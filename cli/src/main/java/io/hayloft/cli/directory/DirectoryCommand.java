@@ -1,0 +1,49 @@
+package io.hayloft.cli.directory;
+
+import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.directory.DirectoryConfig;
+import io.hayloft.directory.DirectoryServer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code hayloft directory}: runs a directory server until it is stopped (SIGTERM or Ctrl-C). */
+@Command(name = "directory", mixinStandardHelpOptions = true,
+        description = {"Run a directory server: cluster metadata in RocksDB, assign and lookup, health checks.",
+                "Configuration keys and defaults: see docs/directory-api.md and DirectoryConfig; any key can be overridden as key=value."},
+        footer = {"", "Examples:", "  hayloft directory --init dataDir=/var/lib/hayloft/directory port=7000",
+                "  hayloft directory --config directory.yaml clusterSecret=$SECRET"})
+public final class DirectoryCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file")
+    Path config;
+
+    @Option(names = "--init", description = "create a new, empty cluster database if none exists (otherwise a missing database is an error)")
+    boolean init;
+
+    @Parameters(paramLabel = "KEY=VALUE", arity = "0..*", description = "configuration overrides, e.g. port=7000 dataDir=/data/dir")
+    List<String> overrides = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        DirectoryConfig c = ConfigLoader.load(config, overrides, DirectoryConfig.class);
+        if (init) {
+            c.init = true;
+        }
+        c.validate();
+        CountDownLatch stopped = new CountDownLatch(1);
+        DirectoryServer server = DirectoryServer.start(c);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "hayloft-directory-shutdown"));
+        System.out.println("hayloft directory listening on " + server.address() + " (data " + c.dataDir + ")");
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,375 @@
+package io.hayloft.directory;
+
+import io.hayloft.common.http.ApiException;
+import io.hayloft.common.wire.Wire;
+import io.hayloft.common.wire.WriteToken;
+import io.hayloft.directory.meta.KeyAllocator;
+import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.directory.meta.PhotoMeta;
+import io.hayloft.directory.meta.StoreInfo;
+import io.hayloft.directory.meta.StoreInfo.StoreState;
+import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The directory's logic, independent of HTTP: stores and their heartbeats, logical volumes and their
+ * placement and life cycle, photo metadata and key assignment, read routing. State lives in the
+ * {@link MetaStore}; this class adds the rules.
+ *
+ * <p>Thread-safe. Changes to stores and volumes are serialised on this object (they are rare);
+ * assign and lookup run concurrently, except when assign must first create a volume.
+ */
+public final class Directory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Directory.class);
+    /** Assign leaves a volume once it is this full, so in-flight writes still fit under the limit. */
+    static final double FULL_FRACTION = 0.95;
+    static final int MAX_ASSIGN = 1000;
+
+    private final DirectoryConfig config;
+    private final MetaStore meta;
+    private final StoreAdmin stores;
+    private final Clock clock;
+    private final KeyAllocator keys;
+    private final WriteToken tokens;
+    private final SecureRandom random = new SecureRandom();
+    private final AtomicInteger rotation = new AtomicInteger();
+
+    public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
+        this.config = config;
+        this.meta = meta;
+        this.stores = stores;
+        this.clock = clock;
+        this.keys = new KeyAllocator(meta, config.keyRangeSize);
+        this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
+    }
+
+    public DirectoryConfig config() {
+        return config;
+    }
+
+    public MetaStore meta() {
+        return meta;
+    }
+
+    // ------------------------------------------------------------------ stores
+
+    /** Registers a store on its first heartbeat; afterwards updates its space and its volumes' sizes. */
+    public synchronized StoreInfo heartbeat(Wire.Heartbeat hb) {
+        if (hb.storeId() == null || hb.storeId().isBlank() || hb.address() == null || hb.address().isBlank()) {
+            throw DirectoryHttp.badRequest("heartbeat needs storeId and address");
+        }
+        long now = clock.millis();
+        StoreInfo s = meta.store(hb.storeId());
+        if (s == null) {
+            s = new StoreInfo(hb.storeId(), hb.address(), hb.rack() == null ? "default" : hb.rack(), hb.capacityBytes(),
+                    hb.freeBytes(), now, StoreState.UP, 0, null);
+            LOG.info("store {} registered at {} on rack {}", s.id(), s.address(), s.rack());
+        } else {
+            s = new StoreInfo(s.id(), hb.address(), hb.rack() == null ? s.rack() : hb.rack(), hb.capacityBytes(),
+                    hb.freeBytes(), now, s.state(), s.failures(), s.lastError());
+        }
+        meta.putStore(s);
+        for (Wire.VolumeReport r : hb.volumes()) {
+            VolumeInfo v = meta.volume(r.id());
+            if (v == null || !v.replicas().contains(s.id())) {
+                continue;
+            }
+            VolumeInfo updated = v.withSize(r.sizeBytes());
+            if (updated.state() == VolumeState.WRITABLE) {
+                if (r.readOnly()) {
+                    updated = updated.withState(VolumeState.READ_ONLY, "store " + s.id() + " reports its replica read-only");
+                } else if (updated.sizeBytes() >= (long) (updated.limitBytes() * FULL_FRACTION)) {
+                    updated = updated.withState(VolumeState.READ_ONLY, "full: " + updated.sizeBytes() + " of " + updated.limitBytes() + " bytes");
+                }
+                if (updated.state() != VolumeState.WRITABLE) {
+                    LOG.info("volume {} marked read-only: {}", v.id(), updated.reason());
+                }
+            }
+            if (!updated.equals(v)) {
+                meta.putVolume(updated);
+            }
+        }
+        return s;
+    }
+
+    public List<StoreInfo> stores() {
+        return meta.stores();
+    }
+
+    /** An operator brings a FAILED store back; its volumes stay read-only. */
+    public synchronized StoreInfo restore(String storeId) {
+        StoreInfo s = meta.store(storeId);
+        if (s == null) {
+            throw DirectoryErrors.UNKNOWN_STORE.exception("no store " + storeId);
+        }
+        StoreInfo up = s.withState(StoreState.UP, 0, null);
+        meta.putStore(up);
+        LOG.info("store {} restored by operator", storeId);
+        return up;
+    }
+
+    /** The health checker's verdict on one probe. */
+    synchronized void probeResult(String storeId, String error, int consecutiveSuccesses) {
+        StoreInfo s = meta.store(storeId);
+        if (s == null) {
+            return;
+        }
+        if (error == null) {
+            if (s.state() == StoreState.FAILED && config.autoRestore && consecutiveSuccesses >= config.failureThreshold) {
+                LOG.info("store {} passed {} probes in a row; restored", storeId, consecutiveSuccesses);
+                meta.putStore(s.withState(StoreState.UP, 0, null));
+            } else if (s.failures() != 0) {
+                meta.putStore(s.withState(s.state(), 0, s.lastError()));
+            }
+            return;
+        }
+        int failures = s.failures() + 1;
+        if (s.state() == StoreState.UP && failures >= config.failureThreshold) {
+            LOG.warn("store {} at {} failed {} probes in a row ({}); marking it FAILED and its volumes read-only",
+                    storeId, s.address(), failures, error);
+            meta.putStore(s.withState(StoreState.FAILED, failures, error));
+            for (VolumeInfo v : meta.volumes()) {
+                if (v.state() == VolumeState.WRITABLE && v.replicas().contains(storeId)) {
+                    meta.putVolume(v.withState(VolumeState.READ_ONLY, "store " + storeId + " failed: " + error));
+                }
+            }
+        } else {
+            meta.putStore(s.withState(s.state(), failures, error));
+        }
+    }
+
+    // ------------------------------------------------------------------ volumes
+
+    public List<VolumeInfo> volumes() {
+        return meta.volumes();
+    }
+
+    public VolumeInfo volume(int id) {
+        VolumeInfo v = meta.volume(id);
+        if (v == null) {
+            throw DirectoryErrors.UNKNOWN_VOLUME.exception("no logical volume " + id);
+        }
+        return v;
+    }
+
+    public synchronized VolumeInfo markReadOnly(int id, String reason) {
+        VolumeInfo v = volume(id);
+        if (v.state() != VolumeState.WRITABLE) {
+            return v;
+        }
+        VolumeInfo ro = v.withState(VolumeState.READ_ONLY, reason == null || reason.isBlank() ? "operator" : reason);
+        meta.putVolume(ro);
+        LOG.info("volume {} marked read-only: {}", id, ro.reason());
+        return ro;
+    }
+
+    /**
+     * Creates {@code count} logical volumes, each on {@code replication} distinct stores (distinct
+     * racks when possible). A volume is recorded before its replicas are created; if any replica
+     * fails it stays recorded, read-only with the reason, so nothing is orphaned silently.
+     */
+    public synchronized List<VolumeInfo> createVolumes(int count) {
+        if (count < 1 || count > 100) {
+            throw DirectoryHttp.badRequest("count must be in 1..100, was " + count);
+        }
+        List<VolumeInfo> created = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Map<String, Integer> perStore = new HashMap<>();
+            for (VolumeInfo v : meta.volumes()) {
+                for (String s : v.replicas()) {
+                    perStore.merge(s, 1, Integer::sum);
+                }
+            }
+            List<String> chosen = Placement.choose(meta.stores(), perStore, config.replication);
+            if (chosen.isEmpty()) {
+                long up = meta.stores().stream().filter(s -> s.state() == StoreState.UP).count();
+                throw DirectoryErrors.NO_PLACEMENT.exception("a volume needs " + config.replication
+                        + " healthy stores, " + up + " are up");
+            }
+            int id = meta.nextVolumeId();
+            VolumeInfo v = new VolumeInfo(id, VolumeState.WRITABLE, chosen, 0, config.volumeLimitBytes, clock.millis(), null);
+            meta.putVolume(v.withState(VolumeState.READ_ONLY, "being created"));
+            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            for (String storeId : chosen) {
+                calls.add(stores.createVolume(meta.store(storeId).address(), id));
+            }
+            String failure = null;
+            for (int c = 0; c < calls.size(); c++) {
+                try {
+                    calls.get(c).get(config.probeTimeoutMillis * 5, TimeUnit.MILLISECONDS);
+                } catch (Exception e) {
+                    Throwable t = e.getCause() == null ? e : e.getCause();
+                    failure = "creating the replica on store " + chosen.get(c) + " failed: " + t.getMessage();
+                }
+            }
+            if (failure != null) {
+                meta.putVolume(v.withState(VolumeState.READ_ONLY, failure));
+                throw DirectoryErrors.NO_PLACEMENT.exception("volume " + id + ": " + failure);
+            }
+            meta.putVolume(v);
+            LOG.info("created logical volume {} on stores {}", id, chosen);
+            created.add(v);
+        }
+        return created;
+    }
+
+    // ------------------------------------------------------------------ photos
+
+    /** Hands out {@code count} new consecutive keys with cookies on one writable volume. */
+    public Wire.AssignResponse assign(int count) {
+        if (count < 1 || count > MAX_ASSIGN) {
+            throw DirectoryHttp.badRequest("count must be in 1.." + MAX_ASSIGN + ", was " + count);
+        }
+        VolumeInfo v = pickWritable();
+        long first = keys.allocate(count);
+        long[] ks = new long[count];
+        PhotoMeta[] metas = new PhotoMeta[count];
+        List<Wire.Assignment> photos = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            long cookie = random.nextLong();
+            ks[i] = first + i;
+            metas[i] = new PhotoMeta(v.id(), cookie, new int[0], false);
+            photos.add(new Wire.Assignment(first + i, hex(cookie)));
+        }
+        meta.putPhotos(ks, metas);
+        String token = tokens == null ? "" : tokens.sign(v.id(), first, count, clock.millis() + config.tokenTtlMillis);
+        return new Wire.AssignResponse(v.id(), addresses(v.replicas()), photos, token);
+    }
+
+    private VolumeInfo pickWritable() {
+        List<VolumeInfo> writable = writableVolumes();
+        if (writable.size() < config.minWritableVolumes) {
+            synchronized (this) {
+                writable = writableVolumes();
+                int missing = config.minWritableVolumes - writable.size();
+                if (missing > 0) {
+                    try {
+                        createVolumes(missing);
+                    } catch (ApiException e) {
+                        if (writable.isEmpty()) {
+                            throw DirectoryErrors.NO_WRITABLE_VOLUME.exception("no writable volume and none can be created: " + e.getMessage());
+                        }
+                        LOG.warn("could not create a volume ({}); continuing with {} writable", e.getMessage(), writable.size());
+                    }
+                    writable = writableVolumes();
+                }
+            }
+        }
+        if (writable.isEmpty()) {
+            throw DirectoryErrors.NO_WRITABLE_VOLUME.exception("no writable logical volume");
+        }
+        return writable.get(Math.floorMod(rotation.getAndIncrement(), writable.size()));
+    }
+
+    private List<VolumeInfo> writableVolumes() {
+        Map<String, StoreInfo> byId = storesById();
+        List<VolumeInfo> out = new ArrayList<>();
+        for (VolumeInfo v : meta.volumes()) {
+            if (v.state() == VolumeState.WRITABLE && v.replicas().stream()
+                    .allMatch(id -> byId.containsKey(id) && byId.get(id).state() == StoreState.UP)) {
+                out.add(v);
+            }
+        }
+        return out;
+    }
+
+    /** Records which alternate keys of each photo were written. */
+    public void commit(List<Wire.Commit> commits) {
+        for (Wire.Commit c : commits) {
+            synchronized (this) {
+                PhotoMeta m = photo(c.key());
+                for (int alt : c.alts()) {
+                    m = m.withAlt(alt);
+                }
+                meta.putPhoto(c.key(), m);
+            }
+        }
+    }
+
+    /** Where to read a photo: replicas on healthy stores first, rotated to balance reads. */
+    public Wire.Lookup lookup(long key) {
+        PhotoMeta m = photo(key);
+        VolumeInfo v = meta.volume(m.volume());
+        List<String> replicas = v == null ? List.of() : v.replicas();
+        Map<String, StoreInfo> byId = storesById();
+        List<String> healthy = new ArrayList<>();
+        List<String> others = new ArrayList<>();
+        for (String id : replicas) {
+            StoreInfo s = byId.get(id);
+            if (s != null) {
+                (s.state() == StoreState.UP ? healthy : others).add(s.address());
+            }
+        }
+        if (!healthy.isEmpty()) {
+            java.util.Collections.rotate(healthy, Math.floorMod(rotation.getAndIncrement(), healthy.size()));
+        }
+        List<String> readFrom = new ArrayList<>();
+        if ("cache".equals(config.readPolicy) && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
+            String node = config.cacheNodes.get((int) Math.floorMod(key, (long) config.cacheNodes.size()));
+            readFrom.add("http://" + node + "/" + healthy.get(0));
+        }
+        for (String a : healthy) {
+            readFrom.add("http://" + a);
+        }
+        for (String a : others) {
+            readFrom.add("http://" + a);
+        }
+        List<Integer> alts = new ArrayList<>();
+        for (int a : m.alts()) {
+            alts.add(a);
+        }
+        List<String> addresses = new ArrayList<>(healthy);
+        addresses.addAll(others);
+        return new Wire.Lookup(key, m.volume(), hex(m.cookie()), alts, m.deleted(),
+                v == null ? "UNKNOWN" : v.state().name(), addresses, readFrom);
+    }
+
+    /** Marks a photo deleted. */
+    public synchronized void delete(long key) {
+        meta.putPhoto(key, photo(key).asDeleted());
+    }
+
+    private PhotoMeta photo(long key) {
+        PhotoMeta m = meta.photo(key);
+        if (m == null) {
+            throw DirectoryErrors.UNKNOWN_PHOTO.exception("no photo with key " + key);
+        }
+        return m;
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private Map<String, StoreInfo> storesById() {
+        Map<String, StoreInfo> m = new HashMap<>();
+        for (StoreInfo s : meta.stores()) {
+            m.put(s.id(), s);
+        }
+        return m;
+    }
+
+    private List<String> addresses(List<String> storeIds) {
+        List<String> out = new ArrayList<>();
+        for (String id : storeIds) {
+            StoreInfo s = meta.store(id);
+            out.add(s == null ? id : s.address());
+        }
+        return out;
+    }
+
+    static String hex(long cookie) {
+        return String.format(Locale.ROOT, "%016x", cookie);
+    }
+}

@@ -1,0 +1,226 @@
+package io.hayloft.directory;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.hayloft.common.http.ApiException;
+import io.hayloft.common.http.CommonErrors;
+import io.hayloft.common.http.HttpResponses;
+import io.hayloft.common.http.RequestHandler;
+import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.common.wire.Wire;
+import io.micrometer.core.instrument.Timer;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Routes the directory's HTTP API (docs/directory-api.md) to {@link Directory}. Runs on the
+ * server's blocking executor, never on an event loop (RocksDB calls block). Stateless and thread-safe.
+ */
+public final class DirectoryHttp implements RequestHandler {
+
+    private final Directory directory;
+    private final PrometheusEndpoint metrics;
+    private final byte[] adminToken;
+
+    public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
+        this.directory = directory;
+        this.metrics = metrics;
+        String t = directory.config().adminToken;
+        this.adminToken = t == null || t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static ApiException badRequest(String message) {
+        return CommonErrors.BAD_REQUEST.exception(message);
+    }
+
+    @Override
+    public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+        long t0 = System.nanoTime();
+        String op = "other";
+        FullHttpResponse r;
+        try {
+            QueryStringDecoder q = new QueryStringDecoder(req.uri());
+            List<String> seg = Arrays.stream(q.path().split("/")).filter(s -> !s.isEmpty()).toList();
+            HttpMethod m = req.method();
+            if (seg.size() == 1 && seg.get(0).equals("health")) {
+                op = "health";
+                allow(m, HttpMethod.GET);
+                r = HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok", "cluster", directory.meta().clusterId(),
+                        "secured", directory.config().secured()));
+            } else if (seg.size() == 1 && seg.get(0).equals("metrics")) {
+                op = "metrics";
+                r = metrics.response();
+            } else if (seg.size() >= 2 && seg.get(0).equals("v1")) {
+                op = seg.get(1);
+                r = v1(req, m, seg.subList(1, seg.size()));
+            } else {
+                throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + q.path());
+            }
+        } catch (ApiException e) {
+            r = HttpResponses.error(e);
+        }
+        Timer.builder("hayloft_directory_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
+                .register(metrics.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        return r;
+    }
+
+    private FullHttpResponse v1(FullHttpRequest req, HttpMethod m, List<String> seg) throws IOException {
+        String what = seg.get(0);
+        int n = seg.size();
+        if (what.equals("heartbeat") && n == 1) {
+            allow(m, HttpMethod.POST);
+            var s = directory.heartbeat(body(req, Wire.Heartbeat.class));
+            return ok(Map.of("storeId", s.id(), "state", s.state().name()));
+        }
+        if (what.equals("assign") && n == 1) {
+            allow(m, HttpMethod.POST);
+            Wire.AssignRequest a = req.content().isReadable() ? body(req, Wire.AssignRequest.class) : new Wire.AssignRequest(1);
+            return ok(directory.assign(a.count() == 0 ? 1 : a.count()));
+        }
+        if (what.equals("commit") && n == 1) {
+            allow(m, HttpMethod.POST);
+            directory.commit(body(req, new TypeReference<List<Wire.Commit>>() { }));
+            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
+        }
+        if (what.equals("lookup") && n == 2) {
+            allow(m, HttpMethod.GET);
+            return ok(directory.lookup(key(seg.get(1))));
+        }
+        if (what.equals("photos") && n == 2) {
+            allow(m, HttpMethod.DELETE);
+            directory.delete(key(seg.get(1)));
+            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
+        }
+        if (what.equals("volumes")) {
+            if (n == 1 && m.equals(HttpMethod.POST)) {
+                admin(req);
+                Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
+                return ok(directory.createVolumes(intField(b, "count", 1)));
+            }
+            if (n == 1) {
+                allow(m, HttpMethod.GET);
+                return ok(directory.volumes());
+            }
+            int id = volumeId(seg.get(1));
+            if (n == 2) {
+                allow(m, HttpMethod.GET);
+                return ok(directory.volume(id));
+            }
+            if (n == 3 && seg.get(2).equals("read-only")) {
+                allow(m, HttpMethod.POST);
+                admin(req);
+                Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
+                Object reason = b.get("reason");
+                return ok(directory.markReadOnly(id, reason == null ? null : reason.toString()));
+            }
+        }
+        if (what.equals("stores")) {
+            if (n == 1) {
+                allow(m, HttpMethod.GET);
+                return ok(directory.stores());
+            }
+            if (n == 3 && seg.get(2).equals("restore")) {
+                allow(m, HttpMethod.POST);
+                admin(req);
+                return ok(directory.restore(seg.get(1)));
+            }
+        }
+        throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/" + String.join("/", seg));
+    }
+
+    private void admin(FullHttpRequest req) {
+        if (adminToken == null) {
+            return;
+        }
+        String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        byte[] given = h != null && h.startsWith("Bearer ") ? h.substring(7).getBytes(StandardCharsets.UTF_8) : new byte[0];
+        if (!MessageDigest.isEqual(given, adminToken)) {
+            throw DirectoryErrors.UNAUTHORIZED.exception("admin endpoint: missing or wrong 'Authorization: Bearer <admin token>'");
+        }
+    }
+
+    private static FullHttpResponse ok(Object body) {
+        return HttpResponses.json(HttpResponseStatus.OK, body);
+    }
+
+    private static void allow(HttpMethod m, HttpMethod expected) {
+        if (!m.equals(expected)) {
+            throw CommonErrors.METHOD_NOT_ALLOWED.exception("method " + m + " not allowed here; use " + expected);
+        }
+    }
+
+    private static <T> T body(FullHttpRequest req, Class<T> type) {
+        try (ByteBufInputStream in = new ByteBufInputStream(req.content().duplicate())) {
+            T t = HttpResponses.JSON.readValue((java.io.InputStream) in, type);
+            if (t == null) {
+                throw badRequest("request body is empty; expected a JSON " + type.getSimpleName());
+            }
+            return t;
+        } catch (IOException e) {
+            throw badRequest("malformed JSON body for " + type.getSimpleName() + ": " + firstLine(e.getMessage()));
+        }
+    }
+
+    private static <T> T body(FullHttpRequest req, TypeReference<T> type) {
+        try (ByteBufInputStream in = new ByteBufInputStream(req.content().duplicate())) {
+            T t = HttpResponses.JSON.readValue((java.io.InputStream) in, type);
+            if (t == null) {
+                throw badRequest("request body is empty");
+            }
+            return t;
+        } catch (IOException e) {
+            throw badRequest("malformed JSON body: " + firstLine(e.getMessage()));
+        }
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    private static long key(String s) {
+        try {
+            long k = Long.parseLong(s);
+            if (k < 0) {
+                throw new NumberFormatException();
+            }
+            return k;
+        } catch (NumberFormatException e) {
+            throw badRequest("photo key must be a non-negative integer, was '" + s + "'");
+        }
+    }
+
+    private static int volumeId(String s) {
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            throw badRequest("volume id must be an integer, was '" + s + "'");
+        }
+    }
+
+    private static int intField(Map<String, Object> b, String name, int dflt) {
+        Object v = b.get(name);
+        if (v == null) {
+            return dflt;
+        }
+        if (v instanceof Number num) {
+            return num.intValue();
+        }
+        throw badRequest(name + " must be a number, was '" + v + "'" + (v instanceof String ? "" : " (" + v.getClass().getSimpleName().toLowerCase(Locale.ROOT) + ")"));
+    }
+}

@@ -1,0 +1,102 @@
+package io.hayloft.directory;
+
+import io.hayloft.common.http.HttpLimits;
+import io.hayloft.common.http.HttpServer;
+import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.directory.meta.MetaStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running directory: the RocksDB metadata, the {@link Directory} logic, the {@link HealthChecker}
+ * and the HTTP API. {@link #start} opens everything, {@link #close} stops it (idempotent).
+ * Thread-safe.
+ */
+public final class DirectoryServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DirectoryServer.class);
+
+    private final DirectoryConfig config;
+    private final MetaStore meta;
+    private final Directory directory;
+    private final HealthChecker health;
+    private final ExecutorService executor;
+    private final HttpServer http;
+    private boolean closed;
+
+    private DirectoryServer(DirectoryConfig config, StoreAdmin stores) throws InterruptedException {
+        this.config = config;
+        this.meta = MetaStore.open(java.nio.file.Path.of(config.validate().dataDir), config.init);
+        try {
+            if (!config.secured()) {
+                LOG.warn("NO CLUSTER SECRET CONFIGURED: this cluster is OPEN. Anyone who can reach a store can write to it. "
+                        + "Set clusterSecret (and adminToken) in the directory and store configs for production.");
+            }
+            StoreAdmin admin = stores != null ? stores
+                    : new HttpStoreAdmin(Duration.ofMillis(config.probeTimeoutMillis), config.adminToken);
+            this.directory = new Directory(config, meta, admin, Clock.systemUTC());
+            this.executor = Executors.newFixedThreadPool(Math.max(4, Runtime.getRuntime().availableProcessors() * 2), r -> {
+                Thread t = new Thread(r, "hayloft-directory-worker");
+                t.setDaemon(true);
+                return t;
+            });
+            PrometheusEndpoint metrics = new PrometheusEndpoint();
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(),
+                    new DirectoryHttp(directory, metrics), executor, 0);
+            this.health = new HealthChecker(directory, admin);
+            LOG.info("directory {} serving on {}:{} (data {})", meta.clusterId(), config.host, http.port(), config.dataDir);
+        } catch (RuntimeException | InterruptedException e) {
+            meta.close();
+            throw e;
+        }
+    }
+
+    /** Opens the database (creating it if {@code config.init}) and starts serving. */
+    public static DirectoryServer start(DirectoryConfig config) throws InterruptedException {
+        return new DirectoryServer(config, null);
+    }
+
+    /** As {@link #start(DirectoryConfig)} with a given store admin (tests use a failing one). */
+    public static DirectoryServer start(DirectoryConfig config, StoreAdmin stores) throws InterruptedException {
+        return new DirectoryServer(config, stores);
+    }
+
+    public int port() {
+        return http.port();
+    }
+
+    /** {@code host:port} of the HTTP API. */
+    public String address() {
+        return config.host + ":" + http.port();
+    }
+
+    public Directory directory() {
+        return directory;
+    }
+
+    public HealthChecker healthChecker() {
+        return health;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        health.close();
+        http.close();
+        executor.shutdown();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        meta.close();
+    }
+}

@@ -1,0 +1,82 @@
+package io.hayloft.directory;
+
+import io.hayloft.directory.meta.StoreInfo;
+import io.hayloft.directory.meta.StoreInfo.StoreState;
+import io.hayloft.directory.meta.VolumeInfo;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Haystack's "pitchfork": probes every store each {@code probeInterval} (health endpoint plus a real
+ * disk read of one of its volumes) and reports the verdicts to the {@link Directory}, which marks a
+ * store that fails {@code failureThreshold} probes in a row FAILED and its volumes read-only. One
+ * bad store never stops the checker: every probe is independent and every error is caught.
+ *
+ * <p>Thread-safe; {@link #close()} stops it.
+ */
+public final class HealthChecker implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HealthChecker.class);
+
+    private final Directory directory;
+    private final StoreAdmin stores;
+    private final ScheduledExecutorService timer;
+    private final Map<String, Integer> successes = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> inFlight = new ConcurrentHashMap<>();
+
+    public HealthChecker(Directory directory, StoreAdmin stores) {
+        this.directory = directory;
+        this.stores = stores;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "hayloft-health-checker");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = directory.config().probeIntervalMillis;
+        timer.scheduleWithFixedDelay(this::round, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** One round of probes; public so tests and operators can force one. */
+    public void round() {
+        try {
+            for (StoreInfo s : directory.stores()) {
+                if (s.state() == StoreState.DRAINED || inFlight.putIfAbsent(s.id(), Boolean.TRUE) != null) {
+                    continue;
+                }
+                int volume = directory.volumes().stream().filter(v -> v.replicas().contains(s.id()))
+                        .mapToInt(VolumeInfo::id).findFirst().orElse(0);
+                stores.probe(s.address(), volume)
+                        .orTimeout(directory.config().probeTimeoutMillis, TimeUnit.MILLISECONDS)
+                        .whenComplete((ok, err) -> {
+                            inFlight.remove(s.id());
+                            try {
+                                if (err == null) {
+                                    directory.probeResult(s.id(), null, successes.merge(s.id(), 1, Integer::sum));
+                                } else {
+                                    successes.put(s.id(), 0);
+                                    Throwable t = err.getCause() != null && err instanceof java.util.concurrent.CompletionException ? err.getCause() : err;
+                                    String why = t instanceof java.util.concurrent.TimeoutException
+                                            ? "no answer within " + directory.config().probeTimeoutMillis + " ms"
+                                            : String.valueOf(t.getMessage() == null ? t : t.getMessage());
+                                    directory.probeResult(s.id(), why, 0);
+                                }
+                            } catch (RuntimeException e) {
+                                LOG.error("health checker: recording the probe of store {} failed", s.id(), e);
+                            }
+                        });
+            }
+        } catch (RuntimeException e) {
+            LOG.error("health checker round failed; will try again next round", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
