@@ -32,7 +32,9 @@ import java.util.zip.CRC32C;
  * |                      |                       | taken as B bytes with missing bytes read as zeros        |
  * | (hh-* codecs)        | [0, B/2) and [B/2, B) | substripes a and b of the unit (hop-and-couple, ERASURE.md)|
  * </pre>
- * ({@code B} block size, {@code L} file length, {@code S} stripe, {@code k} data units.)
+ * ({@code B} block size, {@code L} file length, {@code S} stripe, {@code k} data units.) A file shorter than
+ * the requested block size gets {@code B = L} (rounded up to even for Hitchhiker codes), so that its
+ * parity is not padded to a full block: {@link #effectiveBlockSize}.
  */
 public final class EcEncoder {
 
@@ -93,11 +95,11 @@ public final class EcEncoder {
         try (FileChannel in = FileChannel.open(input, StandardOpenOption.READ);
                 ErasureCodec codec = ErasureCodec.create(kind, k, r)) {
             long length = in.size();
-            StripeLayout layout = new StripeLayout(k, r, blockSize, length);
+            StripeLayout layout = new StripeLayout(k, r, effectiveBlockSize(kind, blockSize, length), length);
             checkSpace(dir, layout);
             List<Manifest.Block> blocks = new ArrayList<>();
             CRC32C fileCrc = new CRC32C();
-            try (Progress bar = progress.start("encode", length + layout.stripes() * layout.k() * blockSize)) {
+            try (Progress bar = progress.start("encode", length + layout.stripes() * layout.k() * layout.blockSize())) {
                 for (long s = 0; s < layout.stripes(); s++) {
                     encodeStripe(codec, in, dir, layout, s, fileCrc, blocks, written, bar);
                 }
@@ -158,15 +160,15 @@ public final class EcEncoder {
                 }
                 writeFully(out[unit], src.duplicate(), offset);
             };
-            codec.encode(blockSize, reader, writer);
+            codec.encode(layout.blockSize(), reader, writer);
             for (int u = k; u < n; u++) {
                 out[u].force(true);
-                if (out[u].size() != blockSize) {
+                if (out[u].size() != layout.blockSize()) {
                     throw new IOException("codec wrote " + out[u].size() + " bytes of parity unit " + u
-                            + ", expected " + blockSize);
+                            + ", expected " + layout.blockSize());
                 }
-                int crc = BlockScanner.crc32c(out[u], 0, blockSize, buf, Progress.none());
-                blocks.add(new Manifest.Block(layout.fileName(s, u), s, u, false, blockSize, crc));
+                int crc = BlockScanner.crc32c(out[u], 0, layout.blockSize(), buf, Progress.none());
+                blocks.add(new Manifest.Block(layout.fileName(s, u), s, u, false, layout.blockSize(), crc));
             }
         } finally {
             for (FileChannel c : out) {
@@ -196,6 +198,18 @@ public final class EcEncoder {
             out.force(true);
         }
         return (int) crc.getValue();
+    }
+
+    /**
+     * The block size actually used: the requested one, except for a file shorter than one block, whose
+     * single stripe would otherwise carry {@code r} parity blocks of the full requested size; then the
+     * file's length (rounded up to even for Hitchhiker codes).
+     */
+    public static long effectiveBlockSize(CodecKind kind, long requested, long length) {
+        if (length == 0 || length >= requested) {
+            return requested;
+        }
+        return kind.isHitchhiker() && length % 2 != 0 ? length + 1 : length;
     }
 
     static void writeFully(FileChannel ch, ByteBuffer src, long pos) throws IOException {

@@ -48,6 +48,10 @@ public final class EncodeCommand implements Callable<Integer> {
         Manifest m = res.manifest();
         long parity = m.layout().stripes() * m.layout().r() * m.layout().blockSize();
         out.println("encoded " + file + " into " + dir + ": " + EcCommand.describe(m));
+        if (m.layout().blockSize() != blockSize) {
+            out.println("  note: the file is smaller than one block, so the block size is "
+                    + m.layout().blockSize() + " bytes instead of " + blockSize);
+        }
         out.println("  wrote " + SizeConverter.format(m.layout().length()) + " of data and "
                 + SizeConverter.format(parity) + " of parity in " + EcCommand.seconds(res.nanos()) + " ("
                 + EcCommand.rate(m.layout().length(), res.nanos()) + "); file CRC32C " + Manifest.hex(m.fileCrc32c()));

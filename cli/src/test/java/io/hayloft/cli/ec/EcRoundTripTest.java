@@ -48,8 +48,10 @@ class EcRoundTripTest {
 
         Manifest m = Manifest.read(dir);
         assertThat(m.codec()).isEqualTo(codec);
+        long block = EcEncoder.effectiveBlockSize(codec, blockSize, length);
+        assertThat(m.layout().blockSize()).isEqualTo(block);
         assertThat(m.layout().length()).isEqualTo(length);
-        long stripes = (length + 10L * blockSize - 1) / (10L * blockSize);
+        long stripes = (length + 10L * block - 1) / (10L * block);
         assertThat(m.layout().stripes()).isEqualTo(stripes);
         long dataBytes = 0;
         for (Manifest.Block b : m.blocks()) {
@@ -57,7 +59,7 @@ class EcRoundTripTest {
             if (b.data()) {
                 dataBytes += b.length();
             } else {
-                assertThat(b.length()).isEqualTo(blockSize);
+                assertThat(b.length()).isEqualTo(block);
             }
         }
         assertThat(dataBytes).as("data blocks hold exactly the file, padding is logical").isEqualTo(length);
@@ -73,6 +75,24 @@ class EcRoundTripTest {
         Cli.Outcome dec = Cli.run("ec", "decode", dir, out);
         assertThat(dec.exit()).as(dec.toString()).isZero();
         assertThat(Files.readAllBytes(out)).isEqualTo(original);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(CodecKind.class)
+    void aFileSmallerThanOneBlockGetsSmallBlocks(CodecKind codec) throws IOException {
+        byte[] original = Cli.randomFile(tmp.resolve("in.bin"), 999, 3);
+        Path dir = tmp.resolve("blocks");
+        Cli.Outcome enc = Cli.run("ec", "encode", "--codec", codec.wireName(), "--block-size", "256m",
+                tmp.resolve("in.bin"), dir);
+        assertThat(enc.exit()).as(enc.toString()).isZero();
+        long block = codec.isHitchhiker() ? 1000 : 999;
+        assertThat(enc.out()).contains("block size is " + block + " bytes instead of 268435456");
+        assertThat(Files.size(dir.resolve("s000000-p03.blk"))).isEqualTo(block);
+        assertThat(Files.size(dir.resolve("s000000-d00.blk"))).isEqualTo(999);
+        Files.delete(dir.resolve("s000000-d00.blk"));
+        Cli.Outcome dec = Cli.run("ec", "decode", dir, tmp.resolve("out.bin"));
+        assertThat(dec.exit()).as(dec.toString()).isZero();
+        assertThat(Files.readAllBytes(tmp.resolve("out.bin"))).isEqualTo(original);
     }
 
     @ParameterizedTest(name = "{0}")
