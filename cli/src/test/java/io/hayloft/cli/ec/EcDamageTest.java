@@ -187,4 +187,22 @@ class EcDamageTest {
         assertThat(rep.out()).contains("decoded together with the stripe's other 2 lost blocks", "3 of 3");
         assertThat(Cli.run("ec", "verify", dir).exit()).isZero();
     }
+
+    @Test
+    void aRebuiltBlockThatDisagreesWithTheManifestIsNotInstalled() throws IOException {
+        Path dir = encode(CodecKind.HH_XOR_PLUS, "blocks");
+        String lost = StripeLayout.name(10, 0, 4);
+        Files.delete(dir.resolve(lost));
+        // The manifest now expects other bytes than the helpers can produce (as if a helper were silently bad).
+        Path manifest = dir.resolve(Manifest.FILE_NAME);
+        String crc = Manifest.read(dir).block(0, 4).crcHex();
+        String other = crc.equals("00000000") ? "00000001" : "00000000";
+        Files.writeString(manifest, Files.readString(manifest).replace("\"" + crc + "\"", "\"" + other + "\""));
+
+        Cli.Outcome rep = Cli.run("ec", "repair", dir);
+        assertThat(rep.exit()).as(rep.toString()).isEqualTo(1);
+        assertThat(rep.err()).contains("stripe 0", "the manifest says " + other, "nothing was replaced");
+        assertThat(dir.resolve(lost)).doesNotExist();
+        assertThat(dir.resolve(lost + ".repair.tmp")).doesNotExist();
+    }
 }

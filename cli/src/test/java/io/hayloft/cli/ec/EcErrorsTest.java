@@ -104,6 +104,12 @@ class EcErrorsTest {
     }
 
     @Test
+    void decodeIntoAMissingDirectoryOrOntoADirectory() {
+        assertUsage(Cli.run("ec", "decode", dir, tmp.resolve("no/such/out.bin")), "no such directory");
+        assertUsage(Cli.run("ec", "decode", dir, tmp), "is a directory");
+    }
+
+    @Test
     void decodeDoesNotOverwriteWithoutForce() throws IOException {
         Path out = tmp.resolve("out.bin");
         Files.writeString(out, "precious");
