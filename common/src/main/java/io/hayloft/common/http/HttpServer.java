@@ -61,7 +61,12 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel channel;
     private final AtomicInteger inFlight = new AtomicInteger();
+<<<<<<< HEAD
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+=======
+    /** Set while a request of the channel is being processed: idle time then is ours, not the client's. */
+    private static final io.netty.util.AttributeKey<Boolean> BUSY = io.netty.util.AttributeKey.valueOf("hayloft.busy");
+>>>>>>> store
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
                        int ioThreads) throws InterruptedException {
@@ -152,6 +157,9 @@ public final class HttpServer implements AutoCloseable {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent) {
+                if (Boolean.TRUE.equals(ctx.channel().attr(BUSY).get())) {
+                    return;
+                }
                 if (partial) {
                     sendAndClose(ctx, HttpResponses.error(CommonErrors.REQUEST_TIMEOUT,
                             "request not completed within the idle timeout"));
@@ -185,10 +193,17 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Hands requests to the executor one at a time per connection. Requests that the codec decoded
+     * from the same read while one is in flight (pipelining) wait in {@code queue}; all state is
+     * touched only on the channel's event loop.
+     */
     private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final RequestHandler handler;
         private final ExecutorService executor;
         private final int maxConcurrent;
+        private final java.util.ArrayDeque<FullHttpRequest> queue = new java.util.ArrayDeque<>();
+        private boolean busy;
 
         Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent) {
             super(false); // ownership passes to the executor task, or is released here
@@ -199,6 +214,14 @@ public final class HttpServer implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            if (busy) {
+                queue.add(request);
+                return;
+            }
+            dispatch(ctx, request);
+        }
+
+        private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request) {
             if (request.decoderResult().isFailure()) {
                 Throwable cause = request.decoderResult().cause();
                 request.release();
@@ -213,6 +236,8 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
+            busy = true;
+            ctx.channel().attr(BUSY).set(Boolean.TRUE);
             ctx.channel().config().setAutoRead(false);
             try {
                 executor.execute(() -> process(ctx, request, keepAlive));
@@ -245,13 +270,32 @@ public final class HttpServer implements AutoCloseable {
             }
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                ctx.writeAndFlush(response).addListener(f -> {
-                    ctx.channel().config().setAutoRead(true);
-                    ctx.read();
-                });
+                ctx.writeAndFlush(response).addListener(f -> done(ctx));
             } else {
                 sendAndClose(ctx, response);
             }
+        }
+
+        /** On the event loop after a response was written: next queued request, or read more. */
+        private void done(ChannelHandlerContext ctx) {
+            busy = false;
+            ctx.channel().attr(BUSY).set(Boolean.FALSE);
+            FullHttpRequest next = queue.poll();
+            if (next != null) {
+                dispatch(ctx, next);
+                return;
+            }
+            ctx.channel().config().setAutoRead(true);
+            ctx.read();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            FullHttpRequest r;
+            while ((r = queue.poll()) != null) {
+                r.release();
+            }
+            super.channelInactive(ctx);
         }
 
         @Override
