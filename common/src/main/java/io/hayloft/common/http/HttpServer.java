@@ -61,12 +61,9 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel channel;
     private final AtomicInteger inFlight = new AtomicInteger();
-<<<<<<< HEAD
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
-=======
     /** Set while a request of the channel is being processed: idle time then is ours, not the client's. */
     private static final io.netty.util.AttributeKey<Boolean> BUSY = io.netty.util.AttributeKey.valueOf("hayloft.busy");
->>>>>>> store
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
                        int ioThreads) throws InterruptedException {
