@@ -76,6 +76,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Work here and keep the files (default: a temp dir, removed).")
     Path dir;
 
+    @Option(names = "--no-cluster", description = "Skip the second part: an embedded cluster storing, reading, deleting and"
+            + " restarting a few thousand generated photos.")
+    boolean noCluster;
+
     @CommandLine.Mixin
     EcCommand.ProgressOption progress;
 
@@ -173,7 +177,15 @@ public final class DemoCommand implements Callable<Integer> {
             out.println();
             table(List.of(rs, hh), size).forEach(out::println);
             out.flush();
-            return rs.verified() && hh.verified() ? 0 : Hayloft.EXIT_FAILED;
+            boolean clusterOk = true;
+            if (!noCluster) {
+                out.println();
+                out.println("hayloft demo, part 2: an embedded cluster (a directory and stores on loopback)");
+                out.flush();
+                clusterOk = new ClusterDemo().run(work.resolve("cluster"), ClusterDemo.Settings.defaults(), out).ok();
+                out.flush();
+            }
+            return rs.verified() && hh.verified() && clusterOk ? 0 : Hayloft.EXIT_FAILED;
         } finally {
             if (temp) {
                 deleteTree(work);

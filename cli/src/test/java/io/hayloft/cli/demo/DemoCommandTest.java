@@ -21,7 +21,7 @@ class DemoCommandTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int exit = Hayloft.run(new PrintWriter(out), new PrintWriter(err), "demo", "--size", "1m", "--block-size",
-                "64k", "--lose", "9", "--repeat", "1", "--dir", tmp.toString());
+                "64k", "--lose", "9", "--repeat", "1", "--no-cluster", "--dir", tmp.toString());
         String text = out.toString();
         assertThat(exit).as(text + err).isZero();
         assertThat(text).containsPattern("repair: bytes read\\s+655360\\s+425984\\s+0\\.65")
