@@ -56,6 +56,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+    /**
+     * Request header the server sets (overwriting whatever the client sent) to the IP address of
+     * the connection's peer, so a {@link RequestHandler} can tell where a request came from.
+     */
+    public static final String PEER_HEADER = "X-Hayloft-Peer";
 
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -213,6 +218,11 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
+            if (ctx.channel().remoteAddress() instanceof InetSocketAddress peer && peer.getAddress() != null) {
+                request.headers().set(PEER_HEADER, peer.getAddress().getHostAddress());
+            } else {
+                request.headers().remove(PEER_HEADER);
+            }
             ctx.channel().config().setAutoRead(false);
             try {
                 executor.execute(() -> process(ctx, request, keepAlive));
