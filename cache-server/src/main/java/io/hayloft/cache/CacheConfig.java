@@ -14,7 +14,7 @@ import java.util.Locale;
  * port                   8090              port to bind (0 picks a free one)
  * role                   primary           primary (a ring member) or gutter (takes a failed node's keys briefly)
  * maxBytes               268435456         bytes of needle data kept in memory (W-TinyLFU eviction by weight)
- * maxObjectBytes         8388608           larger needles are passed through but never cached
+ * maxObjectBytes         8388608           larger needles (or larger than maxBytes) are passed through, never cached
  * ttlMillis              0                 entries expire this long after being stored; 0: never (primary)
  * gutterTtlMillis        10000             entry lifetime on a gutter node (role gutter), 1..600000
  * admitOnlyUsers         true              cache a miss only when the request comes straight from a user, not a CDN
@@ -66,8 +66,7 @@ public final class CacheConfig {
         check(port >= 0 && port <= 65535, "port must be in 0..65535, was " + port);
         gutter();
         check(maxBytes >= 1024, "maxBytes must be >= 1024, was " + maxBytes);
-        check(maxObjectBytes >= 1 && maxObjectBytes <= maxBytes, "maxObjectBytes must be in 1..maxBytes (" + maxBytes + "), was "
-                + maxObjectBytes);
+        check(maxObjectBytes >= 1, "maxObjectBytes must be >= 1, was " + maxObjectBytes);
         check(ttlMillis >= 0, "ttlMillis must be >= 0 (0: no expiry), was " + ttlMillis);
         check(gutterTtlMillis >= 1 && gutterTtlMillis <= 600_000, "gutterTtlMillis must be in 1..600000, was " + gutterTtlMillis);
         check(cdnHeader != null && !cdnHeader.isBlank(), "cdnHeader must be a header name");
@@ -103,6 +102,11 @@ public final class CacheConfig {
             return ttlMillis > 0 ? Math.min(ttlMillis, gutterTtlMillis) : gutterTtlMillis;
         }
         return ttlMillis;
+    }
+
+    /** The largest needle kept: {@code maxObjectBytes}, at most {@code maxBytes}. */
+    public int objectLimit() {
+        return (int) Math.min(maxObjectBytes, maxBytes);
     }
 
     public boolean secured() {

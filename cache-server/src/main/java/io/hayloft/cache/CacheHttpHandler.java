@@ -105,9 +105,9 @@ public final class CacheHttpHandler implements RequestHandler {
             throw CacheErrors.PUSH_CRC_MISMATCH.exception("a pushed needle needs the " + StoreFetcher.CRC_HEADER + " header");
         }
         int n = req.content().readableBytes();
-        if (n > config.maxObjectBytes) {
+        if (n > config.objectLimit()) {
             throw CacheErrors.PUSH_TOO_LARGE.exception("needle " + url.needle() + " has " + n
-                    + " bytes, more than maxObjectBytes " + config.maxObjectBytes);
+                    + " bytes, more than maxObjectBytes " + config.objectLimit());
         }
         byte[] data = ByteBufUtil.getBytes(req.content()); // a copy: the request buffer is released after us
         long crc = StoreFetcher.crc32c(data);

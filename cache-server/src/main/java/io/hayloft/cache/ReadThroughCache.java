@@ -202,7 +202,7 @@ public final class ReadThroughCache {
         if (f.status() != 200) {
             return;
         }
-        if (!f.verified() || !admission.admitsVolumeState(f.volumeState()) || f.body().length > config.maxObjectBytes) {
+        if (!f.verified() || !admission.admitsVolumeState(f.volumeState()) || f.body().length > config.objectLimit()) {
             stats.notAdmitted.increment();
             return;
         }
@@ -225,9 +225,9 @@ public final class ReadThroughCache {
      */
     public boolean push(NeedleKey k, long cookie, byte[] data, long crc) {
         stats.pushes.increment();
-        if (data.length > config.maxObjectBytes) {
+        if (data.length > config.objectLimit()) {
             throw CacheErrors.PUSH_TOO_LARGE.exception("needle " + k + " has " + data.length + " bytes, more than maxObjectBytes "
-                    + config.maxObjectBytes);
+                    + config.objectLimit());
         }
         if (tombstones.getIfPresent(k) != null) {
             return false;
