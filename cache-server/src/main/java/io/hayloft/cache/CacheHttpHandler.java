@@ -15,7 +15,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.time.Clock;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -50,7 +49,8 @@ public final class CacheHttpHandler implements RequestHandler {
 
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
-        String path = new QueryStringDecoder(req.uri()).path();
+        QueryStringDecoder q = new QueryStringDecoder(req.uri());
+        String path = q.path();
         HttpMethod m = req.method();
         switch (path) {
             case "/health":
@@ -73,32 +73,32 @@ public final class CacheHttpHandler implements RequestHandler {
                 break;
         }
         if (m.equals(HttpMethod.GET)) {
-            return read(req);
+            return read(req, q);
         }
         if (m.equals(HttpMethod.PUT)) {
-            return push(req);
+            return push(req, q);
         }
         if (m.equals(HttpMethod.DELETE)) {
-            return invalidate(req);
+            return invalidate(req, q);
         }
         throw CommonErrors.METHOD_NOT_ALLOWED.exception("method " + m + " not allowed on a cache URL; use GET, PUT or DELETE");
     }
 
-    private FullHttpResponse read(FullHttpRequest req) throws InterruptedException {
-        CacheUrl url = CacheUrl.parse(req.uri(), true);
+    private FullHttpResponse read(FullHttpRequest req, QueryStringDecoder q) throws InterruptedException {
+        CacheUrl url = CacheUrl.parse(q, true);
         checkStoreAllowed(url);
         ReadThroughCache.Answer a = cache.get(url, cache.admission().admitsRequest(req));
         FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.valueOf(a.status()), Unpooled.wrappedBuffer(a.body()),
                 a.contentType() == null ? "application/octet-stream" : a.contentType());
-        if (a.crc() >= 0) {
-            r.headers().set(StoreFetcher.CRC_HEADER, String.format(Locale.ROOT, "%08x", a.crc()));
+        if (a.crcHex() != null) {
+            r.headers().set(StoreFetcher.CRC_HEADER, a.crcHex());
         }
-        r.headers().set(SOURCE_HEADER, a.source().name().toLowerCase(Locale.ROOT));
+        r.headers().set(SOURCE_HEADER, a.source().header);
         return r;
     }
 
-    private FullHttpResponse push(FullHttpRequest req) {
-        CacheUrl url = CacheUrl.parse(req.uri(), true);
+    private FullHttpResponse push(FullHttpRequest req, QueryStringDecoder q) {
+        CacheUrl url = CacheUrl.parse(q, true);
         authorize(req, "push", url);
         String sent = req.headers().get(StoreFetcher.CRC_HEADER);
         if (sent == null) {
@@ -119,15 +119,15 @@ public final class CacheHttpHandler implements RequestHandler {
         }
         if (crc != expected) {
             throw CacheErrors.PUSH_CRC_MISMATCH.exception("pushed needle " + url.needle() + " has CRC32C "
-                    + String.format(Locale.ROOT, "%08x", crc) + ", header says " + sent);
+                    + StoreFetcher.crcHex(crc) + ", header says " + sent);
         }
         boolean stored = cache.push(url.needle(), url.cookie(), data, crc);
         return HttpResponses.json(stored ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED,
                 Map.of("needle", url.needle().toString(), "bytes", n, "stored", stored));
     }
 
-    private FullHttpResponse invalidate(FullHttpRequest req) {
-        CacheUrl url = CacheUrl.parse(req.uri(), false);
+    private FullHttpResponse invalidate(FullHttpRequest req, QueryStringDecoder q) {
+        CacheUrl url = CacheUrl.parse(q, false);
         authorize(req, "invalidate", url);
         cache.invalidate(url.needle());
         return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);

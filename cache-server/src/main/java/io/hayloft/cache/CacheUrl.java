@@ -44,7 +44,11 @@ public record CacheUrl(String store, NeedleKey needle, long cookie, boolean hasC
      * @throws ApiException {@link CacheErrors#BAD_CACHE_URL} naming the bad part
      */
     public static CacheUrl parse(String uri, boolean cookieRequired) {
-        QueryStringDecoder q = new QueryStringDecoder(uri);
+        return parse(new QueryStringDecoder(uri), cookieRequired);
+    }
+
+    /** Parses an already decoded request URI. */
+    public static CacheUrl parse(QueryStringDecoder q, boolean cookieRequired) {
         List<String> seg = List.of(q.path().split("/", -1));
         if (seg.size() != 5 || !seg.get(0).isEmpty()) {
             throw bad("cache URL must be /<store host:port>/<volume>/<key>/<alt>?cookie=<hex>, got '" + q.path() + "'");

@@ -38,17 +38,26 @@ public final class ReadThroughCache {
     /** Bytes charged per entry on top of its data: key, entry object and Caffeine node, roughly. */
     public static final int ENTRY_OVERHEAD = 96;
 
-    /** A cached needle: data, its cookie and its verified CRC32C. */
-    record Entry(byte[] data, long cookie, long crc) {
+    /** A cached needle: data, its cookie and its verified CRC32C as 8 hex digits (formatted once, sent on every hit). */
+    record Entry(byte[] data, long cookie, String crcHex) {
     }
 
     /** Where an answer came from, sent in the {@code X-Hayloft-Cache} response header. */
-    public enum Source { HIT, MISS, WAIT, BYPASS }
+    public enum Source {
+        HIT("hit"), MISS("miss"), WAIT("wait"), BYPASS("bypass");
+
+        /** The header value. */
+        public final String header;
+
+        Source(String header) {
+            this.header = header;
+        }
+    }
 
     /**
-     * An answer: a store-like status and body; {@code crc} is -1 unless the data was verified.
+     * An answer: a store-like status and body; {@code crcHex} is null unless the data was verified.
      */
-    public record Answer(int status, byte[] body, String contentType, long crc, Source source) {
+    public record Answer(int status, byte[] body, String contentType, String crcHex, Source source) {
     }
 
     static final class Lease {
@@ -133,7 +142,7 @@ public final class ReadThroughCache {
             if (e.cookie() != url.cookie()) {
                 return notFound(k, Source.HIT);
             }
-            return new Answer(200, e.data(), "application/octet-stream", e.crc(), Source.HIT);
+            return new Answer(200, e.data(), "application/octet-stream", e.crcHex(), Source.HIT);
         }
         while (true) {
             long now = System.nanoTime();
@@ -209,7 +218,7 @@ public final class ReadThroughCache {
         if (lease.cancelled || tombstones.getIfPresent(k) != null) {
             return;
         }
-        Entry e = new Entry(f.body(), lease.cookie, f.crc());
+        Entry e = new Entry(f.body(), lease.cookie, StoreFetcher.crcHex(f.crc()));
         cache.put(k, e);
         if (lease.cancelled || tombstones.getIfPresent(k) != null) {
             cache.asMap().remove(k, e); // an invalidation raced this fill: it wins
@@ -232,7 +241,7 @@ public final class ReadThroughCache {
         if (tombstones.getIfPresent(k) != null) {
             return false;
         }
-        Entry e = new Entry(data, cookie, crc);
+        Entry e = new Entry(data, cookie, StoreFetcher.crcHex(crc));
         cache.put(k, e);
         if (tombstones.getIfPresent(k) != null) {
             cache.asMap().remove(k, e);
@@ -270,14 +279,14 @@ public final class ReadThroughCache {
     }
 
     private static Answer answer(StoreFetcher.Fetched f, Source s) {
-        return new Answer(f.status(), f.body(), f.contentType(), f.crc(), s);
+        return new Answer(f.status(), f.body(), f.contentType(), f.verified() ? StoreFetcher.crcHex(f.crc()) : null, s);
     }
 
     private static Answer notFound(NeedleKey k, Source s) {
         ApiException e = CommonErrors.NOT_FOUND.exception("needle " + k + " not found");
         String json = "{\"error\":{\"code\":" + e.error().code() + ",\"name\":\"" + e.error().name() + "\",\"message\":\""
                 + e.getMessage() + "\"}}";
-        return new Answer(404, json.getBytes(java.nio.charset.StandardCharsets.UTF_8), "application/json", -1, s);
+        return new Answer(404, json.getBytes(java.nio.charset.StandardCharsets.UTF_8), "application/json", null, s);
     }
 
     /** Waits for a store fetch, which its own HTTP timeout bounds; a second here is a safety margin. */

@@ -9,7 +9,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -100,7 +99,7 @@ public final class StoreFetcher implements AutoCloseable {
         if (actual != expected) {
             throw new CompletionException(CacheErrors.STORE_CORRUPT.exception("needle " + url.needle() + " from store "
                     + url.store() + " fails its CRC32C: store sent " + sent + ", data has "
-                    + String.format(Locale.ROOT, "%08x", actual)));
+                    + crcHex(actual)));
         }
         return new Fetched(200, body, type, actual, state);
     }
@@ -120,6 +119,12 @@ public final class StoreFetcher implements AutoCloseable {
         }
         return CacheErrors.STORE_UNAVAILABLE.exception("fetch of needle " + url.needle() + " from store " + url.store()
                 + " failed: " + t);
+    }
+
+    /** A CRC32C as 8 lower-case hex digits, as sent in {@value #CRC_HEADER}. */
+    public static String crcHex(long crc) {
+        String h = Long.toHexString(crc & 0xffffffffL);
+        return h.length() == 8 ? h : "00000000".substring(h.length()) + h;
     }
 
     /** CRC32C of a whole array. */

@@ -115,6 +115,8 @@ public final class CacheLoad implements Callable<Integer> {
                         h.get(prefix + "/1/" + k + "/0?cookie=" + String.format(Locale.ROOT, "%016x", COOKIE));
                     }
                 }
+                run(cache.address(), prefix, first, 2); // JIT warm-up of both paths, not counted
+                run(storeAddr, "", first, 2);
                 double[] c = new double[2];
                 double[] s = new double[2];
                 for (int round = 0; round < 2; round++) { // alternate, so drift on a shared machine hits both
