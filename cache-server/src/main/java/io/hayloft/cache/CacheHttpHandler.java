@@ -20,8 +20,9 @@ import java.util.Map;
 /**
  * Routes the cache's HTTP API (docs/cache-api.md): {@code GET} of a cache URL reads through,
  * {@code PUT} pushes a fresh needle, {@code DELETE} invalidates one; {@code /health},
- * {@code /metrics}, {@code /stats}. Runs on the server's worker executor (a miss blocks its thread
- * while the store answers; a hit touches only memory).
+ * {@code /metrics}, {@code /stats}. {@link #hitOnEventLoop} answers hits on the event loop, from
+ * memory, without blocking; everything else runs in {@link #handle} on the server's worker executor
+ * (a miss blocks its worker while the store answers).
  *
  * <p>Buffer ownership: a hit's response wraps the cached array without copying (the array is
  * immutable once cached, so Netty may write it while other requests share it); the request is
@@ -84,10 +85,35 @@ public final class CacheHttpHandler implements RequestHandler {
         throw CommonErrors.METHOD_NOT_ALLOWED.exception("method " + m + " not allowed on a cache URL; use GET, PUT or DELETE");
     }
 
+    /**
+     * The event-loop fast path: answers a GET that hits memory, or returns null (anything else, bad
+     * input included, goes to {@link #handle} on a worker). Never blocks.
+     */
+    public FullHttpResponse hitOnEventLoop(FullHttpRequest req) {
+        if (!req.method().equals(HttpMethod.GET) || req.uri().length() < 2 || req.uri().startsWith("/health")
+                || req.uri().startsWith("/metrics") || req.uri().startsWith("/stats")) {
+            return null;
+        }
+        CacheUrl url;
+        try {
+            url = CacheUrl.parse(req.uri(), true);
+        } catch (ApiException e) {
+            return null;
+        }
+        if (!config.allowedStores.isEmpty() && !config.allowedStores.contains(url.store())) {
+            return null;
+        }
+        ReadThroughCache.Answer a = cache.hit(url);
+        return a == null ? null : response(a);
+    }
+
     private FullHttpResponse read(FullHttpRequest req, QueryStringDecoder q) throws InterruptedException {
         CacheUrl url = CacheUrl.parse(q, true);
         checkStoreAllowed(url);
-        ReadThroughCache.Answer a = cache.get(url, cache.admission().admitsRequest(req));
+        return response(cache.get(url, cache.admission().admitsRequest(req)));
+    }
+
+    private static FullHttpResponse response(ReadThroughCache.Answer a) {
         FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.valueOf(a.status()), Unpooled.wrappedBuffer(a.body()),
                 a.contentType() == null ? "application/octet-stream" : a.contentType());
         if (a.crcHex() != null) {

@@ -35,8 +35,10 @@ public final class CacheServer implements AutoCloseable {
         workers = new ThreadPoolExecutor(config.workerThreads, config.workerThreads, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), named("cache-worker"));
         try {
-            http = HttpServer.start(config.host, config.port, config.limits(),
-                    new CacheHttpHandler(config, cache, metrics, Clock.systemUTC()), workers, config.ioThreads);
+            CacheHttpHandler handler = new CacheHttpHandler(config, cache, metrics, Clock.systemUTC());
+            // Hits are answered on the event loop from memory; misses, pushes and the rest go to the workers.
+            http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads,
+                    handler::hitOnEventLoop);
         } catch (RuntimeException | InterruptedException e) {
             workers.shutdownNow();
             fetcher.close();

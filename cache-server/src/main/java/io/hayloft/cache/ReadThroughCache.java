@@ -92,6 +92,9 @@ public final class ReadThroughCache {
         this.fetcher = fetcher;
         this.admission = new Admission(config);
         Caffeine<Object, Object> b = Caffeine.newBuilder()
+                // Maintenance (replaying reads into the W-TinyLFU policy, evicting) runs on the calling worker,
+                // amortized, instead of waking a ForkJoinPool thread every few reads on a small machine.
+                .executor(Runnable::run)
                 .maximumWeight(config.maxBytes)
                 .removalListener((k, v, cause) -> {
                     if (cause == com.github.benmanes.caffeine.cache.RemovalCause.SIZE) {
@@ -129,6 +132,22 @@ public final class ReadThroughCache {
     }
 
     /**
+     * Serves a read from memory only, or returns null when the needle is not cached. Never blocks:
+     * safe on an event loop.
+     */
+    public Answer hit(CacheUrl url) {
+        Entry e = cache.getIfPresent(url.needle());
+        if (e == null) {
+            return null;
+        }
+        stats.hits.increment();
+        if (e.cookie() != url.cookie()) {
+            return notFound(url.needle(), Source.HIT);
+        }
+        return new Answer(200, e.data(), "application/octet-stream", e.crcHex(), Source.HIT);
+    }
+
+    /**
      * Serves one read.
      *
      * @param admitted whether this request passes the user/CDN rule (a miss by a CDN is not kept)
@@ -136,13 +155,9 @@ public final class ReadThroughCache {
      */
     public Answer get(CacheUrl url, boolean admitted) throws InterruptedException {
         NeedleKey k = url.needle();
-        Entry e = cache.getIfPresent(k);
-        if (e != null) {
-            stats.hits.increment();
-            if (e.cookie() != url.cookie()) {
-                return notFound(k, Source.HIT);
-            }
-            return new Answer(200, e.data(), "application/octet-stream", e.crcHex(), Source.HIT);
+        Answer hit = hit(url);
+        if (hit != null) {
+            return hit;
         }
         while (true) {
             long now = System.nanoTime();

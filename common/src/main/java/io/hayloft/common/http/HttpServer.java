@@ -47,6 +47,9 @@ import org.slf4j.LoggerFactory;
  * {@link RequestHandler} on the given blocking executor, so disk I/O never runs on an event loop.
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
+ * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
+ * from memory) and leaves the rest to the executor; it is skipped while a request of the same
+ * connection is on the executor, so responses stay in order.
  *
  * <p>Buffer ownership: the aggregated request is retained by the dispatcher when handed to the
  * executor and released there in a {@code finally}; the handler's response is written (Netty
@@ -69,7 +72,7 @@ public final class HttpServer implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
-                       int ioThreads) throws InterruptedException {
+                       int ioThreads, RequestHandler eventLoopHandler) throws InterruptedException {
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(executor, "executor");
@@ -90,7 +93,7 @@ public final class HttpServer implements AutoCloseable {
                             p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
                             p.addLast(new PartialTracker());
                             p.addLast(new BoundedAggregator(limits.maxBodyBytes()));
-                            p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests()));
+                            p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests(), eventLoopHandler));
                         }
                     });
             channel = b.bind(host, port).sync().channel();
@@ -111,7 +114,24 @@ public final class HttpServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
-        return new HttpServer(host, port, limits, handler, executor, ioThreads);
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, null);
+    }
+
+    /**
+     * Like {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int)}, with a fast
+     * path: {@code eventLoopHandler} is offered each request first, <em>on the event loop</em>; it
+     * must never block (no disk, no network, no locks held long) and returns a response for requests
+     * it can answer from memory (a cache hit) or null to hand the request to {@code handler} on the
+     * executor as usual. It must not release the request.
+     */
+    public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
+                                   ExecutorService executor, int ioThreads, RequestHandler eventLoopHandler)
+            throws InterruptedException {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, Objects.requireNonNull(eventLoopHandler,
+                "eventLoopHandler"));
     }
 
     /** The port actually bound. */
@@ -194,12 +214,16 @@ public final class HttpServer implements AutoCloseable {
         private final RequestHandler handler;
         private final ExecutorService executor;
         private final int maxConcurrent;
+        private final RequestHandler eventLoopHandler; // may be null
+        /** A request of this connection is on the executor: the fast path must wait its turn (response order). */
+        private volatile boolean busy;
 
-        Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent) {
+        Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent, RequestHandler eventLoopHandler) {
             super(false); // ownership passes to the executor task, or is released here
             this.handler = handler;
             this.executor = executor;
             this.maxConcurrent = maxConcurrent;
+            this.eventLoopHandler = eventLoopHandler;
         }
 
         @Override
@@ -223,6 +247,10 @@ public final class HttpServer implements AutoCloseable {
             } else {
                 request.headers().remove(PEER_HEADER);
             }
+            if (eventLoopHandler != null && !busy && answerOnEventLoop(ctx, request, keepAlive)) {
+                return;
+            }
+            busy = true;
             ctx.channel().config().setAutoRead(false);
             try {
                 executor.execute(() -> process(ctx, request, keepAlive));
@@ -231,6 +259,29 @@ public final class HttpServer implements AutoCloseable {
                 request.release();
                 sendAndClose(ctx, HttpResponses.error(CommonErrors.OVERLOADED, "server is shutting down"));
             }
+        }
+
+        /** Offers the request to the fast path; true when it answered (the request is then released here). */
+        private boolean answerOnEventLoop(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+            FullHttpResponse response;
+            try {
+                response = eventLoopHandler.handle(request);
+            } catch (Throwable e) {
+                LOG.debug("fast path failed for {} {}; using the executor", request.method(), request.uri(), e);
+                response = null;
+            }
+            if (response == null) {
+                return false;
+            }
+            inFlight.decrementAndGet();
+            request.release();
+            if (keepAlive) {
+                HttpUtil.setKeepAlive(response, true);
+                ctx.writeAndFlush(response);
+            } else {
+                sendAndClose(ctx, response);
+            }
+            return true;
         }
 
         private void process(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
@@ -256,6 +307,7 @@ public final class HttpServer implements AutoCloseable {
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
                 ctx.writeAndFlush(response).addListener(f -> {
+                    busy = false;
                     ctx.channel().config().setAutoRead(true);
                     ctx.read();
                 });
