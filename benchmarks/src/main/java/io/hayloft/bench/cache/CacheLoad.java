@@ -112,7 +112,10 @@ public final class CacheLoad implements Callable<Integer> {
                 String prefix = "/" + storeAddr;
                 for (long k = first; k < first + photos; k++) { // warm: every photo read (and cached) once
                     try (MiniHttp h = new MiniHttp(cache.address())) {
-                        h.get(prefix + "/1/" + k + "/0?cookie=" + String.format(Locale.ROOT, "%016x", COOKIE));
+                        int code = h.get(prefix + "/1/" + k + "/0?cookie=" + String.format(Locale.ROOT, "%016x", COOKIE));
+                        if (code != 200) {
+                            throw new IllegalStateException("warm-up GET of key " + k + " answered " + code);
+                        }
                     }
                 }
                 run(cache.address(), prefix, first, 2); // JIT warm-up of both paths, not counted
@@ -126,9 +129,9 @@ public final class CacheLoad implements Callable<Integer> {
                 double cache1 = (c[0] + c[1]) / 2;
                 double store1 = (s[0] + s[1]) / 2;
                 JsonNode st = stats(cache.address());
-                System.out.printf(Locale.ROOT, "%-8s %14.0f %14.0f %7.2fx   (cache hit rate %.4f, store reads %d)%n",
+                System.out.printf(Locale.ROOT, "%-8s %14.0f %14.0f %7.2fx   (cache hit rate %.4f, store reads %d, fetch errors %d)%n",
                         sz >= 1024 ? (sz / 1024) + " KiB" : sz + " B", cache1, store1, cache1 / store1,
-                        st.get("hitRate").asDouble(), st.get("storeReads").asLong());
+                        st.get("hitRate").asDouble(), st.get("storeReads").asLong(), st.get("fetchErrors").asLong());
             }
         }
     }
@@ -228,8 +231,9 @@ public final class CacheLoad implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "zipf: %d reads, %d uploads (push %s), %d photos at the end, %d B each, exponent %.2f over"
                     + " recency rank, cache %d B (%.0f%% of photo bytes), %.1f s%n", reads, uploads, push ? "on" : "off", newest,
                     size, exponent, cacheBytes, cacheFraction * 100, secs);
-            System.out.printf(Locale.ROOT, "hit rate %.4f, store reads %d of %d reads: %.1f%% of store reads saved, evictions %d%n",
-                    st.get("hitRate").asDouble(), storeReads, reads, 100.0 * (reads - storeReads) / reads, st.get("evictions").asLong());
+            System.out.printf(Locale.ROOT, "hit rate %.4f, store reads %d of %d reads: %.1f%% of store reads saved, evictions %d,"
+                    + " fetch errors %d%n", st.get("hitRate").asDouble(), storeReads, reads, 100.0 * (reads - storeReads) / reads,
+                    st.get("evictions").asLong(), st.get("fetchErrors").asLong());
         }
     }
 
