@@ -123,7 +123,7 @@ class LeaseTest {
     @Test
     void anUnfulfilledLeaseExpiresAndWaitersFallBackToTheStore() throws Exception {
         byte[] data = f.put(8, 0, COOKIE, 500);
-        CacheServer c = f.cache(Map.of("leaseTimeoutMillis", "300", "storeTimeoutMillis", "30000"));
+        CacheServer c = f.cache(Map.of("leaseTimeoutMillis", "1000", "storeTimeoutMillis", "30000"));
         StoreProxy p = f.proxy();
         p.holdNext(1); // the lease holder's fetch hangs
         String u = url(c.address(), p.address(), 8, 0, COOKIE);
@@ -134,7 +134,15 @@ class LeaseTest {
         HttpResponse<byte[]> waiter = get(u);
         assertThat(waiter.statusCode()).isEqualTo(200);
         assertThat(waiter.body()).isEqualTo(data);
-        assertThat(stats(c).get("leaseExpiries").asLong() + stats(c).get("leaseWaits").asLong()).isGreaterThanOrEqualTo(1);
+        String source = waiter.headers().firstValue(CacheHttpHandler.SOURCE_HEADER).orElseThrow();
+        if (source.equals("bypass")) {
+            // It came while the lease was valid: it waited, the lease expired, it read the store itself.
+            assertThat(stats(c).get("leaseWaits").asLong()).isEqualTo(1);
+            assertThat(stats(c).get("leaseExpiries").asLong()).isEqualTo(1);
+        } else {
+            // It came after the deadline (a very slow machine): it replaced the expired lease.
+            assertThat(source).isEqualTo("miss");
+        }
         assertThat(p.requests.get()).isEqualTo(2);
         p.release();
         assertThat(holder.get(30, TimeUnit.SECONDS).body()).isEqualTo(data);
