@@ -136,11 +136,18 @@ public final class ReadThroughCache {
      * safe on an event loop.
      */
     public Answer hit(CacheUrl url) {
+        Answer a = peek(url);
+        if (a != null) {
+            stats.hits.increment();
+        }
+        return a;
+    }
+
+    private Answer peek(CacheUrl url) {
         Entry e = cache.getIfPresent(url.needle());
         if (e == null) {
             return null;
         }
-        stats.hits.increment();
         if (e.cookie() != url.cookie()) {
             return notFound(url.needle(), Source.HIT);
         }
@@ -188,6 +195,15 @@ public final class ReadThroughCache {
             }
             if (cur != null) {
                 cur.cancelled = true; // an expired lease: its late fill must not be stored
+            }
+            Answer late = peek(url);
+            if (late != null) {
+                // A fill landed between our miss and our lease: serve it, and whoever joined our lease.
+                leases.remove(k, mine);
+                mine.result.complete(new StoreFetcher.Fetched(late.status(), late.body(), late.contentType(),
+                        late.crcHex() == null ? -1 : Long.parseLong(late.crcHex(), 16), null));
+                stats.hits.increment();
+                return late;
             }
             stats.misses.increment();
             fill(url, mine);
