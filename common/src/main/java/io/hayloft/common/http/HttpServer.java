@@ -48,8 +48,7 @@ import org.slf4j.LoggerFactory;
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
  * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
- * from memory) and leaves the rest to the executor; it is skipped while a request of the same
- * connection is on the executor, so responses stay in order.
+ * from memory), in the request's turn on its connection, and leaves the rest to the executor.
  *
  * <p>Buffer ownership: the aggregated request is retained by the dispatcher when handed to the
  * executor and released there in a {@code finally}; the handler's response is written (Netty
@@ -70,6 +69,8 @@ public final class HttpServer implements AutoCloseable {
     private final Channel channel;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Set while a request of the channel is being processed: idle time then is ours, not the client's. */
+    private static final io.netty.util.AttributeKey<Boolean> BUSY = io.netty.util.AttributeKey.valueOf("hayloft.busy");
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
                        int ioThreads, RequestHandler eventLoopHandler) throws InterruptedException {
@@ -119,10 +120,10 @@ public final class HttpServer implements AutoCloseable {
 
     /**
      * Like {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int)}, with a fast
-     * path: {@code eventLoopHandler} is offered each request first, <em>on the event loop</em>; it
-     * must never block (no disk, no network, no locks held long) and returns a response for requests
-     * it can answer from memory (a cache hit) or null to hand the request to {@code handler} on the
-     * executor as usual. It must not release the request.
+     * path: {@code eventLoopHandler} is offered each request first, <em>on the event loop</em>, in its
+     * turn on the connection; it must never block (no disk, no network, no contended locks) and
+     * returns a response for requests it can answer from memory (a cache hit) or null to hand the
+     * request to {@code handler} on the executor as usual. It must not release the request.
      */
     public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
                                    ExecutorService executor, int ioThreads, RequestHandler eventLoopHandler)
@@ -177,6 +178,9 @@ public final class HttpServer implements AutoCloseable {
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
             if (evt instanceof IdleStateEvent) {
+                if (Boolean.TRUE.equals(ctx.channel().attr(BUSY).get())) {
+                    return;
+                }
                 if (partial) {
                     sendAndClose(ctx, HttpResponses.error(CommonErrors.REQUEST_TIMEOUT,
                             "request not completed within the idle timeout"));
@@ -210,13 +214,18 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Hands requests to the executor one at a time per connection. Requests that the codec decoded
+     * from the same read while one is in flight (pipelining) wait in {@code queue}; all state is
+     * touched only on the channel's event loop.
+     */
     private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final RequestHandler handler;
         private final ExecutorService executor;
         private final int maxConcurrent;
+        private final java.util.ArrayDeque<FullHttpRequest> queue = new java.util.ArrayDeque<>();
+        private boolean busy;
         private final RequestHandler eventLoopHandler; // may be null
-        /** A request of this connection is on the executor: the fast path must wait its turn (response order). */
-        private volatile boolean busy;
 
         Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent, RequestHandler eventLoopHandler) {
             super(false); // ownership passes to the executor task, or is released here
@@ -228,6 +237,14 @@ public final class HttpServer implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            if (busy) {
+                queue.add(request);
+                return;
+            }
+            dispatch(ctx, request);
+        }
+
+        private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request) {
             if (request.decoderResult().isFailure()) {
                 Throwable cause = request.decoderResult().cause();
                 request.release();
@@ -247,10 +264,11 @@ public final class HttpServer implements AutoCloseable {
             } else {
                 request.headers().remove(PEER_HEADER);
             }
-            if (eventLoopHandler != null && !busy && answerOnEventLoop(ctx, request, keepAlive)) {
+            if (eventLoopHandler != null && answerOnEventLoop(ctx, request, keepAlive)) {
                 return;
             }
             busy = true;
+            ctx.channel().attr(BUSY).set(Boolean.TRUE);
             ctx.channel().config().setAutoRead(false);
             try {
                 executor.execute(() -> process(ctx, request, keepAlive));
@@ -261,7 +279,10 @@ public final class HttpServer implements AutoCloseable {
             }
         }
 
-        /** Offers the request to the fast path; true when it answered (the request is then released here). */
+        /**
+         * Offers the request to the fast path (this connection is not busy: it is the request's turn);
+         * true when it answered, the request then released here and the next queued one dispatched.
+         */
         private boolean answerOnEventLoop(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
             FullHttpResponse response;
             try {
@@ -277,7 +298,8 @@ public final class HttpServer implements AutoCloseable {
             request.release();
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                ctx.writeAndFlush(response);
+                ctx.writeAndFlush(response); // written in order: we are on the event loop, in this request's turn
+                done(ctx);
             } else {
                 sendAndClose(ctx, response);
             }
@@ -306,14 +328,32 @@ public final class HttpServer implements AutoCloseable {
             }
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                ctx.writeAndFlush(response).addListener(f -> {
-                    busy = false;
-                    ctx.channel().config().setAutoRead(true);
-                    ctx.read();
-                });
+                ctx.writeAndFlush(response).addListener(f -> done(ctx));
             } else {
                 sendAndClose(ctx, response);
             }
+        }
+
+        /** On the event loop after a response was written: next queued request, or read more. */
+        private void done(ChannelHandlerContext ctx) {
+            busy = false;
+            ctx.channel().attr(BUSY).set(Boolean.FALSE);
+            FullHttpRequest next = queue.poll();
+            if (next != null) {
+                dispatch(ctx, next);
+                return;
+            }
+            ctx.channel().config().setAutoRead(true);
+            ctx.read();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            FullHttpRequest r;
+            while ((r = queue.poll()) != null) {
+                r.release();
+            }
+            super.channelInactive(ctx);
         }
 
         @Override

@@ -2,7 +2,7 @@ package io.hayloft.store.block;
 
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
-import io.hayloft.store.volume.Volume;
+import io.hayloft.store.volume.FileIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -76,7 +76,7 @@ public final class BlockStore {
                 throw new StoreException(Reason.BLOCK_EXISTS, "block " + name + " already exists");
             }
             crcCache.remove(name);
-            Volume.syncDirectory(dir);
+            FileIo.syncDirectory(dir);
         }
     }
 
@@ -117,7 +117,7 @@ public final class BlockStore {
                 ch.force(true);
             }
             Files.move(tmp, p, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            Volume.syncDirectory(dir);
+            FileIo.syncDirectory(dir);
             crcCache.put(name, new BlockInfo(name, length, crc.getValue()));
         }
     }
@@ -157,7 +157,7 @@ public final class BlockStore {
                 throw notFound(name);
             }
             crcCache.remove(name);
-            Volume.syncDirectory(dir);
+            FileIo.syncDirectory(dir);
         }
     }
 

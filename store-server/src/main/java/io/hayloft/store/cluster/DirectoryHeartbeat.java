@@ -88,7 +88,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
             ch.force(true);
         }
         Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        Volume.syncDirectory(dataDir);
+        io.hayloft.store.volume.FileIo.syncDirectory(dataDir);
         return id;
     }
 

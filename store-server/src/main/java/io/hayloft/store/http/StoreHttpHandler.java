@@ -10,8 +10,11 @@ import io.hayloft.store.StoreException;
 import io.hayloft.store.WriteAuthorizer;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Compactor;
+import io.hayloft.store.volume.Needle;
 import io.hayloft.store.volume.Volume;
 import io.micrometer.core.instrument.Timer;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -107,20 +110,33 @@ public final class StoreHttpHandler implements RequestHandler {
         long cookie = cookie(param(params, "cookie"));
         Volume v = store.volume(vol);
         if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
-            ByteBuffer data = v.read(key, alt, cookie);
-            if (m.equals(HttpMethod.HEAD)) {
-                FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.OK);
-                r.headers().set(HttpHeaderNames.CONTENT_TYPE, OCTETS);
-                r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, data.remaining());
+            // the needle is read straight into a pooled direct buffer that the response then owns
+            ByteBuf[] holder = new ByteBuf[1];
+            try {
+                ByteBuffer data = v.read(key, alt, cookie, n -> {
+                    holder[0] = ByteBufAllocator.DEFAULT.directBuffer(n, n);
+                    return holder[0].nioBuffer(0, n);
+                });
+                if (m.equals(HttpMethod.HEAD)) {
+                    FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.OK);
+                    r.headers().set(HttpHeaderNames.CONTENT_TYPE, OCTETS);
+                    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, data.remaining());
+                    return r;
+                }
+                ByteBuf content = holder[0].setIndex(Needle.HEADER_SIZE, Needle.HEADER_SIZE + data.remaining());
+                // CRC32C of the data and the volume's writability, for caches that verify and admit (docs/cache-api.md).
+                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                crc.update(content.nioBuffer());
+                holder[0] = null; // handed to the response
+                FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, content, OCTETS);
+                r.headers().set(CRC_HEADER, String.format(java.util.Locale.ROOT, "%08x", crc.getValue()));
+                r.headers().set(VOLUME_STATE_HEADER, v.readOnly() ? "read-only" : "writable");
                 return r;
+            } finally {
+                if (holder[0] != null) {
+                    holder[0].release();
+                }
             }
-            // CRC32C of the data and the volume's writability, for caches that verify and admit (docs/cache-api.md).
-            java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-            crc.update(data.duplicate());
-            FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(data), OCTETS);
-            r.headers().set(CRC_HEADER, String.format(java.util.Locale.ROOT, "%08x", crc.getValue()));
-            r.headers().set(VOLUME_STATE_HEADER, v.readOnly() ? "read-only" : "writable");
-            return r;
         }
         if (m.equals(HttpMethod.PUT)) {
             authorizer.authorize(req, "needle.put", vol);

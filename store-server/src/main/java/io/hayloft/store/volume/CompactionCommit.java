@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  * {@code N.idx.cpt} (the compacted copies); {@code N.compact} (the commit marker) and
  * {@code N.compact.tmp}. The commit, in order, each step named by a {@link Step} after which a
  * test can stop the process:
+ * ({@link Step#LIVE_COPIED} is not part of the commit: the online copy is done and writes are
+ * about to be blocked for the catch-up; tests use it to act while a compaction is running.)
  * <ol>
  *   <li>{@link Step#TEMP_FILES_SYNCED}: the copies are complete and forced.</li>
  *   <li>{@link Step#MARKER_TEMP_WRITTEN}: the marker is written to {@code N.compact.tmp} and forced.</li>
@@ -58,7 +60,7 @@ public final class CompactionCommit {
     public static final int MARKER_SIZE = 40;
 
     /** The steps of the commit, in order. */
-    public enum Step { TEMP_FILES_SYNCED, MARKER_TEMP_WRITTEN, MARKER_COMMITTED, DAT_RENAMED, IDX_RENAMED,
+    public enum Step { LIVE_COPIED, TEMP_FILES_SYNCED, MARKER_TEMP_WRITTEN, MARKER_COMMITTED, DAT_RENAMED, IDX_RENAMED,
         DIRECTORY_SYNCED, MARKER_DELETED }
 
     /** Called after each step; a test throws {@link SimulatedCrash} to stop the commit there. */
@@ -108,12 +110,12 @@ public final class CompactionCommit {
         m.putInt((int) crc.getValue()).putInt(0).flip();
         try (FileChannel ch = FileChannel.open(markerTemp(dir, id), StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            Volume.writeFully(ch, m, 0);
+            FileIo.writeFully(ch, m, 0);
             ch.force(true);
         }
         hook.after(Step.MARKER_TEMP_WRITTEN);
         Files.move(markerTemp(dir, id), marker(dir, id), StandardCopyOption.ATOMIC_MOVE);
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         hook.after(Step.MARKER_COMMITTED);
         Files.move(datCopy(dir, id), Volume.datPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
@@ -121,10 +123,10 @@ public final class CompactionCommit {
         Files.move(idxCopy(dir, id), Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
         hook.after(Step.IDX_RENAMED);
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         hook.after(Step.DIRECTORY_SYNCED);
         Files.delete(marker(dir, id));
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         hook.after(Step.MARKER_DELETED);
     }
 
@@ -134,7 +136,7 @@ public final class CompactionCommit {
         any |= Files.deleteIfExists(idxCopy(dir, id));
         any |= Files.deleteIfExists(markerTemp(dir, id));
         if (any) {
-            Volume.syncDirectory(dir);
+            FileIo.syncDirectory(dir);
         }
     }
 
@@ -178,8 +180,8 @@ public final class CompactionCommit {
         if (Files.exists(idx)) {
             Files.move(idx, Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         }
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         Files.delete(marker);
-        Volume.syncDirectory(dir);
+        FileIo.syncDirectory(dir);
     }
 }

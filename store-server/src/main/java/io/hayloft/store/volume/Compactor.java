@@ -53,7 +53,7 @@ public final class Compactor {
         void copy(ByteBuffer needle, long key, int alt, int dataSize) throws IOException {
             long off = end;
             int len = needle.remaining();
-            Volume.writeFully(channel, needle.duplicate(), off);
+            FileIo.writeFully(channel, needle.duplicate(), off);
             end += len;
             index.put(key, alt, off, len, false, Volume.keyCheck(channel));
             idx.append(key, alt, off, dataSize, false);
@@ -67,13 +67,13 @@ public final class Compactor {
             }
             long off = NeedleIndex.offset(e);
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-            Volume.readExactly(channel, h, off);
+            FileIo.readExactly(channel, h, off);
             h.flip();
             if (Needle.key(h) != key || Needle.alt(h) != alt) {
                 return;
             }
             int flags = Needle.flags(h) | Needle.FLAG_DELETED;
-            Volume.writeFully(channel, ByteBuffer.wrap(new byte[] {(byte) flags}), off + Needle.OFF_FLAGS);
+            FileIo.writeFully(channel, ByteBuffer.wrap(new byte[] {(byte) flags}), off + Needle.OFF_FLAGS);
             index.markDeletedAt(key, alt, off);
             idx.append(key, alt, off, Needle.dataSize(h), true);
         }
@@ -112,7 +112,7 @@ public final class Compactor {
                     StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE);
             IdxFile idx;
             try {
-                Volume.writeFully(ch, v.superblock.encode(), 0);
+                FileIo.writeFully(ch, v.superblock.encode(), 0);
                 idx = IdxFile.create(CompactionCommit.idxCopy(v.dir, v.id), v.id);
             } catch (IOException | RuntimeException e) {
                 ch.close();
@@ -128,11 +128,12 @@ public final class Compactor {
         boolean markerWritten = false;
         try {
             copyRange(v, s, t, Superblock.SIZE, e0);
+            hook.after(CompactionCommit.Step.LIVE_COPIED);
             v.appendLock.lock();
             try {
                 before = s.end;
                 copyRange(v, s, t, e0, s.end);
-                Volume.writeFully(t.channel, v.superblock.encode(), 0);
+                FileIo.writeFully(t.channel, v.superblock.encode(), 0);
                 t.channel.force(true);
                 t.idx.flush(true);
                 markerWritten = true; // from here on a failure may have passed the commit point
@@ -187,7 +188,7 @@ public final class Compactor {
         long pos = from;
         while (pos < to) {
             h.clear();
-            Volume.readExactly(s.channel, h, pos);
+            FileIo.readExactly(s.channel, h, pos);
             h.flip();
             long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
             if (h.getInt(0) != Needle.HEADER_MAGIC || n > Needle.MAX_DATA_SIZE) {
@@ -195,7 +196,7 @@ public final class Compactor {
                         + "; compaction stopped, the volume is unchanged");
             }
             ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-            Volume.readExactly(s.channel, b, pos);
+            FileIo.readExactly(s.channel, b, pos);
             b.flip();
             if (Needle.check(b) != Needle.Check.OK) {
                 LOG.warn("volume {}: skipping corrupt needle at offset {} ({})", v.id, pos, Needle.check(b));

@@ -76,7 +76,7 @@ public final class IdxFile implements Closeable {
                 StandardOpenOption.READ, StandardOpenOption.WRITE);
         ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
         h.putInt(MAGIC).putShort((short) VERSION).putShort((short) 0).putLong(volumeId).flip();
-        Volume.writeFully(ch, h, 0);
+        FileIo.writeFully(ch, h, 0);
         ch.force(true);
         return new IdxFile(ch, HEADER_SIZE);
     }
@@ -93,7 +93,7 @@ public final class IdxFile implements Closeable {
         FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
-            Volume.readFully(ch, h, 0);
+            FileIo.readFully(ch, h, 0);
             h.flip();
             if (h.remaining() < HEADER_SIZE || h.getInt(0) != MAGIC || h.getLong(8) != volumeId) {
                 ch.close();
@@ -111,7 +111,7 @@ public final class IdxFile implements Closeable {
             outer:
             while (pos < size) {
                 buf.clear();
-                Volume.readFully(ch, buf, pos);
+                FileIo.readFully(ch, buf, pos);
                 buf.flip();
                 if (buf.remaining() < RECORD_SIZE) {
                     break;
@@ -176,7 +176,7 @@ public final class IdxFile implements Closeable {
         }
         pending.flip();
         int n = pending.remaining();
-        Volume.writeFully(channel, pending, fileEnd);
+        FileIo.writeFully(channel, pending, fileEnd);
         fileEnd += n;
         pending.clear();
         if (fsync) {

@@ -19,10 +19,13 @@ import java.util.zip.CRC32C;
  *     28        4 data size     n, unsigned, at most {@link #MAX_DATA_SIZE}
  *     32        n data
  *   32+n        4 footer magic  0x4C44454E ("LDEN")
- *   36+n        4 CRC32C        of the n data bytes
+ *   36+n        4 CRC32C        over bytes 4..23 and 28..31 of the header (cookie, key,
+ *                             alternate key, data size), then the n data bytes
  *   40+n    0..7 padding       zeros up to the next multiple of 8
  * </pre>
- * {@link #totalLength} = align8(40 + n). The flags byte is the only byte ever rewritten.
+ * {@link #totalLength} = align8(40 + n). The flags byte is the only byte ever rewritten, which is
+ * why the CRC skips it; it also covers the identifying header fields, so that damage to a key or
+ * cookie is found like damage to the data.
  *
  * <p>Thread-safe (stateless).
  */
@@ -71,6 +74,7 @@ public final class Needle {
         out.putInt(HEADER_MAGIC).putLong(cookie).putLong(key).putInt(alt).put((byte) flags)
                 .put((byte) 0).put((byte) 0).put((byte) 0).putInt(n);
         CRC32C crc = new CRC32C();
+        updateHeader(crc, out, start);
         crc.update(data.duplicate());
         out.put(data.duplicate());
         out.putInt(FOOTER_MAGIC).putInt((int) crc.getValue());
@@ -78,6 +82,14 @@ public final class Needle {
         while (out.position() < end) {
             out.put((byte) 0);
         }
+    }
+
+    private static void updateHeader(CRC32C crc, ByteBuffer b, int p) {
+        ByteBuffer h = b.duplicate();
+        h.limit(p + OFF_FLAGS).position(p + OFF_COOKIE);
+        crc.update(h);
+        h.limit(p + HEADER_SIZE).position(p + OFF_SIZE);
+        crc.update(h);
     }
 
     /** The outcome of checking bytes that should hold one needle. */
@@ -109,6 +121,7 @@ public final class Needle {
         ByteBuffer data = b.duplicate();
         data.position(p + HEADER_SIZE).limit(f);
         CRC32C crc = new CRC32C();
+        updateHeader(crc, b, p);
         crc.update(data);
         return (int) crc.getValue() == b.getInt(f + 4) ? Check.OK : Check.BAD_CRC;
     }
@@ -138,5 +151,23 @@ public final class Needle {
         ByteBuffer d = b.duplicate();
         d.position(b.position() + HEADER_SIZE).limit(b.position() + HEADER_SIZE + dataSize(b));
         return d.slice();
+    }
+
+    /** Reads and checks the needle at {@code offset} of a volume file. */
+    static boolean validAt(java.nio.channels.FileChannel ch, long offset) throws java.io.IOException {
+        ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
+        FileIo.readFully(ch, h, offset);
+        h.flip();
+        if (h.remaining() < HEADER_SIZE || h.getInt(0) != HEADER_MAGIC) {
+            return false;
+        }
+        long n = Integer.toUnsignedLong(h.getInt(OFF_SIZE));
+        if (n > MAX_DATA_SIZE) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) totalLength(n));
+        FileIo.readFully(ch, b, offset);
+        b.flip();
+        return check(b) == Check.OK;
     }
 }

@@ -1,5 +1,7 @@
 package io.hayloft.store.volume;
 
+import java.util.List;
+
 /**
  * The in-memory index of one volume: (key, alternate key) &rarr; (offset, length, deleted) for every
  * needle, in two primitive arrays and no per-entry objects: 12 bytes per slot.
@@ -234,6 +236,163 @@ public final class NeedleIndex {
             }
         }
         return 0;
+    }
+
+    /** Tells whether the needles at two offsets have the same key and alternate key (reads both headers). */
+    @FunctionalInterface
+    public interface SameKey {
+        boolean same(long offsetA, long offsetB);
+    }
+
+    /**
+     * Collects checkpoint records and builds the index in bulk: a stable LSD radix sort of the
+     * records by tag (so by home slot), then a sequential placement with no probing (each entry
+     * goes to {@code max(home, previous + 1)}). Records of one (key, alt) are merged as
+     * {@link #put} would: the highest offset wins, a delete record marks the needle it names.
+     * Peak memory: the records (12 bytes each) plus the table.
+     *
+     * <p>Not thread-safe; used once, on open.
+     */
+    public static final class Builder {
+        private int[] tags;
+        private long[] values;
+        private int n;
+
+        public Builder(int expected) {
+            tags = new int[Math.max(16, expected)];
+            values = new long[tags.length];
+        }
+
+        public void add(long key, int alt, long offset, long length, boolean isDeleted) {
+            if (n == tags.length) {
+                tags = java.util.Arrays.copyOf(tags, n * 2);
+                values = java.util.Arrays.copyOf(values, n * 2);
+            }
+            long h = hash(key, alt);
+            tags[n] = (int) h;
+            values[n] = pack(offset, length, isDeleted, h);
+            n++;
+        }
+
+        public NeedleIndex build(SameKey same) {
+            NeedleIndex idx = new NeedleIndex(n);
+            int cap = idx.slots.length;
+            radixSortByTag(tags, values, n, idx.tags, idx.slots);
+            java.util.Arrays.fill(idx.tags, 0);
+            java.util.Arrays.fill(idx.slots, 0);
+            List<Long> overflow = new java.util.ArrayList<>();
+            List<Integer> overflowTags = new java.util.ArrayList<>();
+            long[] group = new long[4];
+            int last = -1;
+            int i = 0;
+            while (i < n) {
+                int tag = tags[i];
+                long fp = values[i] & FP_MASK;
+                int g = 0;
+                for (; i < n && tags[i] == tag && (values[i] & FP_MASK) == fp; i++) {
+                    if (g == group.length) {
+                        group = java.util.Arrays.copyOf(group, g * 2);
+                    }
+                    g = merge(group, g, values[i], same);
+                }
+                for (int j = 0; j < g; j++) {
+                    int pos = Math.max(home(tag, cap), last + 1);
+                    if (pos >= cap) {
+                        overflow.add(group[j]);
+                        overflowTags.add(tag);
+                        continue;
+                    }
+                    idx.tags[pos] = tag;
+                    idx.slots[pos] = group[j];
+                    idx.count++;
+                    if (isDeleted(group[j])) {
+                        idx.deleted++;
+                    }
+                    last = pos;
+                }
+            }
+            for (int j = 0; j < overflow.size(); j++) {
+                idx.insertDistinct(overflowTags.get(j), overflow.get(j));
+            }
+            tags = null;
+            values = null;
+            return idx;
+        }
+
+        /** Adds record v to the survivors group[0..g) of one fingerprint; returns the new size. */
+        private static int merge(long[] group, int g, long v, SameKey same) {
+            long off = offset(v);
+            for (int k = 0; k < g; k++) {
+                long o = offset(group[k]);
+                if (o == off) {
+                    group[k] |= v & DELETED;
+                    return g;
+                }
+            }
+            for (int k = 0; k < g; k++) {
+                long o = offset(group[k]);
+                if (same.same(o, off)) {
+                    if (off > o) {
+                        group[k] = v;
+                    }
+                    return g;
+                }
+            }
+            group[g] = v;
+            return g + 1;
+        }
+    }
+
+    private void insertDistinct(int tag, long value) {
+        int cap = slots.length;
+        if (count + 1 > (long) (cap * MAX_LOAD)) {
+            grow();
+            cap = slots.length;
+        }
+        int i = home(tag, cap);
+        while (slots[i] != 0) {
+            i = i + 1 == cap ? 0 : i + 1;
+        }
+        tags[i] = tag;
+        slots[i] = value;
+        count++;
+        if (isDeleted(value)) {
+            deleted++;
+        }
+    }
+
+    /** Stable LSD radix sort of (tags, values)[0..n) by unsigned tag; tmp arrays hold at least n. */
+    static void radixSortByTag(int[] tags, long[] values, int n, int[] tmpTags, long[] tmpValues) {
+        int[] srcT = tags;
+        long[] srcV = values;
+        int[] dstT = tmpTags;
+        long[] dstV = tmpValues;
+        int[] counts = new int[256];
+        for (int shift = 0; shift < 32; shift += 8) {
+            java.util.Arrays.fill(counts, 0);
+            for (int i = 0; i < n; i++) {
+                counts[(srcT[i] >>> shift) & 0xFF]++;
+            }
+            int sum = 0;
+            for (int b = 0; b < 256; b++) {
+                int c = counts[b];
+                counts[b] = sum;
+                sum += c;
+            }
+            for (int i = 0; i < n; i++) {
+                int b = (srcT[i] >>> shift) & 0xFF;
+                int to = counts[b]++;
+                dstT[to] = srcT[i];
+                dstV[to] = srcV[i];
+            }
+            int[] t = srcT;
+            srcT = dstT;
+            dstT = t;
+            long[] v = srcV;
+            srcV = dstV;
+            dstV = v;
+        }
+        // four passes: the sorted data is back in (tags, values)
     }
 
     /** Visits every entry: packed values, for statistics and the {@code .idx} rewrite. */

@@ -3,7 +3,6 @@ package io.hayloft.store.volume;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -85,6 +84,8 @@ public final class Volume implements Closeable {
     volatile Superblock superblock;
     volatile Compactor.Target compaction;
     private volatile boolean closed;
+    /** Set when an fsync failed: what reached the disk is unknown, so the volume takes no more writes. */
+    private volatile String syncFailure;
 
     private Volume(Path dir, long id, Options options, Segment seg, Superblock sb) {
         this.dir = dir;
@@ -96,6 +97,10 @@ public final class Volume implements Closeable {
 
     public static Path datPath(Path dir, long id) {
         return dir.resolve(id + ".dat");
+    }
+
+    public static boolean exists(Path dir, long id) {
+        return Files.exists(datPath(dir, id));
     }
 
     public static Path idxPath(Path dir, long id) {
@@ -115,12 +120,12 @@ public final class Volume implements Closeable {
         Superblock sb = new Superblock(Superblock.VERSION, 0, id, System.currentTimeMillis());
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-            writeFully(ch, sb.encode(), 0);
+            FileIo.writeFully(ch, sb.encode(), 0);
             ch.force(true);
         }
         IdxFile.create(idxPath(dir, id), id).close();
         Files.move(tmp, dat, StandardCopyOption.ATOMIC_MOVE);
-        syncDirectory(dir);
+        FileIo.syncDirectory(dir);
         return open(dir, id, options);
     }
 
@@ -138,7 +143,7 @@ public final class Volume implements Closeable {
         FileChannel ch = FileChannel.open(dat, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer sbBuf = ByteBuffer.allocate(Superblock.SIZE);
-            readFully(ch, sbBuf, 0);
+            FileIo.readFully(ch, sbBuf, 0);
             sbBuf.flip();
             Superblock sb = Superblock.decode(sbBuf, dat.toString());
             if (sb.volumeId() != id) {
@@ -147,23 +152,23 @@ public final class Volume implements Closeable {
             long fileSize = ch.size();
             Path idxPath = idxPath(dir, id);
             long hint = Files.exists(idxPath) ? Files.size(idxPath) / IdxFile.RECORD_SIZE : 0;
-            NeedleIndex index = new NeedleIndex((int) Math.min(hint, Integer.MAX_VALUE / 2));
-            NeedleIndex.KeyCheck check = keyCheck(ch);
+            NeedleIndex.Builder builder = new NeedleIndex.Builder((int) Math.min(hint, Integer.MAX_VALUE / 2));
             long[] maxEnd = {Superblock.SIZE, 0};
             IdxFile idx = IdxFile.load(idxPath, id, (key, alt, offset, size, deleted) -> {
                 long len = Needle.totalLength(Integer.toUnsignedLong(size));
                 if (offset < Superblock.SIZE || offset + len > fileSize) {
                     return; // a record the volume does not back (written with fsync off): rescanned below
                 }
-                index.put(key, alt, offset, len, deleted, check);
+                builder.add(key, alt, offset, len, deleted);
                 if (offset + len > maxEnd[0]) {
                     maxEnd[0] = offset + len;
                     maxEnd[1] = offset;
                 }
             });
+            NeedleIndex index = builder.build(sameKey(ch));
             Volume v;
             long scanFrom = maxEnd[0];
-            if (maxEnd[1] != 0 && !needleValid(ch, maxEnd[1])) {
+            if (maxEnd[1] != 0 && !Needle.validAt(ch, maxEnd[1])) {
                 LOG.warn("volume {}: the last needle its .idx names (offset {}) fails its check; rebuilding from a full scan",
                         id, maxEnd[1]);
                 idx.abandon();
@@ -181,23 +186,6 @@ public final class Volume implements Closeable {
         }
     }
 
-    private static boolean needleValid(FileChannel ch, long offset) throws IOException {
-        ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-        readFully(ch, h, offset);
-        h.flip();
-        if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC) {
-            return false;
-        }
-        long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
-        if (n > Needle.MAX_DATA_SIZE) {
-            return false;
-        }
-        ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-        readFully(ch, b, offset);
-        b.flip();
-        return Needle.check(b) == Needle.Check.OK;
-    }
-
     /** Indexes the valid needles from {@code from}, truncates at the first invalid one. */
     private void scanTail(long from, long fileSize) throws IOException {
         Segment s = seg;
@@ -207,7 +195,7 @@ public final class Volume implements Closeable {
         String stop = "end of file";
         while (pos < fileSize) {
             h.clear();
-            readFully(s.channel, h, pos);
+            FileIo.readFully(s.channel, h, pos);
             h.flip();
             if (h.remaining() < Needle.HEADER_SIZE) {
                 stop = "short header";
@@ -223,7 +211,7 @@ public final class Volume implements Closeable {
                 break;
             }
             ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-            readFully(s.channel, b, pos);
+            FileIo.readFully(s.channel, b, pos);
             b.flip();
             Needle.Check c = Needle.check(b);
             if (c != Needle.Check.OK) {
@@ -249,11 +237,25 @@ public final class Volume implements Closeable {
         s.durable = pos;
     }
 
+    static NeedleIndex.SameKey sameKey(FileChannel ch) {
+        return (a, b) -> {
+            ByteBuffer ha = ByteBuffer.allocate(Needle.HEADER_SIZE);
+            try {
+                FileIo.readFully(ch, ha, a);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            ha.flip();
+            return ha.remaining() == Needle.HEADER_SIZE && ha.getInt(0) == Needle.HEADER_MAGIC
+                    && keyCheck(ch).matches(b, Needle.key(ha), Needle.alt(ha));
+        };
+    }
+
     static NeedleIndex.KeyCheck keyCheck(FileChannel ch) {
         return (offset, key, alt) -> {
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
             try {
-                readFully(ch, h, offset);
+                FileIo.readFully(ch, h, offset);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -303,13 +305,17 @@ public final class Volume implements Closeable {
             if (superblock.readOnly()) {
                 throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is read-only");
             }
+            if (syncFailure != null) {
+                throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " takes no writes after an fsync failure ("
+                        + syncFailure + "); restart the store to recover it");
+            }
             if (s.end + total > options.sizeLimit()) {
                 sealLocked();
                 throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is full (" + s.end + " of "
                         + options.sizeLimit() + " bytes, write needs " + total + "); it is now read-only");
             }
             pos = s.end;
-            writeFully(s.channel, buf, pos);
+            FileIo.writeFully(s.channel, buf, pos);
             s.end = pos + total;
             NeedleIndex.KeyCheck check = keyCheck(s.channel);
             synchronized (s.index) {
@@ -346,7 +352,13 @@ public final class Volume implements Closeable {
                     return;
                 }
                 long target = s.end;
-                s.channel.force(false);
+                try {
+                    s.channel.force(false);
+                } catch (IOException e) {
+                    syncFailure = e.toString(); // never retry an fsync and then acknowledge (fsyncgate)
+                    LOG.error("volume {}: fsync failed; refusing further writes", id, e);
+                    throw e;
+                }
                 s.durable = target;
             }
         } finally {
@@ -360,6 +372,19 @@ public final class Volume implements Closeable {
      * {@link Reason#NEEDLE_NOT_FOUND} and the same message.
      */
     public ByteBuffer read(long key, int alt, long cookie) throws IOException {
+        return read(key, alt, cookie, ByteBuffer::allocate);
+    }
+
+    /**
+     * {@link #read(long, int, long)} into a buffer the caller supplies: {@code allocator} gets the
+     * needle's length and returns an empty buffer of exactly that size (e.g. a view of a pooled
+     * direct buffer, so that the bytes go from the page cache to the socket with no heap copy).
+     * The needle is read into it from position 0; the data is at {@link Needle#HEADER_SIZE}.
+     *
+     * @return a view of the data within the supplied buffer
+     */
+    public ByteBuffer read(long key, int alt, long cookie, java.util.function.IntFunction<ByteBuffer> allocator)
+            throws IOException {
         swapLock.readLock().lock();
         try {
             checkOpen();
@@ -372,8 +397,8 @@ public final class Volume implements Closeable {
                 throw notFound(key, alt);
             }
             long off = NeedleIndex.offset(e);
-            ByteBuffer b = ByteBuffer.allocate((int) NeedleIndex.length(e));
-            readFully(s.channel, b, off);
+            ByteBuffer b = allocator.apply((int) NeedleIndex.length(e));
+            FileIo.readFully(s.channel, b, off);
             b.flip();
             if (b.remaining() >= Needle.HEADER_SIZE && b.getInt(0) == Needle.HEADER_MAGIC
                     && (Needle.key(b) != key || Needle.alt(b) != alt)) {
@@ -422,7 +447,7 @@ public final class Volume implements Closeable {
             }
             long off = NeedleIndex.offset(e);
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-            readFully(s.channel, h, off);
+            FileIo.readFully(s.channel, h, off);
             h.flip();
             if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC
                     || Needle.key(h) != key || Needle.alt(h) != alt || Needle.cookie(h) != cookie) {
@@ -430,7 +455,7 @@ public final class Volume implements Closeable {
             }
             int flags = Needle.flags(h);
             if ((flags & Needle.FLAG_DELETED) == 0) {
-                writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
+                FileIo.writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
                         off + Needle.OFF_FLAGS);
             }
             synchronized (s.index) {
@@ -473,7 +498,7 @@ public final class Volume implements Closeable {
             return;
         }
         Superblock sb = superblock.withFlags(superblock.flags() | Superblock.FLAG_READ_ONLY);
-        writeFully(seg.channel, sb.encode(), 0);
+        FileIo.writeFully(seg.channel, sb.encode(), 0);
         seg.channel.force(false);
         superblock = sb;
         LOG.info("volume {} sealed read-only", id);
@@ -490,7 +515,7 @@ public final class Volume implements Closeable {
                         + id + " (0.." + s.end + ")");
             }
             ByteBuffer b = ByteBuffer.allocate(length);
-            readFully(s.channel, b, offset);
+            FileIo.readFully(s.channel, b, offset);
             b.flip();
             return b;
         } finally {
@@ -555,36 +580,6 @@ public final class Volume implements Closeable {
         Compactor.Target t = compaction;
         if (t != null) {
             t.abandon();
-        }
-    }
-
-    static void readFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        while (b.hasRemaining()) {
-            int n = ch.read(b, pos);
-            if (n < 0) {
-                return;
-            }
-            pos += n;
-        }
-    }
-
-    static void readExactly(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        readFully(ch, b, pos);
-        if (b.hasRemaining()) {
-            throw new EOFException("unexpected end of file at " + (pos + b.position()));
-        }
-    }
-
-    static void writeFully(FileChannel ch, ByteBuffer b, long pos) throws IOException {
-        while (b.hasRemaining()) {
-            pos += ch.write(b, pos);
-        }
-    }
-
-    /** Forces a directory's entries (renames, creates, deletes) to disk. */
-    public static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
         }
     }
 }

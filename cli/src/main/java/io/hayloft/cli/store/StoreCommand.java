@@ -1,0 +1,63 @@
+package io.hayloft.cli.store;
+
+import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.store.StoreConfig;
+import io.hayloft.store.StoreServer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code hayloft store}: runs a store server until interrupted. Configuration comes from an
+ * optional YAML file, then {@code --set key=value} overrides, then the explicit options.
+ */
+@Command(name = "store", mixinStandardHelpOptions = true,
+        description = {"Run a store server: Haystack needle volumes and block files over HTTP.",
+            "Config keys (YAML or --set): dataDirs, host, port, volumeSizeLimit, fsync (always|never), maxBodyBytes,",
+            "maxHeaderBytes, maxInitialLineBytes, maxConcurrentRequests, idleTimeoutMillis, diskThreads, ioThreads,",
+            "idxFlushMillis. See docs/store-api.md."})
+public final class StoreCommand implements Callable<Integer> {
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file")
+    Path config;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override a config key (repeatable)")
+    List<String> overrides = new ArrayList<>();
+
+    @Option(names = "--port", description = "port to listen on (0 picks one)")
+    Integer port;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "a data directory (repeatable)")
+    List<String> dataDirs = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        List<String> all = new ArrayList<>(overrides);
+        if (port != null) {
+            all.add("port=" + port);
+        }
+        if (!dataDirs.isEmpty()) {
+            all.add("dataDirs=" + String.join(",", dataDirs));
+        }
+        StoreConfig cfg = ConfigLoader.load(config, all, StoreConfig.class).validate();
+        StoreServer server = StoreServer.start(cfg);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                server.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                stopped.countDown();
+            }
+        }));
+        System.out.println("hayloft store: listening on " + cfg.host + ":" + server.port() + ", data in " + cfg.dataDirs
+                + ", " + server.store().volumes().size() + " volumes");
+        System.out.flush();
+        stopped.await();
+        return 0;
+    }
+}

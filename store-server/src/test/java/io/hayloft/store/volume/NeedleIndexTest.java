@@ -1,0 +1,139 @@
+package io.hayloft.store.volume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class NeedleIndexTest {
+    /** The truth: what needle header sits at each offset. */
+    private final Map<Long, long[]> disk = new HashMap<>();
+    private final NeedleIndex.KeyCheck check = (off, key, alt) -> {
+        long[] h = disk.get(off);
+        return h != null && h[0] == key && h[1] == alt;
+    };
+
+    private void put(NeedleIndex idx, long key, int alt, long off, long len, boolean del) {
+        disk.put(off, new long[] {key, alt});
+        idx.put(key, alt, off, len, del, check);
+    }
+
+    @Test
+    void matchesAModelThroughGrowthOverwritesAndDeletes() {
+        NeedleIndex idx = new NeedleIndex(0);
+        Map<String, long[]> model = new HashMap<>();
+        Random rnd = new Random(42);
+        long off = 32;
+        for (int i = 0; i < 200_000; i++) {
+            long key = rnd.nextInt(50_000);
+            int alt = rnd.nextInt(4);
+            long len = 8L * (6 + rnd.nextInt(100));
+            if (rnd.nextInt(10) == 0 && model.containsKey(key + "/" + alt)) {
+                long[] e = model.get(key + "/" + alt);
+                assertThat(idx.markDeletedAt(key, alt, e[0])).isTrue();
+                e[2] = 1;
+            } else {
+                put(idx, key, alt, off, len, false);
+                model.put(key + "/" + alt, new long[] {off, len, 0});
+                off += len;
+            }
+        }
+        assertThat(idx.size()).isEqualTo(model.size());
+        int deleted = 0;
+        for (Map.Entry<String, long[]> e : model.entrySet()) {
+            String[] ka = e.getKey().split("/");
+            long got = idx.get(Long.parseLong(ka[0]), Integer.parseInt(ka[1]), check);
+            assertThat(NeedleIndex.offset(got)).isEqualTo(e.getValue()[0]);
+            assertThat(NeedleIndex.length(got)).isEqualTo(e.getValue()[1]);
+            assertThat(NeedleIndex.isDeleted(got)).isEqualTo(e.getValue()[2] == 1);
+            deleted += (int) e.getValue()[2];
+        }
+        assertThat(idx.deletedCount()).isEqualTo(deleted);
+        assertThat(idx.get(999_999, 0, check)).isZero();
+    }
+
+    @Test
+    void bulkBuildEqualsOneByOnePuts() {
+        Random rnd = new Random(7);
+        NeedleIndex one = new NeedleIndex(0);
+        NeedleIndex.Builder bulk = new NeedleIndex.Builder(10);
+        NeedleIndex.SameKey same = (a, b) -> {
+            long[] x = disk.get(a);
+            long[] y = disk.get(b);
+            return x[0] == y[0] && x[1] == y[1];
+        };
+        long off = 32;
+        java.util.List<long[]> written = new java.util.ArrayList<>();
+        for (int i = 0; i < 100_000; i++) {
+            int r = rnd.nextInt(10);
+            if (r == 0 && !written.isEmpty()) { // a delete record of an earlier needle
+                long[] w = written.get(rnd.nextInt(written.size()));
+                one.markDeletedAt(w[0], (int) w[1], w[2]);
+                bulk.add(w[0], (int) w[1], w[2], w[3], true);
+                continue;
+            }
+            long key = rnd.nextInt(30_000);
+            int alt = rnd.nextInt(2);
+            long len = 8L * (6 + rnd.nextInt(50));
+            put(one, key, alt, off, len, false);
+            bulk.add(key, alt, off, len, false);
+            written.add(new long[] {key, alt, off, len});
+            off += len;
+        }
+        NeedleIndex built = bulk.build(same);
+        assertThat(built.size()).isEqualTo(one.size());
+        assertThat(built.deletedCount()).isEqualTo(one.deletedCount());
+        for (long[] w : written) {
+            assertThat(built.get(w[0], (int) w[1], check)).as("key %d/%d", w[0], w[1]).isEqualTo(one.get(w[0], (int) w[1], check));
+        }
+    }
+
+    @Test
+    void radixSortIsStableAndUnsigned() {
+        int[] tags = {5, -1, 3, 5, Integer.MIN_VALUE, 0};
+        long[] vals = {1, 2, 3, 4, 5, 6};
+        NeedleIndex.radixSortByTag(tags, vals, 6, new int[6], new long[6]);
+        assertThat(tags).containsExactly(0, 3, 5, 5, Integer.MIN_VALUE, -1);
+        assertThat(vals).containsExactly(6, 3, 1, 4, 5, 2);
+    }
+
+    @Test
+    void highestOffsetWinsWhateverTheReplayOrder() {
+        NeedleIndex idx = new NeedleIndex(4);
+        put(idx, 7, 1, 800, 64, false);
+        put(idx, 7, 1, 80, 64, false); // an older record replayed later
+        assertThat(NeedleIndex.offset(idx.get(7, 1, check))).isEqualTo(800);
+        assertThat(idx.isLiveAt(7, 1, 80)).isFalse();
+        assertThat(idx.isLiveAt(7, 1, 800)).isTrue();
+        assertThat(idx.size()).isEqualTo(1);
+    }
+
+    @Test
+    void keysThatDifferOnlyInAltAreDistinct() {
+        NeedleIndex idx = new NeedleIndex(4);
+        for (int alt = 0; alt < 4; alt++) {
+            put(idx, 1, alt, 32 + 64L * alt, 64, false);
+        }
+        for (int alt = 0; alt < 4; alt++) {
+            assertThat(NeedleIndex.offset(idx.get(1, alt, check))).isEqualTo(32 + 64L * alt);
+        }
+    }
+
+    @Test
+    void refusesOffsetsAndLengthsItCannotPack() {
+        NeedleIndex idx = new NeedleIndex(4);
+        assertThatThrownBy(() -> idx.put(1, 0, 0, 64, false, check)).hasMessageContaining("offset 0");
+        assertThatThrownBy(() -> idx.put(1, 0, 33, 64, false, check)).hasMessageContaining("offset 33");
+        assertThatThrownBy(() -> idx.put(1, 0, 32, NeedleIndex.MAX_LENGTH + 8, false, check)).hasMessageContaining("length");
+    }
+
+    @Test
+    void costsTwelveBytesPerSlot() {
+        NeedleIndex idx = new NeedleIndex(1_000_000);
+        assertThat(idx.memoryBytes()).isEqualTo(32 + 12L * idx.capacity());
+        assertThat((double) idx.memoryBytes() / 1_000_000).isLessThan(14.0);
+    }
+}
