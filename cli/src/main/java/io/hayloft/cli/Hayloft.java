@@ -10,7 +10,12 @@ import picocli.CommandLine.Command;
 @Command(name = "hayloft", mixinStandardHelpOptions = true, versionProvider = Hayloft.Version.class,
         description = "Hayloft: a blob store for billions of small write-once objects.",
         subcommands = {CommandLine.HelpCommand.class, io.hayloft.cli.store.StoreCommand.class,
-                io.hayloft.cli.directory.DirectoryCommand.class, io.hayloft.cli.cache.CacheCommand.class})
+                io.hayloft.cli.directory.DirectoryCommand.class,
+                io.hayloft.cli.cluster.ClusterCommand.class, io.hayloft.cli.client.PutCommand.class,
+                io.hayloft.cli.client.GetCommand.class, io.hayloft.cli.client.RmCommand.class,
+                io.hayloft.cli.client.StatCommand.class, io.hayloft.cli.client.VolumesCommand.class,
+                io.hayloft.cli.client.StoresCommand.class, io.hayloft.cli.demo.ClusterDemoCommand.class,
+                io.hayloft.cli.cache.CacheCommand.class})
 public final class Hayloft implements Runnable {
 
     /** Exit code when the command ran but its operation failed (damaged data, too many losses). */

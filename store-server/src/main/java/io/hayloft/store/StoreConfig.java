@@ -24,6 +24,13 @@ import java.util.Locale;
  * diskThreads            32           threads doing disk I/O for requests
  * ioThreads              0            Netty event loop threads (0: 2 x cores)
  * idxFlushMillis         200          how often queued .idx records are written
+ * directory              (none)       host:port of the directory to register and heartbeat with
+ * storeId                (generated)  this store's id; kept in store.id in the first data directory
+ * rack                   default      failure domain; replicas of a volume go to distinct racks
+ * advertiseAddress       (host:port)  the host:port other servers use to reach this store
+ * heartbeatMillis        1000         how often the store reports to the directory
+ * clusterSecret          (none)       the directory's write-token secret; none: writes are not checked
+ * adminToken             (none)       bearer token required for volume admin and block operations
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -41,6 +48,13 @@ public final class StoreConfig {
     public int diskThreads = 32;
     public int ioThreads = 0;
     public int idxFlushMillis = 200;
+    public String directory;
+    public String storeId;
+    public String rack = "default";
+    public String advertiseAddress;
+    public int heartbeatMillis = 1000;
+    public String clusterSecret;
+    public String adminToken;
 
     /** Checks every value; the error names the key and the bad value. */
     public StoreConfig validate() {
@@ -61,6 +75,15 @@ public final class StoreConfig {
         }
         if (ioThreads < 0) {
             throw new IllegalArgumentException("ioThreads must be >= 0, got " + ioThreads);
+        }
+        if (heartbeatMillis < 10) {
+            throw new IllegalArgumentException("heartbeatMillis must be >= 10, got " + heartbeatMillis);
+        }
+        if (clusterSecret != null && !clusterSecret.isEmpty() && clusterSecret.length() < 16) {
+            throw new IllegalArgumentException("clusterSecret must be at least 16 characters");
+        }
+        if (rack == null || rack.isBlank()) {
+            throw new IllegalArgumentException("rack must not be empty");
         }
         if (idxFlushMillis <= 0) {
             throw new IllegalArgumentException("idxFlushMillis must be positive, got " + idxFlushMillis);

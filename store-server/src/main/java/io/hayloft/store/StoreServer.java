@@ -1,5 +1,11 @@
 package io.hayloft.store;
 
+import io.hayloft.store.cluster.ClusterAuthorizer;
+import io.hayloft.store.cluster.DirectoryHeartbeat;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
 import io.hayloft.common.http.HttpServer;
 import io.hayloft.common.metrics.PrometheusEndpoint;
 import io.hayloft.store.http.StoreHttpHandler;
@@ -22,6 +28,7 @@ public final class StoreServer implements AutoCloseable {
     private final Store store;
     private final ExecutorService disk;
     private final HttpServer http;
+    private final DirectoryHeartbeat heartbeat;
 
     private StoreServer(StoreConfig config, WriteAuthorizer authorizer) throws IOException, InterruptedException {
         config.validate();
@@ -39,18 +46,37 @@ public final class StoreServer implements AutoCloseable {
                 s -> s.volumes().stream().mapToLong(v -> v.status().needles()).sum()).register(metrics.registry());
         Gauge.builder("hayloft_store_volume_bytes", store,
                 s -> s.volumes().stream().mapToLong(v -> v.status().sizeBytes()).sum()).register(metrics.registry());
+        HttpServer started = null;
         try {
-            http = HttpServer.start(config.host, config.port, config.limits(),
+            started = HttpServer.start(config.host, config.port, config.limits(),
                     new StoreHttpHandler(store, authorizer, metrics), disk, config.ioThreads);
-        } catch (RuntimeException | InterruptedException e) {
+            http = started;
+            heartbeat = config.directory == null || config.directory.isBlank() ? null : startHeartbeat(config, started.port());
+        } catch (RuntimeException | InterruptedException | IOException e) {
+            if (started != null) {
+                started.close();
+            }
             disk.shutdownNow();
             store.close();
             throw e;
         }
     }
 
+    private DirectoryHeartbeat startHeartbeat(StoreConfig config, int port) throws IOException {
+        Path dir = Path.of(config.dataDirs.get(0));
+        String id = DirectoryHeartbeat.storeId(dir, config.storeId);
+        String advertise = config.advertiseAddress != null && !config.advertiseAddress.isBlank() ? config.advertiseAddress
+                : ("0.0.0.0".equals(config.host) || "::".equals(config.host) ? "127.0.0.1" : config.host) + ":" + port;
+        return new DirectoryHeartbeat(store, config.directory, id, advertise, config.rack, dir,
+                Duration.ofMillis(config.heartbeatMillis));
+    }
+
+    /**
+     * Starts a store whose writes are checked against the directory's write tokens when
+     * {@code clusterSecret} is set, and which heartbeats to {@code directory} when that is set.
+     */
     public static StoreServer start(StoreConfig config) throws IOException, InterruptedException {
-        return new StoreServer(config, WriteAuthorizer.ALLOW_ALL);
+        return new StoreServer(config, new ClusterAuthorizer(config.clusterSecret, config.adminToken, Clock.systemUTC()));
     }
 
     public static StoreServer start(StoreConfig config, WriteAuthorizer authorizer) throws IOException, InterruptedException {
@@ -69,8 +95,16 @@ public final class StoreServer implements AutoCloseable {
         return store.volume(id);
     }
 
+    /** The heartbeat to the directory, or null when no directory is configured. */
+    public DirectoryHeartbeat heartbeat() {
+        return heartbeat;
+    }
+
     @Override
     public void close() throws InterruptedException {
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
         http.close();
         disk.shutdown();
         disk.awaitTermination(30, TimeUnit.SECONDS);

@@ -17,5 +17,12 @@ public interface WriteAuthorizer {
      */
     void authorize(HttpRequest request, String operation, long volumeId);
 
+    /**
+     * Checks one key of a multi-write once its body is parsed (the request line names only the
+     * volume). Allows everything by default.
+     */
+    default void authorizeKey(HttpRequest request, String operation, long volumeId, long key) {
+    }
+
     WriteAuthorizer ALLOW_ALL = (request, operation, volumeId) -> { };
 }

@@ -56,6 +56,7 @@ public final class ClusterAuthorizer implements WriteAuthorizer {
     }
 
     /** Checks that the request's write token covers {@code key} on {@code volumeId}. */
+    @Override
     public void authorizeKey(HttpRequest request, String operation, long volumeId, long key) {
         if (tokens == null) {
             return;

@@ -159,6 +159,9 @@ public final class StoreHttpHandler implements RequestHandler {
         Volume v = store.volume(vol);
         authorizer.authorize(req, "batch", vol);
         List<Volume.NeedleWrite> needles = BatchBody.parse(req.content());
+        for (Volume.NeedleWrite w : needles) {
+            authorizer.authorizeKey(req, "batch", vol, w.key());
+        }
         v.write(needles);
         return HttpResponses.json(HttpResponseStatus.CREATED,
                 Map.of("volume", vol, "written", needles.size(), "bytes", req.content().readableBytes()));
