@@ -37,7 +37,7 @@ public final class CacheServer implements AutoCloseable {
         try {
             CacheHttpHandler handler = new CacheHttpHandler(config, cache, metrics, Clock.systemUTC());
             // Hits are answered on the event loop from memory; misses, pushes and the rest go to the workers.
-            http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads,
+            http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads, null,
                     handler::hitOnEventLoop);
         } catch (RuntimeException | InterruptedException e) {
             workers.shutdownNow();

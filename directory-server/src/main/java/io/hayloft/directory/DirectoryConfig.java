@@ -26,6 +26,8 @@ import java.util.List;
  * readPolicy           direct          direct (stores only) or cache (a cache node first)
  * cacheNodes           []              cache node addresses for the cache read policy (a consistent-hash ring)
  * gutterNodes          []              gutter cache nodes, listed after a photo's cache node in readFrom
+ * tlsKeyStore          (none)          PKCS#12 keystore with the server key and certificate: serve HTTPS
+ * tlsKeyStorePassword  (none)          its password
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -49,6 +51,8 @@ public final class DirectoryConfig {
     public List<String> cacheNodes = new ArrayList<>();
     public List<String> gutterNodes = new ArrayList<>();
     private volatile io.hayloft.common.ring.CacheRouting cacheRouting;
+    public String tlsKeyStore;
+    public String tlsKeyStorePassword;
 
     /** Checks every value; the error names the key and the bad value. */
     public DirectoryConfig validate() {

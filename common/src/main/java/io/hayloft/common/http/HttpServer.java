@@ -73,7 +73,8 @@ public final class HttpServer implements AutoCloseable {
     private static final io.netty.util.AttributeKey<Boolean> BUSY = io.netty.util.AttributeKey.valueOf("hayloft.busy");
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
-                       int ioThreads, RequestHandler eventLoopHandler) throws InterruptedException {
+                       int ioThreads, io.netty.handler.ssl.SslContext tls, RequestHandler eventLoopHandler)
+            throws InterruptedException {
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(executor, "executor");
@@ -90,6 +91,9 @@ public final class HttpServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             ChannelPipeline p = ch.pipeline();
+                            if (tls != null) {
+                                p.addLast(tls.newHandler(ch.alloc()));
+                            }
                             p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
                             p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
                             p.addLast(new PartialTracker());
@@ -115,24 +119,40 @@ public final class HttpServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
-        return new HttpServer(host, port, limits, handler, executor, ioThreads, null);
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, null, null);
     }
 
     /**
-     * Like {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int)}, with a fast
-     * path: {@code eventLoopHandler} is offered each request first, <em>on the event loop</em>, in its
-     * turn on the connection; it must never block (no disk, no network, no contended locks) and
-     * returns a response for requests it can answer from memory (a cache hit) or null to hand the
-     * request to {@code handler} on the executor as usual. It must not release the request.
+     * As {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int)}, serving HTTPS
+     * when {@code tls} is not null (Netty's {@code SslHandler} first in every channel; see {@link Tls}).
      */
     public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
-                                   ExecutorService executor, int ioThreads, RequestHandler eventLoopHandler)
+                                   ExecutorService executor, int ioThreads, io.netty.handler.ssl.SslContext tls)
             throws InterruptedException {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
-        return new HttpServer(host, port, limits, handler, executor, ioThreads, Objects.requireNonNull(eventLoopHandler,
-                "eventLoopHandler"));
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls, null);
+    }
+
+    /**
+     * As {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int, io.netty.handler.ssl.SslContext)},
+     * with a fast path: {@code eventLoopHandler} is offered each request first, <em>on the event
+     * loop</em>, in its turn on the connection; it must never block (no disk, no network, no
+     * contended locks) and returns a response for requests it can answer from memory (a cache hit)
+     * or null to hand the request to {@code handler} on the executor as usual. It must not release
+     * the request.
+     *
+     * @param tls null for plain HTTP
+     */
+    public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
+                                   ExecutorService executor, int ioThreads, io.netty.handler.ssl.SslContext tls,
+                                   RequestHandler eventLoopHandler) throws InterruptedException {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls,
+                Objects.requireNonNull(eventLoopHandler, "eventLoopHandler"));
     }
 
     /** The port actually bound. */
