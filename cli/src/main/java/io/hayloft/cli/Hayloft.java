@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
                 io.hayloft.cli.client.GetCommand.class, io.hayloft.cli.client.RmCommand.class,
                 io.hayloft.cli.client.StatCommand.class, io.hayloft.cli.client.VolumesCommand.class,
                 io.hayloft.cli.client.StoresCommand.class, io.hayloft.cli.demo.ClusterDemoCommand.class,
+                io.hayloft.cli.ec.EcCommand.class, io.hayloft.cli.demo.DemoCommand.class,
                 io.hayloft.cli.cache.CacheCommand.class})
 public final class Hayloft implements Runnable {
 
@@ -33,6 +34,19 @@ public final class Hayloft implements Runnable {
     /** Runs a command line and returns its exit code; the entry point for tests. */
     public static int run(String... args) {
         return commandLine().execute(args);
+    }
+
+    /** Runs a command line with its output and errors going to {@code out} and {@code err}; for tests. */
+    public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+        CommandLine cl = commandLine();
+        cl.setOut(out);
+        cl.setErr(err);
+        try {
+            return cl.execute(args);
+        } finally {
+            out.flush();
+            err.flush();
+        }
     }
 
     public static CommandLine commandLine() {
