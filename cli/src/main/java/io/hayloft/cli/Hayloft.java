@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
                 io.hayloft.cli.client.GetCommand.class, io.hayloft.cli.client.RmCommand.class,
                 io.hayloft.cli.client.StatCommand.class, io.hayloft.cli.client.VolumesCommand.class,
                 io.hayloft.cli.client.StoresCommand.class, io.hayloft.cli.demo.ClusterDemoCommand.class,
-                io.hayloft.cli.ec.EcCommand.class, io.hayloft.cli.demo.DemoCommand.class})
+                io.hayloft.cli.ec.EcCommand.class, io.hayloft.cli.demo.DemoCommand.class,
+                io.hayloft.cli.cache.CacheCommand.class})
 public final class Hayloft implements Runnable {
 
     /** Exit code when the command ran but its operation failed (damaged data, too many losses). */

@@ -64,6 +64,7 @@ public final class HayloftClient implements AutoCloseable {
     private final Retrier retrier;
     private final ExecutorService ownExecutor;
     private final long maxObjectBytes;
+    private final io.hayloft.client.cache.CacheClient cache; // null without cache nodes
 
     private HayloftClient(Builder b) {
         ExecutorService own = null;
@@ -88,7 +89,9 @@ public final class HayloftClient implements AutoCloseable {
         this.directory = new DirectoryClient(http, b.directories, b.adminToken);
         this.stores = new StoreClient(http);
         this.retrier = new Retrier(b.maxAttempts, b.initialBackoff, b.maxBackoff, executor);
-        this.writer = new Writer(directory, stores, retrier, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns);
+        this.cache = b.cacheNodes.isEmpty() ? null : new io.hayloft.client.cache.CacheClient(stores, b.cacheNodes, b.gutterNodes);
+        this.writer = new Writer(directory, stores, retrier, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns,
+                b.pushToCache ? cache : null);
         this.reader = new Reader(directory, stores, new LookupCache(b.lookupCacheSize), retrier);
     }
 
@@ -99,6 +102,14 @@ public final class HayloftClient implements AutoCloseable {
     /** The low-level directory client this client uses (for listing volumes and stores, admin calls). */
     public DirectoryClient directory() {
         return directory;
+    }
+
+    /**
+     * The cache tier's client (routing to a key's cache node and gutter node, push, invalidation),
+     * or null when the builder named no cache nodes.
+     */
+    public io.hayloft.client.cache.CacheClient cache() {
+        return cache;
     }
 
     /** The low-level store client this client uses. */
@@ -282,8 +293,24 @@ public final class HayloftClient implements AutoCloseable {
             LinkedHashSet<Integer> alts = new LinkedHashSet<>(l.alts());
             alts.add(id.alt());
             List<PhotoId> ids = alts.stream().map(id::withAlt).toList();
-            return deleteNeedles(l.volume(), ids, l.replicas(), token);
+            return invalidateInCache(deleteNeedles(l.volume(), ids, l.replicas(), token), ids, l.replicas(), token);
         }));
+    }
+
+    /** After the needles' delete (done or failed), drops them from their cache nodes; keeps the delete's outcome. */
+    private CompletableFuture<Void> invalidateInCache(CompletableFuture<Void> deleted, List<PhotoId> ids, List<String> replicas,
+                                                      String token) {
+        if (cache == null || replicas.isEmpty()) {
+            return deleted;
+        }
+        return deleted.handle((v, t) -> {
+            List<CompletableFuture<Void>> calls = new ArrayList<>();
+            for (PhotoId i : ids) {
+                calls.add(cache.invalidate(replicas.get(0), i, token == null || token.isEmpty() ? null : token));
+            }
+            return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]))
+                    .thenCompose(x -> t == null ? CompletableFuture.<Void>completedFuture(null) : CompletableFuture.<Void>failedFuture(t));
+        }).thenCompose(f -> f);
     }
 
     private static Wire.Lookup undeleted(Wire.Lookup l) {
@@ -372,8 +399,32 @@ public final class HayloftClient implements AutoCloseable {
         private java.util.concurrent.Executor executor;
         private SSLContext sslContext;
         private String adminToken;
+        private List<String> cacheNodes = List.of();
+        private List<String> gutterNodes = List.of();
+        private boolean pushToCache = true;
 
         private Builder() {
+        }
+
+        /**
+         * The cache nodes ({@code host:port}, the directory's {@code cacheNodes}) and gutter nodes
+         * ({@code gutterNodes}, possibly none): with them the client pushes fresh uploads into their
+         * cache node and invalidates deleted photos there (docs/cache-api.md). Reads follow the
+         * directory's {@code readFrom} either way.
+         */
+        public Builder cacheNodes(List<String> cacheNodes, List<String> gutterNodes) {
+            this.cacheNodes = List.copyOf(cacheNodes);
+            this.gutterNodes = gutterNodes == null ? List.of() : List.copyOf(gutterNodes);
+            if (!this.cacheNodes.isEmpty()) {
+                new io.hayloft.common.ring.CacheRouting(this.cacheNodes, this.gutterNodes); // names a bad list now
+            }
+            return this;
+        }
+
+        /** Whether uploads held in memory are pushed into their cache node (default true when cache nodes are set). */
+        public Builder pushToCache(boolean on) {
+            this.pushToCache = on;
+            return this;
         }
 
         /** The directory's address(es), {@code host:port}; later ones are used when earlier ones are unreachable. */

@@ -46,10 +46,12 @@ final class Writer {
     private final long maxBatchBytes;
     private final long maxObjectBytes;
     private final int maxAssigns;
+    private final io.hayloft.client.cache.CacheClient cache; // null: no proactive push
 
     Writer(DirectoryClient directory, StoreClient stores, Retrier retrier, long maxBatchBytes, long maxObjectBytes,
-           int maxAssigns) {
+           int maxAssigns, io.hayloft.client.cache.CacheClient cache) {
         this.maxAssigns = maxAssigns;
+        this.cache = cache;
         this.directory = directory;
         this.stores = stores;
         this.http = stores.transport();
@@ -253,6 +255,21 @@ final class Writer {
                 out.add(new PutResult(id, base + id.needlePath()));
             }
             return out;
-        });
+        }).thenCompose(out -> push(plan).thenApply(v -> out));
+    }
+
+    /** Proactive push of the committed needles held in memory into their cache nodes; best effort, never fails. */
+    private CompletableFuture<Void> push(Plan plan) {
+        if (cache == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<CompletableFuture<Boolean>> pushes = new ArrayList<>();
+        for (int i = 0; i < plan.ids().size(); i++) {
+            byte[] data = plan.parts().get(i).data();
+            if (data != null) {
+                pushes.add(cache.push(plan.replicas().get(0), plan.ids().get(i), data, plan.token()));
+            }
+        }
+        return CompletableFuture.allOf(pushes.toArray(new CompletableFuture<?>[0]));
     }
 }

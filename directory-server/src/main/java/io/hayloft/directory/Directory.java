@@ -330,8 +330,8 @@ public final class Directory {
         }
         List<String> readFrom = new ArrayList<>();
         if ("cache".equals(config.readPolicy) && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
-            String node = config.cacheNodes.get((int) Math.floorMod(key, (long) config.cacheNodes.size()));
-            readFrom.add("http://" + node + "/" + healthy.get(0));
+            // The key's cache node on the consistent-hash ring, then its gutter node (if any) for when it is down.
+            readFrom.addAll(config.cacheRouting().urlPrefixes(key, healthy.get(0)));
         }
         for (String a : healthy) {
             readFrom.add("http://" + a);
