@@ -9,14 +9,18 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "hayloft bench", mixinStandardHelpOptions = true,
         description = "Benchmarks: JMH for code paths, load tools for servers.",
-        subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, io.hayloft.bench.store.StoreBench.class})
+        subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, io.hayloft.bench.store.StoreBench.class,
+                io.hayloft.bench.cluster.ClusterLoad.class, io.hayloft.bench.cache.CacheLoad.class})
 public final class Bench implements Runnable {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Bench()).execute(args));
+        // JMH's own options (-f, -wi, -p name=v, ...) must reach it untouched, not be rejected as unknown.
+        CommandLine cl = new CommandLine(new Bench());
+        cl.getSubcommands().get("jmh").setUnmatchedOptionsArePositionalParams(true);
+        System.exit(cl.execute(args));
     }
 
     @Override

@@ -10,7 +10,13 @@ import picocli.CommandLine.Command;
 @Command(name = "hayloft", mixinStandardHelpOptions = true, versionProvider = Hayloft.Version.class,
         description = "Hayloft: a blob store for billions of small write-once objects.",
         subcommands = {CommandLine.HelpCommand.class, io.hayloft.cli.store.StoreCommand.class,
-                io.hayloft.cli.directory.DirectoryCommand.class, io.hayloft.cli.raid.RaidCommand.class})
+                io.hayloft.cli.directory.DirectoryCommand.class,
+                io.hayloft.cli.cluster.ClusterCommand.class, io.hayloft.cli.client.PutCommand.class,
+                io.hayloft.cli.client.GetCommand.class, io.hayloft.cli.client.RmCommand.class,
+                io.hayloft.cli.client.StatCommand.class, io.hayloft.cli.client.VolumesCommand.class,
+                io.hayloft.cli.client.StoresCommand.class, io.hayloft.cli.demo.ClusterDemoCommand.class,
+                io.hayloft.cli.ec.EcCommand.class, io.hayloft.cli.demo.DemoCommand.class,
+                io.hayloft.cli.cache.CacheCommand.class, io.hayloft.cli.raid.RaidCommand.class})
 public final class Hayloft implements Runnable {
 
     /** Exit code when the command ran but its operation failed (damaged data, too many losses). */
@@ -28,6 +34,19 @@ public final class Hayloft implements Runnable {
     /** Runs a command line and returns its exit code; the entry point for tests. */
     public static int run(String... args) {
         return commandLine().execute(args);
+    }
+
+    /** Runs a command line with its output and errors going to {@code out} and {@code err}; for tests. */
+    public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+        CommandLine cl = commandLine();
+        cl.setOut(out);
+        cl.setErr(err);
+        try {
+            return cl.execute(args);
+        } finally {
+            out.flush();
+            err.flush();
+        }
     }
 
     public static CommandLine commandLine() {

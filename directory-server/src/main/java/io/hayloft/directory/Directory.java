@@ -305,16 +305,28 @@ public final class Directory {
         return out;
     }
 
-    /** Records which alternate keys of each photo were written. */
-    public void commit(List<Wire.Commit> commits) {
+    /** Records which alternate keys of each photo were written, in one synced batch. */
+    public synchronized void commit(List<Wire.Commit> commits) {
+        long[] ks = new long[commits.size()];
+        PhotoMeta[] metas = new PhotoMeta[commits.size()];
+        java.util.Map<Long, Integer> seen = new java.util.HashMap<>();
+        int n = 0;
         for (Wire.Commit c : commits) {
-            synchronized (this) {
-                PhotoMeta m = photo(c.key());
-                for (int alt : c.alts()) {
-                    m = m.withAlt(alt);
-                }
-                meta.putPhoto(c.key(), m);
+            Integer at = seen.get(c.key());
+            PhotoMeta m = at != null ? metas[at] : photo(c.key());
+            for (int alt : c.alts()) {
+                m = m.withAlt(alt);
             }
+            if (at != null) {
+                metas[at] = m;
+            } else {
+                seen.put(c.key(), n);
+                ks[n] = c.key();
+                metas[n++] = m;
+            }
+        }
+        if (n > 0) {
+            meta.putPhotos(java.util.Arrays.copyOf(ks, n), java.util.Arrays.copyOf(metas, n));
         }
     }
 
@@ -337,8 +349,8 @@ public final class Directory {
         }
         List<String> readFrom = new ArrayList<>();
         if ("cache".equals(config.readPolicy) && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
-            String node = config.cacheNodes.get((int) Math.floorMod(key, (long) config.cacheNodes.size()));
-            readFrom.add("http://" + node + "/" + healthy.get(0));
+            // The key's cache node on the consistent-hash ring, then its gutter node (if any) for when it is down.
+            readFrom.addAll(config.cacheRouting().urlPrefixes(key, healthy.get(0)));
         }
         for (String a : healthy) {
             readFrom.add("http://" + a);
@@ -356,9 +368,14 @@ public final class Directory {
                 v == null ? "UNKNOWN" : v.state().name(), addresses, readFrom);
     }
 
-    /** Marks a photo deleted. */
-    public synchronized void delete(long key) {
-        meta.putPhoto(key, photo(key).asDeleted());
+    /**
+     * Marks a photo deleted and returns the write token that lets the client delete its needles on
+     * the stores ("" in an open cluster). Deleting twice is allowed and returns a fresh token.
+     */
+    public synchronized String delete(long key) {
+        PhotoMeta m = photo(key);
+        meta.putPhoto(key, m.asDeleted());
+        return tokens == null ? "" : tokens.sign(m.volume(), key, 1, clock.millis() + config.tokenTtlMillis);
     }
 
     private PhotoMeta photo(long key) {

@@ -24,7 +24,10 @@ import java.util.List;
  * adminToken           (none)          bearer token for admin endpoints; none: admin is open
  * tokenTtlMillis       600000          write token lifetime
  * readPolicy           direct          direct (stores only) or cache (a cache node first)
- * cacheNodes           []              cache node addresses for the cache read policy
+ * cacheNodes           []              cache node addresses for the cache read policy (a consistent-hash ring)
+ * gutterNodes          []              gutter cache nodes, listed after a photo's cache node in readFrom
+ * tlsKeyStore          (none)          PKCS#12 keystore with the server key and certificate: serve HTTPS
+ * tlsKeyStorePassword  (none)          its password
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -46,6 +49,10 @@ public final class DirectoryConfig {
     public long tokenTtlMillis = 10 * 60_000L;
     public String readPolicy = "direct";
     public List<String> cacheNodes = new ArrayList<>();
+    public List<String> gutterNodes = new ArrayList<>();
+    private volatile io.hayloft.common.ring.CacheRouting cacheRouting;
+    public String tlsKeyStore;
+    public String tlsKeyStorePassword;
 
     /** Checks every value; the error names the key and the bad value. */
     public DirectoryConfig validate() {
@@ -64,6 +71,10 @@ public final class DirectoryConfig {
         check("direct".equals(readPolicy) || "cache".equals(readPolicy), "readPolicy must be direct or cache, was " + readPolicy);
         check(cacheNodes != null, "cacheNodes must be a list");
         check(!"cache".equals(readPolicy) || !cacheNodes.isEmpty(), "readPolicy cache needs at least one cacheNodes entry");
+        check(gutterNodes != null, "gutterNodes must be a list");
+        if ("cache".equals(readPolicy)) {
+            cacheRouting = new io.hayloft.common.ring.CacheRouting(cacheNodes, gutterNodes);
+        }
         return this;
     }
 
@@ -71,6 +82,14 @@ public final class DirectoryConfig {
         if (!ok) {
             throw new IllegalArgumentException(message);
         }
+    }
+
+    /** The cache ring and gutter pool built by {@link #validate()} (readPolicy cache only). */
+    public io.hayloft.common.ring.CacheRouting cacheRouting() {
+        if (cacheRouting == null) {
+            cacheRouting = new io.hayloft.common.ring.CacheRouting(cacheNodes, gutterNodes);
+        }
+        return cacheRouting;
     }
 
     public boolean secured() {

@@ -101,8 +101,7 @@ public final class DirectoryHttp implements RequestHandler {
         }
         if (what.equals("photos") && n == 2) {
             allow(m, HttpMethod.DELETE);
-            directory.delete(key(seg.get(1)));
-            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
+            return ok(Map.of("token", directory.delete(key(seg.get(1)))));
         }
         if (what.equals("volumes")) {
             if (n == 1 && m.equals(HttpMethod.POST)) {

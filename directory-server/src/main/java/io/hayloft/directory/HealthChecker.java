@@ -28,6 +28,9 @@ public final class HealthChecker implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final Map<String, Integer> successes = new ConcurrentHashMap<>();
     private final Map<String, Boolean> inFlight = new ConcurrentHashMap<>();
+    /** Probes whose verdict is not recorded yet: {@link #close()} waits for them, so none touches a closed database. */
+    private final java.util.Set<java.util.concurrent.CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
     public HealthChecker(Directory directory, StoreAdmin stores) {
         this.directory = directory;
@@ -43,6 +46,9 @@ public final class HealthChecker implements AutoCloseable {
 
     /** One round of probes; public so tests and operators can force one. */
     public void round() {
+        if (closed) {
+            return;
+        }
         try {
             for (StoreInfo s : directory.stores()) {
                 if (s.state() == StoreState.DRAINED || inFlight.putIfAbsent(s.id(), Boolean.TRUE) != null) {
@@ -52,10 +58,13 @@ public final class HealthChecker implements AutoCloseable {
                         // replicas of an erasure-coded volume are being dropped: not a health signal
                         .filter(v -> v.replicas().contains(s.id()) && v.state() != VolumeInfo.VolumeState.ERASURE_CODED)
                         .mapToInt(VolumeInfo::id).findFirst().orElse(0);
-                stores.probe(s.address(), volume)
+                java.util.concurrent.CompletableFuture<Void> done = stores.probe(s.address(), volume)
                         .orTimeout(directory.config().probeTimeoutMillis, TimeUnit.MILLISECONDS)
                         .whenComplete((ok, err) -> {
                             inFlight.remove(s.id());
+                            if (closed) {
+                                return;
+                            }
                             try {
                                 if (err == null) {
                                     directory.probeResult(s.id(), null, successes.merge(s.id(), 1, Integer::sum));
@@ -71,19 +80,31 @@ public final class HealthChecker implements AutoCloseable {
                                 LOG.error("health checker: recording the probe of store {} failed", s.id(), e);
                             }
                         });
+                pending.add(done);
+                done.whenComplete((x, y) -> pending.remove(done));
             }
         } catch (RuntimeException e) {
             LOG.error("health checker round failed; will try again next round", e);
         }
     }
 
+    /**
+     * Stops probing and waits (at most the probe timeout, which bounds every probe) until no probe
+     * callback can still record a verdict, so the directory may close its database afterwards.
+     */
     @Override
     public void close() {
+        closed = true;
         timer.shutdownNow();
+        long wait = directory.config().probeTimeoutMillis + 1000;
         try {
-            timer.awaitTermination(10, TimeUnit.SECONDS); // a round in progress still reads the database
+            timer.awaitTermination(wait, TimeUnit.MILLISECONDS);
+            java.util.concurrent.CompletableFuture.allOf(pending.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                    .handle((x, y) -> null).get(wait, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("health checker: probes still running at close after {} ms", wait);
         }
     }
 }

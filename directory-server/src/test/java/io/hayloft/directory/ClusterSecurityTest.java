@@ -110,6 +110,12 @@ class ClusterSecurityTest {
                 .isEqualTo(404);
         assertThat(send("POST", "http://" + replica + "/" + a.volume() + "/batch", batch(new long[] {inRange}, cookie), a.token()))
                 .isEqualTo(201);
+        // A delete needs the token the directory hands out when the photo is deleted there.
+        String url0 = "http://" + replica + "/" + a.volume() + "/" + key + "/0?cookie=" + cookie;
+        assertThat(send("DELETE", url0, null, a.token().replace(".2.", ".9."))).isEqualTo(403);
+        String deleteToken = directory.directory().delete(key);
+        assertThat(send("DELETE", url0, null, deleteToken)).isEqualTo(204);
+        assertThat(send("GET", url0, null, null)).isEqualTo(404);
         // Admin operations need the admin token.
         assertThat(send("POST", "http://" + replica + "/admin/volumes/999", null, null)).isEqualTo(403);
     }

@@ -31,6 +31,8 @@ import java.util.Locale;
  * heartbeatMillis        1000         how often the store reports to the directory
  * clusterSecret          (none)       the directory's write-token secret; none: writes are not checked
  * adminToken             (none)       bearer token required for volume admin and block operations
+ * tlsKeyStore            (none)       PKCS#12 keystore with the server key and certificate: serve HTTPS
+ * tlsKeyStorePassword    (none)       its password
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -55,6 +57,8 @@ public final class StoreConfig {
     public int heartbeatMillis = 1000;
     public String clusterSecret;
     public String adminToken;
+    public String tlsKeyStore;
+    public String tlsKeyStorePassword;
 
     /** Checks every value; the error names the key and the bad value. */
     public StoreConfig validate() {

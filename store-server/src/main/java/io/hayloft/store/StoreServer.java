@@ -49,7 +49,8 @@ public final class StoreServer implements AutoCloseable {
         HttpServer started = null;
         try {
             started = HttpServer.start(config.host, config.port, config.limits(),
-                    new StoreHttpHandler(store, authorizer, metrics), disk, config.ioThreads);
+                    new StoreHttpHandler(store, authorizer, metrics), disk, config.ioThreads,
+                    io.hayloft.common.http.Tls.server(config.tlsKeyStore, config.tlsKeyStorePassword));
             http = started;
             heartbeat = config.directory == null || config.directory.isBlank() ? null : startHeartbeat(config, started.port());
         } catch (RuntimeException | InterruptedException | IOException e) {

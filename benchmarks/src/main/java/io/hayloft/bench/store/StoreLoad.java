@@ -19,6 +19,9 @@ import picocli.CommandLine.Option;
  * {@code --target plain}, against any HTTP server serving the same objects as files, e.g. nginx),
  * a weighted object size mix, a read/write ratio, single or batched writes; a warm-up, then a
  * fixed duration or request count. Reports req/s, objects/s, MB/s and p50/p99/p999 latency.
+ * With {@code --target cache --store ADDR}, reads go to a cache node ({@code hayloft cache}) at
+ * {@code --host:--port} through cache URLs naming the store ({@code /<store>/<volume>/<key>/<alt>}),
+ * and the preload is written to that store.
  */
 @Command(name = "load", mixinStandardHelpOptions = true,
         description = "Load a store server (or nginx serving the same objects as plain files).")
@@ -38,7 +41,10 @@ public final class StoreLoad implements Callable<Integer> {
     @Option(names = "--preload", defaultValue = "0", description = "objects written before the run (keys 0..n-1) for reads") long preload;
     @Option(names = "--read-keys", defaultValue = "-1",
             description = "reads pick keys 0..n-1 (default: the --preload count)") long readKeys;
-    @Option(names = "--target", defaultValue = "store", description = "store, or plain (GET <prefix>/<key> from files)") String target;
+    @Option(names = "--target", defaultValue = "store",
+            description = "store, plain (GET <prefix>/<key> from files) or cache (reads through a cache node)") String target;
+    @Option(names = "--store", paramLabel = "HOST:PORT",
+            description = "with --target cache: the store the cache URLs name, and where the preload is written") String store;
     @Option(names = "--plain-prefix", defaultValue = "/objects") String plainPrefix;
     @Option(names = "--write-files", paramLabel = "DIR",
             description = "with --preload: also write the preloaded objects as files DIR/<key> (for nginx)") Path writeFiles;
@@ -90,15 +96,20 @@ public final class StoreLoad implements Callable<Integer> {
         if (batch < 1) {
             throw new IllegalArgumentException("--batch must be >= 1, got " + batch);
         }
-        if (!target.equals("store") && !target.equals("plain")) {
-            throw new IllegalArgumentException("--target must be store or plain, got " + target);
+        if (!target.equals("store") && !target.equals("plain") && !target.equals("cache")) {
+            throw new IllegalArgumentException("--target must be store, plain or cache, got " + target);
         }
-        if (target.equals("plain") && readRatio < 1) {
-            throw new IllegalArgumentException("--target plain only reads: use --read-ratio 1");
+        if (!target.equals("store") && readRatio < 1) {
+            throw new IllegalArgumentException("--target " + target + " only reads: use --read-ratio 1");
+        }
+        if (target.equals("cache") && (store == null || store.lastIndexOf(':') <= 0)) {
+            throw new IllegalArgumentException("--target cache needs --store HOST:PORT (the store behind the cache), got " + store);
         }
         sizeTable = parseSizes();
         int maxSize = java.util.Arrays.stream(sizeTable).max().orElse(0);
-        try (HttpConn c = new HttpConn(host, port)) {
+        boolean viaCache = target.equals("cache");
+        try (HttpConn c = viaCache ? new HttpConn(store.substring(0, store.lastIndexOf(':')),
+                Integer.parseInt(store.substring(store.lastIndexOf(':') + 1))) : new HttpConn(host, port)) {
             if (createVolume) {
                 int s = c.send("POST", "/admin/volumes/" + volume, new byte[0], 0);
                 System.out.println("create volume " + volume + ": HTTP " + s);
@@ -108,7 +119,7 @@ public final class StoreLoad implements Callable<Integer> {
                 for (long k = 0; k < preload; k++) {
                     int n = sizeOfKey(sizeTable, k);
                     fill(buf, n, k);
-                    if (target.equals("store")) {
+                    if (!target.equals("plain")) {
                         int s = c.send("PUT", needlePath(k), buf, n);
                         if (s != 201) {
                             throw new IOException("preload of key " + k + " failed: HTTP " + s);
@@ -196,7 +207,8 @@ public final class StoreLoad implements Callable<Integer> {
                     if (read) {
                         long keys = readKeys > 0 ? readKeys : preload;
                         long key = keys > 0 ? rnd.nextLong(keys) : 0;
-                        String path = target.equals("plain") ? plainPrefix + "/" + key : needlePath(key);
+                        String path = target.equals("plain") ? plainPrefix + "/" + key
+                                : target.equals("cache") ? "/" + store + needlePath(key) : needlePath(key);
                         status = c.send("GET", path, null, 0);
                         bytes = c.lastBodyBytes;
                         if (status != 200) {

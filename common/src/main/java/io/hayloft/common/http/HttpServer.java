@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
  * {@link RequestHandler} on the given blocking executor, so disk I/O never runs on an event loop.
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
+ * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
+ * from memory), in the request's turn on its connection, and leaves the rest to the executor.
  *
  * <p>Buffer ownership: the aggregated request is retained by the dispatcher when handed to the
  * executor and released there in a {@code finally}; the handler's response is written (Netty
@@ -56,6 +58,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+    /**
+     * Request header the server sets (overwriting whatever the client sent) to the IP address of
+     * the connection's peer, so a {@link RequestHandler} can tell where a request came from.
+     */
+    public static final String PEER_HEADER = "X-Hayloft-Peer";
 
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -66,7 +73,8 @@ public final class HttpServer implements AutoCloseable {
     private static final io.netty.util.AttributeKey<Boolean> BUSY = io.netty.util.AttributeKey.valueOf("hayloft.busy");
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
-                       int ioThreads) throws InterruptedException {
+                       int ioThreads, io.netty.handler.ssl.SslContext tls, RequestHandler eventLoopHandler)
+            throws InterruptedException {
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(handler, "handler");
         Objects.requireNonNull(executor, "executor");
@@ -83,11 +91,14 @@ public final class HttpServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             ChannelPipeline p = ch.pipeline();
+                            if (tls != null) {
+                                p.addLast(tls.newHandler(ch.alloc()));
+                            }
                             p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
                             p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
                             p.addLast(new PartialTracker());
                             p.addLast(new BoundedAggregator(limits.maxBodyBytes()));
-                            p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests()));
+                            p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests(), eventLoopHandler));
                         }
                     });
             channel = b.bind(host, port).sync().channel();
@@ -108,7 +119,40 @@ public final class HttpServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
-        return new HttpServer(host, port, limits, handler, executor, ioThreads);
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, null, null);
+    }
+
+    /**
+     * As {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int)}, serving HTTPS
+     * when {@code tls} is not null (Netty's {@code SslHandler} first in every channel; see {@link Tls}).
+     */
+    public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
+                                   ExecutorService executor, int ioThreads, io.netty.handler.ssl.SslContext tls)
+            throws InterruptedException {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls, null);
+    }
+
+    /**
+     * As {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int, io.netty.handler.ssl.SslContext)},
+     * with a fast path: {@code eventLoopHandler} is offered each request first, <em>on the event
+     * loop</em>, in its turn on the connection; it must never block (no disk, no network, no
+     * contended locks) and returns a response for requests it can answer from memory (a cache hit)
+     * or null to hand the request to {@code handler} on the executor as usual. It must not release
+     * the request.
+     *
+     * @param tls null for plain HTTP
+     */
+    public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
+                                   ExecutorService executor, int ioThreads, io.netty.handler.ssl.SslContext tls,
+                                   RequestHandler eventLoopHandler) throws InterruptedException {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls,
+                Objects.requireNonNull(eventLoopHandler, "eventLoopHandler"));
     }
 
     /** The port actually bound. */
@@ -201,12 +245,14 @@ public final class HttpServer implements AutoCloseable {
         private final int maxConcurrent;
         private final java.util.ArrayDeque<FullHttpRequest> queue = new java.util.ArrayDeque<>();
         private boolean busy;
+        private final RequestHandler eventLoopHandler; // may be null
 
-        Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent) {
+        Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent, RequestHandler eventLoopHandler) {
             super(false); // ownership passes to the executor task, or is released here
             this.handler = handler;
             this.executor = executor;
             this.maxConcurrent = maxConcurrent;
+            this.eventLoopHandler = eventLoopHandler;
         }
 
         @Override
@@ -233,6 +279,14 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
+            if (ctx.channel().remoteAddress() instanceof InetSocketAddress peer && peer.getAddress() != null) {
+                request.headers().set(PEER_HEADER, peer.getAddress().getHostAddress());
+            } else {
+                request.headers().remove(PEER_HEADER);
+            }
+            if (eventLoopHandler != null && answerOnEventLoop(ctx, request, keepAlive)) {
+                return;
+            }
             busy = true;
             ctx.channel().attr(BUSY).set(Boolean.TRUE);
             ctx.channel().config().setAutoRead(false);
@@ -243,6 +297,33 @@ public final class HttpServer implements AutoCloseable {
                 request.release();
                 sendAndClose(ctx, HttpResponses.error(CommonErrors.OVERLOADED, "server is shutting down"));
             }
+        }
+
+        /**
+         * Offers the request to the fast path (this connection is not busy: it is the request's turn);
+         * true when it answered, the request then released here and the next queued one dispatched.
+         */
+        private boolean answerOnEventLoop(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
+            FullHttpResponse response;
+            try {
+                response = eventLoopHandler.handle(request);
+            } catch (Throwable e) {
+                LOG.debug("fast path failed for {} {}; using the executor", request.method(), request.uri(), e);
+                response = null;
+            }
+            if (response == null) {
+                return false;
+            }
+            inFlight.decrementAndGet();
+            request.release();
+            if (keepAlive) {
+                HttpUtil.setKeepAlive(response, true);
+                ctx.writeAndFlush(response); // written in order: we are on the event loop, in this request's turn
+                done(ctx);
+            } else {
+                sendAndClose(ctx, response);
+            }
+            return true;
         }
 
         private void process(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {

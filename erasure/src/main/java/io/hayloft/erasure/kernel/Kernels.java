@@ -39,7 +39,29 @@ public final class Kernels {
     }
 
     private static final class Holder {
-        static final Kernels INSTANCE = new Kernels();
+        static final Kernels INSTANCE;
+        static final RuntimeException FAILURE;
+
+        static {
+            Kernels k = null;
+            RuntimeException failure = null;
+            try {
+                k = new Kernels();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            INSTANCE = k;
+            FAILURE = failure;
+        }
+
+        static Kernels get() {
+            if (FAILURE != null) {
+                // A forced backend that cannot load, or an unknown name: the same clear error on every call.
+                throw FAILURE instanceof IllegalArgumentException ? new IllegalArgumentException(FAILURE.getMessage(), FAILURE)
+                        : new IllegalStateException(FAILURE.getMessage(), FAILURE);
+            }
+            return INSTANCE;
+        }
     }
 
     private final Map<String, String> unavailable = new LinkedHashMap<>();
@@ -112,17 +134,17 @@ public final class Kernels {
 
     /** The backend every codec uses unless one is passed explicitly. */
     public static GfKernel best() {
-        return Holder.INSTANCE.chosen;
+        return Holder.get().chosen;
     }
 
     /** What was requested: auto, native, vector or java. */
     public static String requested() {
-        return Holder.INSTANCE.requested;
+        return Holder.get().requested;
     }
 
     /** Backends that could not be used, with the reason, in the order they were tried. */
     public static Map<String, String> unavailable() {
-        return Collections.unmodifiableMap(Holder.INSTANCE.unavailable);
+        return Collections.unmodifiableMap(Holder.get().unavailable);
     }
 
     /**

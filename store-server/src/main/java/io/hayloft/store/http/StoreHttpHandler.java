@@ -35,6 +35,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class StoreHttpHandler implements RequestHandler {
     private static final String OCTETS = "application/octet-stream";
+    /** Response header of a needle GET: CRC32C of the data as 8 lower-case hex digits. */
+    public static final String CRC_HEADER = "X-Hayloft-Crc32c";
+    /** Response header of a needle GET: {@code writable} or {@code read-only}, the volume's state on this store. */
+    public static final String VOLUME_STATE_HEADER = "X-Hayloft-Volume-State";
 
     private final Store store;
     private final WriteAuthorizer authorizer;
@@ -120,8 +124,14 @@ public final class StoreHttpHandler implements RequestHandler {
                     return r;
                 }
                 ByteBuf content = holder[0].setIndex(Needle.HEADER_SIZE, Needle.HEADER_SIZE + data.remaining());
+                // CRC32C of the data and the volume's writability, for caches that verify and admit (docs/cache-api.md).
+                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                crc.update(content.nioBuffer());
                 holder[0] = null; // handed to the response
-                return HttpResponses.bytes(HttpResponseStatus.OK, content, OCTETS);
+                FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, content, OCTETS);
+                r.headers().set(CRC_HEADER, String.format(java.util.Locale.ROOT, "%08x", crc.getValue()));
+                r.headers().set(VOLUME_STATE_HEADER, v.readOnly() ? "read-only" : "writable");
+                return r;
             } finally {
                 if (holder[0] != null) {
                     holder[0].release();

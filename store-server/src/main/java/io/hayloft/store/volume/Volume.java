@@ -331,15 +331,20 @@ public final class Volume implements Closeable {
                     off += len;
                 }
             }
+            // Queue the .idx records under the append lock, so the checkpoint names needles in file
+            // order: recovery scans the tail from the end of the last needle the .idx names, and a
+            // record queued out of order could hide an earlier, acknowledged needle from that scan.
+            // A record may reach the .idx before its needle is fsynced; recovery checks the last
+            // needle the .idx names and rescans the whole file when it is not there.
+            long off = pos;
+            for (NeedleWrite w : batch) {
+                s.idx.append(w.key(), w.alt(), off, w.data().remaining(), false);
+                off += Needle.totalLength(w.data().remaining());
+            }
         } finally {
             appendLock.unlock();
         }
         sync(s, pos + total);
-        long off = pos;
-        for (NeedleWrite w : batch) {
-            s.idx.append(w.key(), w.alt(), off, w.data().remaining(), false);
-            off += Needle.totalLength(w.data().remaining());
-        }
     }
 
     /** Forces the file up to {@code upTo}, sharing one force among concurrent writers. */

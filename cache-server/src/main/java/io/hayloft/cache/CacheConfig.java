@@ -1,0 +1,125 @@
+package io.hayloft.cache;
+
+import io.hayloft.common.http.HttpLimits;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Configuration of a cache server, read from YAML with command-line overrides by
+ * {@link io.hayloft.common.config.ConfigLoader} ({@code hayloft cache --config FILE key=value...}).
+ * Every key, its default and its meaning:
+ * <pre>
+ * host                   0.0.0.0           address to bind
+ * port                   8090              port to bind (0 picks a free one)
+ * role                   primary           primary (a ring member) or gutter (takes a failed node's keys briefly)
+ * maxBytes               268435456         bytes of needle data kept in memory (W-TinyLFU eviction by weight)
+ * maxObjectBytes         8388608           larger needles (or larger than maxBytes) are passed through, never cached
+ * ttlMillis              0                 entries expire this long after being stored; 0: never (primary)
+ * gutterTtlMillis        10000             entry lifetime on a gutter node (role gutter), 1..600000
+ * admitOnlyUsers         true              cache a miss only when the request comes straight from a user, not a CDN
+ * admitOnlyWritable      true              cache a miss only when the store says the volume is writable
+ * cdnHeader              X-Hayloft-Cdn     a request carrying this header comes from a CDN
+ * cdnNetworks            []                CIDRs (10.1.0.0/16, ::1/128) whose clients are CDNs
+ * allowedStores          []                host:port of stores the cache may fetch from; empty: any
+ * storeTimeoutMillis     2000              a store fetch slower than this fails with STORE_TIMEOUT
+ * leaseTimeoutMillis     3000              waiters on a lease fall back to the store after this long
+ * tombstoneMillis        10000             after an invalidation, fills of that needle are not stored for this long
+ * clusterSecret          (none)            HMAC key of write tokens; set: pushes and invalidations need a token
+ * workerThreads          256               threads serving requests (a miss blocks one while it waits)
+ * maxBodyBytes           16777216          largest pushed body; more gets 413
+ * maxHeaderBytes         8192              largest header block; more gets 431
+ * maxInitialLineBytes    4096              longest request line; more gets 414
+ * maxConcurrentRequests  4096              requests in flight; more get 503
+ * idleTimeoutMillis      60000             idle or stalled connections are closed
+ * ioThreads              0                 Netty event loop threads (0: 2 x cores)
+ * </pre>
+ * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
+ */
+public final class CacheConfig {
+    public String host = "0.0.0.0";
+    public int port = 8090;
+    public String role = "primary";
+    public long maxBytes = 256L << 20;
+    public int maxObjectBytes = 8 << 20;
+    public long ttlMillis = 0;
+    public long gutterTtlMillis = 10_000;
+    public boolean admitOnlyUsers = true;
+    public boolean admitOnlyWritable = true;
+    public String cdnHeader = "X-Hayloft-Cdn";
+    public List<String> cdnNetworks = new ArrayList<>();
+    public List<String> allowedStores = new ArrayList<>();
+    public long storeTimeoutMillis = 2000;
+    public long leaseTimeoutMillis = 3000;
+    public long tombstoneMillis = 10_000;
+    public String clusterSecret;
+    public int workerThreads = 256;
+    public int maxBodyBytes = 16 << 20;
+    public int maxHeaderBytes = 8192;
+    public int maxInitialLineBytes = 4096;
+    public int maxConcurrentRequests = 4096;
+    public int idleTimeoutMillis = 60_000;
+    public int ioThreads = 0;
+
+    /** Checks every value; the error names the key and the bad value. */
+    public CacheConfig validate() {
+        check(port >= 0 && port <= 65535, "port must be in 0..65535, was " + port);
+        gutter();
+        check(maxBytes >= 1024, "maxBytes must be >= 1024, was " + maxBytes);
+        check(maxObjectBytes >= 1, "maxObjectBytes must be >= 1, was " + maxObjectBytes);
+        check(ttlMillis >= 0, "ttlMillis must be >= 0 (0: no expiry), was " + ttlMillis);
+        check(gutterTtlMillis >= 1 && gutterTtlMillis <= 600_000, "gutterTtlMillis must be in 1..600000, was " + gutterTtlMillis);
+        check(cdnHeader != null && !cdnHeader.isBlank(), "cdnHeader must be a header name");
+        check(cdnNetworks != null, "cdnNetworks must be a list");
+        for (String n : cdnNetworks) {
+            Admission.Cidr.parse(n);
+        }
+        check(allowedStores != null, "allowedStores must be a list");
+        for (String s : allowedStores) {
+            CacheUrl.checkStore(s);
+        }
+        check(storeTimeoutMillis >= 1, "storeTimeoutMillis must be >= 1, was " + storeTimeoutMillis);
+        check(leaseTimeoutMillis >= 1, "leaseTimeoutMillis must be >= 1, was " + leaseTimeoutMillis);
+        check(tombstoneMillis >= 0, "tombstoneMillis must be >= 0, was " + tombstoneMillis);
+        check(clusterSecret == null || clusterSecret.isEmpty() || clusterSecret.length() >= 16,
+                "clusterSecret must be at least 16 characters");
+        check(workerThreads >= 1, "workerThreads must be >= 1, was " + workerThreads);
+        check(ioThreads >= 0, "ioThreads must be >= 0, was " + ioThreads);
+        limits();
+        return this;
+    }
+
+    /** True for a gutter node. */
+    public boolean gutter() {
+        String r = role == null ? "" : role.toLowerCase(Locale.ROOT);
+        check("primary".equals(r) || "gutter".equals(r), "role must be primary or gutter, was " + role);
+        return "gutter".equals(r);
+    }
+
+    /** Entry lifetime in milliseconds, 0 for none: {@code gutterTtlMillis} on a gutter node. */
+    public long effectiveTtlMillis() {
+        if (gutter()) {
+            return ttlMillis > 0 ? Math.min(ttlMillis, gutterTtlMillis) : gutterTtlMillis;
+        }
+        return ttlMillis;
+    }
+
+    /** The largest needle kept: {@code maxObjectBytes}, at most {@code maxBytes}. */
+    public int objectLimit() {
+        return (int) Math.min(maxObjectBytes, maxBytes);
+    }
+
+    public boolean secured() {
+        return clusterSecret != null && !clusterSecret.isEmpty();
+    }
+
+    public HttpLimits limits() {
+        return new HttpLimits(maxInitialLineBytes, maxHeaderBytes, maxBodyBytes, maxConcurrentRequests, idleTimeoutMillis);
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+}

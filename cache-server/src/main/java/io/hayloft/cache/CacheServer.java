@@ -1,0 +1,88 @@
+package io.hayloft.cache;
+
+import io.hayloft.common.http.HttpServer;
+import io.hayloft.common.metrics.PrometheusEndpoint;
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A running cache node: the {@link ReadThroughCache}, its store fetcher, its worker threads and its
+ * HTTP server. A node is a ring member ({@code role: primary}) or a gutter node
+ * ({@code role: gutter}, entries expire after {@code gutterTtlMillis}); the code is the same.
+ *
+ * <p>Thread-safe; {@link #close} stops the HTTP server, then the workers and the fetcher. Idempotent.
+ */
+public final class CacheServer implements AutoCloseable {
+    private final CacheConfig config;
+    private final ReadThroughCache cache;
+    private final StoreFetcher fetcher;
+    private final ExecutorService workers;
+    private final HttpServer http;
+
+    private CacheServer(CacheConfig config) throws InterruptedException {
+        config.validate();
+        this.config = config;
+        fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")));
+        cache = new ReadThroughCache(config, fetcher);
+        PrometheusEndpoint metrics = new PrometheusEndpoint();
+        cache.stats().register(metrics.registry());
+        workers = new ThreadPoolExecutor(config.workerThreads, config.workerThreads, 60, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), named("cache-worker"));
+        try {
+            CacheHttpHandler handler = new CacheHttpHandler(config, cache, metrics, Clock.systemUTC());
+            // Hits are answered on the event loop from memory; misses, pushes and the rest go to the workers.
+            http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads, null,
+                    handler::hitOnEventLoop);
+        } catch (RuntimeException | InterruptedException e) {
+            workers.shutdownNow();
+            fetcher.close();
+            throw e;
+        }
+    }
+
+    /** Validates {@code config} and starts serving. */
+    public static CacheServer start(CacheConfig config) throws InterruptedException {
+        return new CacheServer(config);
+    }
+
+    public int port() {
+        return http.port();
+    }
+
+    /** {@code host:port} to put in a ring (the bound port; 127.0.0.1 when bound to every address). */
+    public String address() {
+        String h = "0.0.0.0".equals(config.host) || "::".equals(config.host) ? "127.0.0.1" : config.host;
+        return h + ":" + port();
+    }
+
+    public ReadThroughCache cache() {
+        return cache;
+    }
+
+    public CacheConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        http.close();
+        workers.shutdownNow();
+        workers.awaitTermination(10, TimeUnit.SECONDS);
+        fetcher.close();
+    }
+
+    private static ThreadFactory named(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

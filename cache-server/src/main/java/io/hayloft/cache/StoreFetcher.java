@@ -1,0 +1,141 @@
+package io.hayloft.cache;
+
+import io.hayloft.common.http.ApiException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.zip.CRC32C;
+
+/**
+ * Fetches needles from stores with {@code java.net.http}, asynchronously, and verifies the data
+ * against the CRC32C the store sends in {@value #CRC_HEADER}: a mismatch fails the fetch with
+ * {@link CacheErrors#STORE_CORRUPT}, so corrupt bytes are neither served nor cached. A refused or
+ * broken connection fails with {@link CacheErrors#STORE_UNAVAILABLE}, a slow store with
+ * {@link CacheErrors#STORE_TIMEOUT}. Any other answer of the store (404, its own errors) is
+ * returned as it came.
+ *
+ * <p>Thread-safe (the HTTP client is).
+ */
+public final class StoreFetcher implements AutoCloseable {
+    /** Response header of the store and of the cache: CRC32C of the body as 8 hex digits. */
+    public static final String CRC_HEADER = "X-Hayloft-Crc32c";
+    /** Response header of the store: {@code writable} or {@code read-only}. */
+    public static final String VOLUME_STATE_HEADER = "X-Hayloft-Volume-State";
+
+    /**
+     * A store's answer.
+     *
+     * @param status HTTP status
+     * @param body the body (needle data when 200)
+     * @param contentType the store's content type, or null
+     * @param crc the CRC32C of the body when the store sent one and it matched, else -1
+     * @param volumeState the store's {@value #VOLUME_STATE_HEADER}, or null
+     */
+    public record Fetched(int status, byte[] body, String contentType, long crc, String volumeState) {
+        public boolean verified() {
+            return crc >= 0;
+        }
+    }
+
+    private final HttpClient client;
+    private final Duration timeout;
+    private final ExecutorService executor;
+
+    /**
+     * @param executor runs the client's callbacks; owned and shut down by this fetcher
+     */
+    public StoreFetcher(long timeoutMillis, ExecutorService executor) {
+        this.timeout = Duration.ofMillis(timeoutMillis);
+        this.executor = executor;
+        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout)
+                .executor(executor).build();
+    }
+
+    /** Starts a GET of {@code url}; the future fails with an {@link ApiException} of {@link CacheErrors}. */
+    public CompletableFuture<Fetched> fetch(CacheUrl url) {
+        HttpRequest req;
+        try {
+            req = HttpRequest.newBuilder(URI.create(url.storeUrl())).timeout(timeout).GET().build();
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(CacheErrors.BAD_CACHE_URL.exception("bad store URL " + url.storeUrl()
+                    + ": " + e.getMessage()));
+        }
+        return client.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray())
+                .handle((resp, err) -> {
+                    if (err != null) {
+                        throw new CompletionException(translate(url, err));
+                    }
+                    return check(url, resp);
+                });
+    }
+
+    private static Fetched check(CacheUrl url, HttpResponse<byte[]> resp) {
+        byte[] body = resp.body();
+        String type = resp.headers().firstValue("content-type").orElse(null);
+        String state = resp.headers().firstValue(VOLUME_STATE_HEADER).orElse(null);
+        if (resp.statusCode() != 200) {
+            return new Fetched(resp.statusCode(), body, type, -1, state);
+        }
+        String sent = resp.headers().firstValue(CRC_HEADER).orElse(null);
+        if (sent == null) {
+            return new Fetched(200, body, type, -1, state);
+        }
+        long expected;
+        try {
+            expected = Long.parseLong(sent.trim(), 16);
+        } catch (NumberFormatException e) {
+            throw new CompletionException(CacheErrors.STORE_CORRUPT.exception("store " + url.store() + " sent a malformed "
+                    + CRC_HEADER + " '" + sent + "' for needle " + url.needle()));
+        }
+        long actual = crc32c(body);
+        if (actual != expected) {
+            throw new CompletionException(CacheErrors.STORE_CORRUPT.exception("needle " + url.needle() + " from store "
+                    + url.store() + " fails its CRC32C: store sent " + sent + ", data has "
+                    + crcHex(actual)));
+        }
+        return new Fetched(200, body, type, actual, state);
+    }
+
+    private static ApiException translate(CacheUrl url, Throwable err) {
+        Throwable t = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+        if (t instanceof ApiException a) {
+            return a;
+        }
+        if (t instanceof HttpTimeoutException) {
+            return CacheErrors.STORE_TIMEOUT.exception("store " + url.store() + " did not answer for needle " + url.needle()
+                    + " in time: " + t.getMessage());
+        }
+        if (t instanceof ConnectException || t instanceof IOException) {
+            return CacheErrors.STORE_UNAVAILABLE.exception("store " + url.store() + " unavailable for needle " + url.needle()
+                    + ": " + t);
+        }
+        return CacheErrors.STORE_UNAVAILABLE.exception("fetch of needle " + url.needle() + " from store " + url.store()
+                + " failed: " + t);
+    }
+
+    /** A CRC32C as 8 lower-case hex digits, as sent in {@value #CRC_HEADER}. */
+    public static String crcHex(long crc) {
+        String h = Long.toHexString(crc & 0xffffffffL);
+        return h.length() == 8 ? h : "00000000".substring(h.length()) + h;
+    }
+
+    /** CRC32C of a whole array. */
+    public static long crc32c(byte[] data) {
+        CRC32C c = new CRC32C();
+        c.update(data, 0, data.length);
+        return c.getValue();
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

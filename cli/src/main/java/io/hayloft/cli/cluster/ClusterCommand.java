@@ -1,0 +1,72 @@
+package io.hayloft.cli.cluster;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code hayloft cluster --dir DATA --stores N --racks R}: a directory and N stores in this process
+ * on loopback ports, data under DATA (a restart keeps it). Prints {@code DIRECTORY host:port}, one
+ * {@code STORE i host:port rack} line per store and {@code READY}, then serves until stopped
+ * (Ctrl-C or a kill; everything acknowledged is on disk).
+ *
+ * <p>Not thread-safe (one command run).
+ */
+@Command(name = "cluster", mixinStandardHelpOptions = true,
+        description = "Run a directory and N stores in one process on loopback, data kept under --dir.")
+public final class ClusterCommand implements Callable<Integer> {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--dir", required = true, paramLabel = "DATA", description = "Where the cluster keeps its data.")
+    Path dir;
+
+    @Option(names = "--stores", defaultValue = "3", description = "Number of stores (default: ${DEFAULT-VALUE}).")
+    int stores;
+
+    @Option(names = "--racks", defaultValue = "3", description = "Racks the stores are spread over (default: ${DEFAULT-VALUE}).")
+    int racks;
+
+    @Option(names = "--replication", defaultValue = "3", description = "Replicas per volume, at most --stores (default: ${DEFAULT-VALUE}).")
+    int replication;
+
+    @Option(names = "--port", defaultValue = "7000",
+            description = "Directory port on first start, 0 for any (later starts reuse the recorded one; default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--volume-limit", defaultValue = "268435456", paramLabel = "BYTES",
+            description = "Volume size at which it becomes read-only (default: ${DEFAULT-VALUE}).")
+    long volumeLimit;
+
+    @Option(names = "--no-fsync", description = "Do not fsync before acknowledging (throw-away data only).")
+    boolean noFsync;
+
+    @Override
+    public Integer call() throws Exception {
+        if (racks > stores) {
+            racks = stores;
+        }
+        ClusterOptions o = ClusterOptions.of(dir).withStores(stores, racks).withReplication(Math.min(replication, stores))
+                .withVolumeLimit(volumeLimit).withDirectoryPort(port).withFsync(!noFsync);
+        EmbeddedCluster cluster = EmbeddedCluster.start(o);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            cluster.close();
+            stopped.countDown();
+        }, "hayloft-cluster-shutdown"));
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("DIRECTORY " + cluster.directoryAddress());
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            out.println("STORE " + i + " " + cluster.storeAddress(i));
+        }
+        out.println("DATA " + dir.toAbsolutePath());
+        out.println("READY");
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,325 @@
+package io.hayloft.cli.cluster;
+
+import io.hayloft.client.DirectoryClient;
+import io.hayloft.client.Futures;
+import io.hayloft.client.HayloftClient;
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.common.wire.Wire;
+import io.hayloft.directory.DirectoryConfig;
+import io.hayloft.directory.DirectoryServer;
+import io.hayloft.store.StoreConfig;
+import io.hayloft.store.StoreServer;
+import io.hayloft.store.WriteAuthorizer;
+import io.hayloft.store.cluster.ClusterAuthorizer;
+import io.hayloft.store.volume.Volume;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A whole Hayloft cluster in one process on loopback ports: a directory server and N store servers,
+ * each store sending heartbeats to the directory like a separate one would. Everything is kept under
+ * one data directory, so a restart (of the process, of the directory, of one store) keeps every
+ * photo; the ports are recorded there ({@link ClusterLayout}) and reused, so addresses survive a
+ * restart. It is what {@code hayloft cluster} runs and what the end-to-end tests use, in the manner
+ * of Hadoop's MiniDFSCluster: tests stop, start and restart single stores or the directory.
+ *
+ * <pre>
+ * DATA/cluster.properties   ports and racks (ClusterLayout)
+ * DATA/directory/           the directory's RocksDB
+ * DATA/store-&lt;i&gt;/           store i's volumes
+ * </pre>
+ *
+ * <p>Thread-safe: the life-cycle methods are synchronized; heartbeats run on their own thread.
+ */
+public final class EmbeddedCluster implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
+
+    private final ClusterOptions options;
+    private final ClusterLayout layout;
+    private final StoreServer[] stores;
+    private final HttpTransport http;
+    private DirectoryServer directory;
+    private DirectoryClient heartbeats;
+    private ScheduledExecutorService timer;
+    private boolean closed;
+
+    private EmbeddedCluster(ClusterOptions options) throws IOException {
+        this.options = options;
+        Files.createDirectories(options.dataDir());
+        this.layout = ClusterLayout.load(options.dataDir(), options.stores(), options.racks(), options.directoryPort());
+        this.stores = new StoreServer[layout.stores()];
+        this.http = HttpTransport.builder().connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    /** Starts a directory and the stores of {@code options}, registered and ready for writes. */
+    public static EmbeddedCluster start(ClusterOptions options) throws IOException, InterruptedException {
+        EmbeddedCluster c = new EmbeddedCluster(options);
+        try {
+            c.startDirectory();
+            for (int i = 0; i < c.stores.length; i++) {
+                c.startStore(i);
+            }
+            c.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "hayloft-cluster-heartbeats");
+                t.setDaemon(true);
+                return t;
+            });
+            long period = options.heartbeatMillis();
+            c.timer.scheduleWithFixedDelay(c::heartbeatQuietly, period, period, TimeUnit.MILLISECONDS);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    public ClusterOptions options() {
+        return options;
+    }
+
+    /** {@code host:port} of the directory. */
+    public synchronized String directoryAddress() {
+        return "127.0.0.1:" + layout.directoryPort();
+    }
+
+    /** The running directory server, or null while it is stopped. */
+    public synchronized DirectoryServer directory() {
+        return directory;
+    }
+
+    public int storeCount() {
+        return stores.length;
+    }
+
+    /** The id store {@code i} registers with: {@code store-<i>}. */
+    public static String storeId(int i) {
+        return "store-" + i;
+    }
+
+    /** {@code host:port} of store {@code i} (its recorded port, also while it is stopped). */
+    public synchronized String storeAddress(int i) {
+        return "127.0.0.1:" + layout.storePort(i);
+    }
+
+    /** The index of the store at {@code address}, or -1. */
+    public synchronized int storeIndex(String address) {
+        for (int i = 0; i < stores.length; i++) {
+            if (storeAddress(i).equals(address) || address.endsWith("//" + storeAddress(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The running store server {@code i}, or null while it is stopped. */
+    public synchronized StoreServer store(int i) {
+        return stores[check(i)];
+    }
+
+    /** A client for this cluster with short timeouts suited to loopback; the caller closes it. */
+    public HayloftClient newClient() {
+        return HayloftClient.builder().directory(directoryAddress()).connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(5)).backoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
+    }
+
+    /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. */
+    public synchronized void startDirectory() throws InterruptedException {
+        if (directory != null) {
+            return;
+        }
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = options.dataDir().resolve("directory").toString();
+        c.host = "127.0.0.1";
+        c.port = layout.directoryPort();
+        c.init = true;
+        c.replication = Math.min(options.replication(), stores.length);
+        c.volumeLimitBytes = options.volumeLimitBytes();
+        c.probeIntervalMillis = options.probeIntervalMillis();
+        // Lenient probes for one shared machine: a store busy with a burst of fsynced writes is not dead,
+        // and one that answers again comes back by itself.
+        // A stopped store fails a probe at once (connection refused); the timeout only guards against a
+        // hung one, so it is generous: a busy machine must not fail healthy stores.
+        c.probeTimeoutMillis = Math.max(5000, 2 * options.probeIntervalMillis());
+        c.autoRestore = true;
+        c.failureThreshold = options.failureThreshold();
+        c.clusterSecret = options.clusterSecret();
+        c.adminToken = options.adminToken();
+        try {
+            directory = DirectoryServer.start(c.validate());
+        } catch (Exception e) {
+            if (!(e instanceof java.net.BindException) || c.port == 0) {
+                throw e;
+            }
+            LOG.warn("directory cannot bind its recorded port {} ({}); taking a free one", c.port, e.getMessage());
+            c.port = 0;
+            directory = DirectoryServer.start(c);
+        }
+        if (layout.directoryPort() != directory.port()) {
+            layout.setDirectoryPort(directory.port());
+            save();
+        }
+        heartbeats = new DirectoryClient(http, List.of(directoryAddress()), options.adminToken());
+        LOG.info("embedded directory on {}", directoryAddress());
+    }
+
+    /** Stops the directory (clean close); stores keep running and their heartbeats fail meanwhile. */
+    public synchronized void stopDirectory() {
+        if (directory != null) {
+            directory.close();
+            directory = null;
+        }
+    }
+
+    public synchronized void restartDirectory() throws InterruptedException {
+        stopDirectory();
+        startDirectory();
+        heartbeat();
+    }
+
+    /** Starts store {@code i} on its recorded port (a free one if that is taken) and registers it. */
+    public synchronized void startStore(int i) throws IOException, InterruptedException {
+        if (stores[check(i)] != null) {
+            return;
+        }
+        StoreServer s;
+        try {
+            s = StoreServer.start(storeConfig(i, layout.storePort(i)), authorizer());
+        } catch (Exception e) {
+            // Netty rethrows the BindException undeclared.
+            if (!(e instanceof java.net.BindException) || layout.storePort(i) == 0) {
+                throw e;
+            }
+            LOG.warn("store {} cannot bind its port {} ({}); taking a free one", i, layout.storePort(i), e.getMessage());
+            s = StoreServer.start(storeConfig(i, 0), authorizer());
+        }
+        stores[i] = s;
+        if (layout.storePort(i) != s.port()) {
+            layout.setStorePort(i, s.port());
+            save();
+        }
+        if (directory != null) {
+            Futures.await(heartbeats.heartbeat(heartbeat(i, s)));
+        }
+        LOG.info("embedded store {} on {}", i, storeAddress(i));
+    }
+
+    /** Stops store {@code i} (clean close: its volumes are flushed); the directory's health checker will notice. */
+    public synchronized void stopStore(int i) throws InterruptedException {
+        StoreServer s = stores[check(i)];
+        if (s != null) {
+            stores[i] = null;
+            s.close();
+        }
+    }
+
+    public synchronized void restartStore(int i) throws IOException, InterruptedException {
+        stopStore(i);
+        startStore(i);
+    }
+
+    /** Sends one heartbeat for every running store now and waits for the answers. */
+    public synchronized void heartbeat() {
+        if (directory == null) {
+            return;
+        }
+        for (int i = 0; i < stores.length; i++) {
+            if (stores[i] != null) {
+                Futures.await(heartbeats.heartbeat(heartbeat(i, stores[i])));
+            }
+        }
+    }
+
+    private void heartbeatQuietly() {
+        try {
+            heartbeat();
+        } catch (RuntimeException e) {
+            LOG.debug("heartbeat failed: {}", e.getMessage());
+        }
+    }
+
+    private Wire.Heartbeat heartbeat(int i, StoreServer s) {
+        List<Wire.VolumeReport> volumes = new ArrayList<>();
+        for (Volume v : s.store().volumes()) {
+            Volume.Status st = v.status();
+            volumes.add(new Wire.VolumeReport((int) st.id(), st.sizeBytes(), st.readOnly()));
+        }
+        long capacity;
+        long free;
+        try {
+            FileStore fs = Files.getFileStore(options.dataDir());
+            capacity = fs.getTotalSpace();
+            free = fs.getUsableSpace();
+        } catch (IOException e) {
+            capacity = 0;
+            free = 0;
+        }
+        return new Wire.Heartbeat(storeId(i), storeAddress(i), layout.rack(i), capacity, free, volumes);
+    }
+
+    private WriteAuthorizer authorizer() {
+        return new ClusterAuthorizer(options.clusterSecret(), options.adminToken(), Clock.systemUTC());
+    }
+
+    private StoreConfig storeConfig(int i, int port) throws IOException {
+        Path dir = options.dataDir().resolve(storeId(i));
+        Files.createDirectories(dir);
+        StoreConfig c = new StoreConfig();
+        c.dataDirs = List.of(dir.toString());
+        c.host = "127.0.0.1";
+        c.port = port;
+        c.volumeSizeLimit = options.volumeLimitBytes();
+        c.fsync = options.fsync() ? "always" : "never";
+        c.diskThreads = 8;
+        c.ioThreads = 1;
+        return c.validate();
+    }
+
+    private void save() {
+        try {
+            layout.save(options.dataDir());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot record the cluster layout in " + options.dataDir() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private int check(int i) {
+        if (i < 0 || i >= stores.length) {
+            throw new IllegalArgumentException("store index must be in 0.." + (stores.length - 1) + ", was " + i);
+        }
+        return i;
+    }
+
+    /** Stops the heartbeats, the stores and the directory (each flushed and closed). Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (timer != null) {
+            timer.shutdownNow();
+        }
+        for (int i = 0; i < stores.length; i++) {
+            try {
+                stopStore(i);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                LOG.warn("stopping store {} failed", i, e);
+            }
+        }
+        stopDirectory();
+    }
+}

@@ -1,0 +1,200 @@
+package io.hayloft.client;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.client.RemoteException.Kind;
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.common.wire.Wire;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.IntPredicate;
+
+/**
+ * An asynchronous client for the directory's HTTP API ({@code docs/directory-api.md}): assign,
+ * commit, lookup, delete, volumes and stores, and the admin calls. One call per method, no retries
+ * with backoff (that is {@link HayloftClient}'s job); when several directory addresses are given, a
+ * call that finds a directory unreachable or timing out moves on to the next one, and later calls
+ * start from the last one that answered.
+ *
+ * <p>Every future completes on the transport's executor, or exceptionally with a
+ * {@link DirectoryException} naming the directory, the call and what went wrong.
+ *
+ * <p>Thread-safe: share one instance.
+ */
+public final class DirectoryClient {
+    /** Most keys one assign may ask for (the directory refuses more). */
+    public static final int MAX_ASSIGN = 1000;
+
+    private static final HttpTransport.ErrorFactory ERRORS = DirectoryException::new;
+    private static final TypeReference<List<JsonNode>> NODES = new TypeReference<>() { };
+
+    private final HttpTransport http;
+    private final List<String> addresses;
+    private final String adminToken;
+    private final AtomicInteger preferred = new AtomicInteger();
+
+    /**
+     * @param addresses directory addresses, {@code host:port}, in order of preference
+     * @param adminToken the admin token for admin calls, or null when the directory needs none
+     */
+    public DirectoryClient(HttpTransport http, List<String> addresses, String adminToken) {
+        this.http = Objects.requireNonNull(http, "http");
+        if (addresses == null || addresses.isEmpty()) {
+            throw new IllegalArgumentException("at least one directory address is needed");
+        }
+        for (String a : addresses) {
+            http.baseUrl(a);
+        }
+        this.addresses = List.copyOf(addresses);
+        this.adminToken = adminToken;
+    }
+
+    public List<String> addresses() {
+        return addresses;
+    }
+
+    /** {@code POST /v1/assign}: {@code count} (1..{@value #MAX_ASSIGN}) new consecutive keys on one writable volume. */
+    public CompletableFuture<Wire.AssignResponse> assign(int count) {
+        if (count < 1 || count > MAX_ASSIGN) {
+            throw new IllegalArgumentException("assign count must be in 1.." + MAX_ASSIGN + ", was " + count);
+        }
+        return call("POST", "/v1/assign", body(new Wire.AssignRequest(count)), false, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/assign", Wire.AssignResponse.class));
+    }
+
+    /**
+     * {@code POST /v1/heartbeat}: registers a store or refreshes what it holds; completes with the
+     * state the directory gives the store ({@code UP}, {@code FAILED}, ...).
+     */
+    public CompletableFuture<String> heartbeat(Wire.Heartbeat heartbeat) {
+        return call("POST", "/v1/heartbeat", body(heartbeat), false, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/heartbeat", JsonNode.class).path("state").asText("UNKNOWN"));
+    }
+
+    /** {@code POST /v1/commit}: records which alternate keys of each photo every replica acknowledged. */
+    public CompletableFuture<Void> commit(List<Wire.Commit> commits) {
+        if (commits.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return call("POST", "/v1/commit", body(commits), false, s -> s == 204 || s == 200).thenApply(r -> null);
+    }
+
+    /** {@code GET /v1/lookup/{key}}: where and how to read a photo; 404 UNKNOWN_PHOTO for a key never assigned. */
+    public CompletableFuture<Wire.Lookup> lookup(long key) {
+        String path = "/v1/lookup/" + key;
+        return call("GET", path, null, false, s -> s == 200).thenApply(r -> parse(r, "GET " + path, Wire.Lookup.class));
+    }
+
+    /**
+     * {@code DELETE /v1/photos/{key}}: marks a photo deleted. Completes with the write token for
+     * deleting its needles when the directory hands one out, else null.
+     */
+    public CompletableFuture<String> delete(long key) {
+        String path = "/v1/photos/" + key;
+        return call("DELETE", path, null, false, s -> s == 204 || s == 200).thenApply(r -> {
+            if (r.statusCode() == 204 || r.body().length == 0) {
+                return null;
+            }
+            JsonNode n = parse(r, "DELETE " + path, JsonNode.class);
+            return n.hasNonNull("token") ? n.get("token").asText() : null;
+        });
+    }
+
+    /** {@code GET /v1/volumes}: every logical volume (VolumeInfo objects). */
+    public CompletableFuture<List<JsonNode>> volumes() {
+        return call("GET", "/v1/volumes", null, false, s -> s == 200)
+                .thenApply(r -> http.json(r.uri().getAuthority(), "GET /v1/volumes", r.body(), NODES, ERRORS));
+    }
+
+    /** {@code GET /v1/volumes/{id}}: one logical volume; 404 UNKNOWN_VOLUME. */
+    public CompletableFuture<JsonNode> volume(int id) {
+        String path = "/v1/volumes/" + id;
+        return call("GET", path, null, false, s -> s == 200).thenApply(r -> parse(r, "GET " + path, JsonNode.class));
+    }
+
+    /** {@code GET /v1/stores}: every registered store (StoreInfo objects). */
+    public CompletableFuture<List<JsonNode>> stores() {
+        return call("GET", "/v1/stores", null, false, s -> s == 200)
+                .thenApply(r -> http.json(r.uri().getAuthority(), "GET /v1/stores", r.body(), NODES, ERRORS));
+    }
+
+    /** {@code POST /v1/volumes} (admin): creates {@code count} logical volumes now. */
+    public CompletableFuture<List<JsonNode>> createVolumes(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("volume count must be >= 1, was " + count);
+        }
+        return call("POST", "/v1/volumes", body(Map.of("count", count)), true, s -> s == 200 || s == 201)
+                .thenApply(r -> http.json(r.uri().getAuthority(), "POST /v1/volumes", r.body(), NODES, ERRORS));
+    }
+
+    /** {@code POST /v1/volumes/{id}/read-only} (admin). */
+    public CompletableFuture<JsonNode> markReadOnly(int id, String reason) {
+        String path = "/v1/volumes/" + id + "/read-only";
+        return call("POST", path, body(Map.of("reason", reason == null ? "" : reason)), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST " + path, JsonNode.class));
+    }
+
+    /** {@code POST /v1/stores/{id}/restore} (admin): a FAILED store is UP again. */
+    public CompletableFuture<JsonNode> restoreStore(String storeId) {
+        String path = "/v1/stores/" + java.net.URLEncoder.encode(storeId, java.nio.charset.StandardCharsets.UTF_8) + "/restore";
+        return call("POST", path, body(Map.of()), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST " + path, JsonNode.class));
+    }
+
+    /** {@code GET /health} of the first directory that answers. */
+    public CompletableFuture<JsonNode> health() {
+        return call("GET", "/health", null, false, s -> s == 200).thenApply(r -> parse(r, "GET /health", JsonNode.class));
+    }
+
+    private <T> T parse(HttpResponse<byte[]> r, String what, Class<T> type) {
+        return http.json(r.uri().getAuthority(), what, r.body(), type, ERRORS);
+    }
+
+    private static byte[] body(Object o) {
+        try {
+            return HttpTransport.JSON.writeValueAsBytes(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot encode " + o + " as JSON: " + e.getMessage(), e);
+        }
+    }
+
+    private CompletableFuture<HttpResponse<byte[]>> call(String method, String path, byte[] json, boolean admin,
+                                                         IntPredicate ok) {
+        int start = Math.floorMod(preferred.get(), addresses.size());
+        return attempt(start, 0, a -> {
+            HttpRequest.Builder b = http.request(http.uri(a, path));
+            if (json != null) {
+                b.header("Content-Type", "application/json");
+            }
+            b.method(method, json == null ? BodyPublishers.noBody() : BodyPublishers.ofByteArray(json));
+            if (admin && adminToken != null) {
+                b.header("Authorization", "Bearer " + adminToken);
+            }
+            return http.send(a, method + " " + path, b.build(), ok, ERRORS);
+        });
+    }
+
+    private <T> CompletableFuture<T> attempt(int index, int tried, Function<String, CompletableFuture<T>> f) {
+        String a = addresses.get(index % addresses.size());
+        return f.apply(a).handle((v, t) -> {
+            if (t == null) {
+                preferred.set(index % addresses.size());
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable c = Futures.unwrap(t);
+            boolean moveOn = c instanceof RemoteException r && (r.kind() == Kind.UNREACHABLE || r.kind() == Kind.TIMEOUT);
+            if (moveOn && tried + 1 < addresses.size()) {
+                return attempt(index + 1, tried + 1, f);
+            }
+            return CompletableFuture.<T>failedFuture(c);
+        }).thenCompose(Function.identity());
+    }
+}

@@ -1,0 +1,30 @@
+package io.hayloft.client;
+
+/**
+ * A directory call that failed: the directory's error answer (HTTP status and the stable code, name
+ * and message of its JSON error body; directory codes are 200..299, shared codes 1..99), or no
+ * answer, a timeout, or a garbage answer ({@link #kind()}).
+ *
+ * <p>Immutable, hence thread-safe.
+ */
+public class DirectoryException extends RemoteException {
+    private static final long serialVersionUID = 1L;
+
+    /** Not enough healthy stores on distinct racks for a new volume (503). */
+    public static final int NO_PLACEMENT = 200;
+    /** No logical volume can take writes now (503). */
+    public static final int NO_WRITABLE_VOLUME = 201;
+    /** The photo key was never assigned (404). */
+    public static final int UNKNOWN_PHOTO = 202;
+    /** No such logical volume (404). */
+    public static final int UNKNOWN_VOLUME = 203;
+    /** No such store (404). */
+    public static final int UNKNOWN_STORE = 204;
+    /** The admin token is missing or wrong (401). */
+    public static final int UNAUTHORIZED = 205;
+
+    public DirectoryException(String server, Kind kind, int httpStatus, int code, String errorName, String serverMessage,
+                              String message, Throwable cause) {
+        super(server, kind, httpStatus, code, errorName, serverMessage, message, cause);
+    }
+}

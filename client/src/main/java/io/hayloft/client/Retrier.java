@@ -1,0 +1,81 @@
+package io.hayloft.client;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * Bounded retries with exponential backoff and jitter, without blocking a thread: the next attempt
+ * is scheduled on a delayed executor. Attempt {@code n} (from 1) waits a random time between half
+ * and all of {@code min(maxBackoff, initialBackoff * 2^(n-1))} before running.
+ *
+ * <p>Thread-safe (immutable).
+ */
+final class Retrier {
+    private final int maxAttempts;
+    private final Duration initial;
+    private final Duration max;
+    private final Executor executor;
+
+    Retrier(int maxAttempts, Duration initial, Duration max, Executor executor) {
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
+        }
+        this.maxAttempts = maxAttempts;
+        this.initial = initial;
+        this.max = max;
+        this.executor = executor;
+    }
+
+    int maxAttempts() {
+        return maxAttempts;
+    }
+
+    /** Runs {@code op} until it succeeds, fails with a non-retryable error, or the attempts are used up. */
+    <T> CompletableFuture<T> run(Supplier<CompletableFuture<T>> op, Predicate<Throwable> retryable) {
+        return attempt(op, retryable, 1);
+    }
+
+    private <T> CompletableFuture<T> attempt(Supplier<CompletableFuture<T>> op, Predicate<Throwable> retryable, int n) {
+        CompletableFuture<T> f;
+        try {
+            f = op.get();
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        return f.handle((v, t) -> {
+            if (t == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            Throwable c = Futures.unwrap(t);
+            if (n >= maxAttempts || !retryable.test(c)) {
+                return CompletableFuture.<T>failedFuture(c);
+            }
+            return CompletableFuture.supplyAsync(() -> null, delayed(n))
+                    .thenCompose(x -> attempt(op, retryable, n + 1));
+        }).thenCompose(Function.identity());
+    }
+
+    /** Completes after the backoff of attempt {@code attempt} (from 1), on the executor. */
+    CompletableFuture<Void> pause(int attempt) {
+        return CompletableFuture.runAsync(() -> { }, delayed(attempt));
+    }
+
+    private Executor delayed(int attempt) {
+        long cap = max.toMillis();
+        long base = initial.toMillis() << Math.min(attempt - 1, 20);
+        long d = Math.min(cap, Math.max(1, base));
+        long jittered = d / 2 + ThreadLocalRandom.current().nextLong(d / 2 + 1);
+        return CompletableFuture.delayedExecutor(jittered, TimeUnit.MILLISECONDS, executor);
+    }
+
+    /** Retryable: a {@link RemoteException} that says so. */
+    static boolean remoteRetryable(Throwable t) {
+        return t instanceof RemoteException r && r.isRetryable();
+    }
+}

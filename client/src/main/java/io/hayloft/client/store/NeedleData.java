@@ -1,0 +1,18 @@
+package io.hayloft.client.store;
+
+import java.util.Objects;
+
+/**
+ * One needle to write in a multi-write: key, alternate key, cookie and the data. The array is not
+ * copied: do not modify it until the write completed.
+ *
+ * <p>Immutable as long as the caller leaves {@code data} alone.
+ */
+public record NeedleData(long key, int alt, long cookie, byte[] data) {
+    public NeedleData {
+        Objects.requireNonNull(data, "data");
+        if (key < 0) {
+            throw new IllegalArgumentException("key must be >= 0, was " + key);
+        }
+    }
+}

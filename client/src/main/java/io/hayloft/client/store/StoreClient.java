@@ -1,0 +1,224 @@
+package io.hayloft.client.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.client.RemoteException.Kind;
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.common.wire.PhotoId;
+import io.hayloft.common.wire.WriteToken;
+import java.io.FileNotFoundException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A low-level asynchronous client for the store server's HTTP API: one call per method, no retries,
+ * no failover (that is {@link io.hayloft.client.HayloftClient}'s job). Stores are named by address
+ * ({@code host:port}); reads take a URL prefix as a directory lookup's {@code readFrom} lists it
+ * (a plain address works too).
+ *
+ * <p>Every method returns at once; its future completes on the transport's executor with the result,
+ * or exceptionally with a {@link StoreException} ({@link NotFoundException} for 404) that names the
+ * store, the call and what went wrong, including a store that answers garbage (a non-JSON error
+ * body, a success body that is not the expected JSON or does not confirm what was written, a body
+ * shorter than its {@code Content-Length}).
+ *
+ * <p>Thread-safe: share one instance.
+ */
+public final class StoreClient {
+    private static final String TOKEN = WriteToken.HEADER;
+    private static final HttpTransport.ErrorFactory ERRORS = StoreException::of;
+
+    private final HttpTransport http;
+
+    public StoreClient(HttpTransport http) {
+        this.http = Objects.requireNonNull(http, "http");
+    }
+
+    /** A client with its own default transport. */
+    public static StoreClient create() {
+        return new StoreClient(HttpTransport.create());
+    }
+
+    public HttpTransport transport() {
+        return http;
+    }
+
+    /**
+     * Creates physical volume {@code volume} on the store ({@code POST /admin/volumes/<id>}). A volume
+     * that exists already counts as success, so a restarted placement may call this again.
+     */
+    public CompletableFuture<Void> createVolume(String address, int volume) {
+        checkVolume(volume);
+        String path = "/admin/volumes/" + volume;
+        String what = "POST " + path;
+        HttpRequest req = http.request(http.uri(address, path)).POST(BodyPublishers.noBody()).build();
+        return http.send(address, what, req, s -> true, ERRORS).thenApply(resp -> {
+            int s = resp.statusCode();
+            if (s == 200 || s == 201) {
+                return null;
+            }
+            StoreException e = (StoreException) HttpTransport.errorAnswer(address, what, s, resp.body(), ERRORS);
+            if (e.code() == StoreException.VOLUME_EXISTS) {
+                return null;
+            }
+            throw e;
+        });
+    }
+
+    /**
+     * Reads a needle: {@code GET <urlPrefix>/<volume>/<key>/<alt>?cookie=<hex>}. The store checks the
+     * cookie and the CRC; a wrong cookie fails with {@link NotFoundException} like a missing needle.
+     */
+    public CompletableFuture<byte[]> read(String urlPrefix, PhotoId id) {
+        String what = "GET " + id.needlePath();
+        HttpRequest req = http.request(http.uri(urlPrefix, id.needlePath())).GET().build();
+        return http.send(urlPrefix, what, req, s -> s == 200, ERRORS).thenApply(HttpResponse::body);
+    }
+
+    /**
+     * Reads a needle as a stream, for large objects: the future completes when the headers arrived;
+     * the caller must close the stream. Errors (404 and others) fail the future as for {@link #read}.
+     */
+    public CompletableFuture<InputStream> readStream(String urlPrefix, PhotoId id) {
+        String what = "GET " + id.needlePath();
+        HttpRequest req = http.request(http.uri(urlPrefix, id.needlePath())).GET().build();
+        return http.sendRaw(urlPrefix, what, req, HttpResponse.BodyHandlers.ofInputStream(), ERRORS).thenApply(resp -> {
+            if (resp.statusCode() == 200) {
+                return resp.body();
+            }
+            byte[] body;
+            try (InputStream in = resp.body()) {
+                body = in.readNBytes(64 * 1024);
+            } catch (java.io.IOException e) {
+                body = new byte[0];
+            }
+            throw HttpTransport.errorAnswer(urlPrefix, what, resp.statusCode(), body, ERRORS);
+        });
+    }
+
+    /** Writes one needle ({@code PUT /<volume>/<key>/<alt>?cookie=<hex>}) with the write token. */
+    public CompletableFuture<Void> write(String address, PhotoId id, byte[] data, String token) {
+        Objects.requireNonNull(data, "data");
+        return put(address, id, BodyPublishers.ofByteArray(data), data.length, token);
+    }
+
+    /** Writes one needle whose data is a file, streamed from disk (the file is read once per call). */
+    public CompletableFuture<Void> write(String address, PhotoId id, Path file, String token) {
+        long size;
+        BodyPublisher body;
+        try {
+            size = java.nio.file.Files.size(file);
+            body = BodyPublishers.ofFile(file);
+        } catch (FileNotFoundException e) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("no such file: " + file, e));
+        } catch (java.io.IOException e) {
+            return CompletableFuture.failedFuture(new java.io.UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e));
+        }
+        return put(address, id, body, size, token);
+    }
+
+    private CompletableFuture<Void> put(String address, PhotoId id, BodyPublisher body, long size, String token) {
+        String what = "PUT " + id.needlePath();
+        HttpRequest.Builder b = http.request(http.uri(address, id.needlePath())).PUT(body)
+                .header("Content-Type", "application/octet-stream");
+        token(b, token);
+        return http.send(address, what, b.build(), s -> s == 201 || s == 200, ERRORS).thenApply(resp -> {
+            JsonNode ack = http.json(address, what, resp.body(), JsonNode.class, ERRORS);
+            if (!ack.path("size").canConvertToLong() || ack.path("size").asLong() != size) {
+                throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
+                        address + ": " + what + " acknowledged " + ack.path("size") + " bytes, sent " + size, null);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Writes several needles of one volume in one request, made durable by the store with one fsync
+     * ({@code POST /<volume>/batch}, body as in {@link BatchBody}). All or nothing on that store.
+     */
+    public CompletableFuture<Void> writeBatch(String address, int volume, List<NeedleData> needles, String token) {
+        checkVolume(volume);
+        byte[] body = BatchBody.encode(needles);
+        return writeBatch(address, volume, body, needles.size(), token);
+    }
+
+    /**
+     * Like {@link #writeBatch(String, int, List, String)} with a body already encoded by
+     * {@link BatchBody#encode}, so that one encoding serves every replica.
+     */
+    public CompletableFuture<Void> writeBatch(String address, int volume, byte[] body, int count, String token) {
+        checkVolume(volume);
+        String path = "/" + volume + "/batch";
+        String what = "POST " + path + " (" + count + " needles)";
+        HttpRequest.Builder b = http.request(http.uri(address, path)).POST(BodyPublishers.ofByteArray(body))
+                .header("Content-Type", "application/octet-stream");
+        token(b, token);
+        return http.send(address, what, b.build(), s -> s == 201 || s == 200, ERRORS).thenApply(resp -> {
+            JsonNode ack = http.json(address, what, resp.body(), JsonNode.class, ERRORS);
+            if (ack.path("written").asLong(-1) != count) {
+                throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
+                        address + ": " + what + " acknowledged " + ack.path("written") + " needles written, sent " + count, null);
+            }
+            return null;
+        });
+    }
+
+    /** Deletes one needle ({@code DELETE /<volume>/<key>/<alt>?cookie=<hex>}) with the write token. */
+    public CompletableFuture<Void> delete(String address, PhotoId id, String token) {
+        String what = "DELETE " + id.needlePath();
+        HttpRequest.Builder b = http.request(http.uri(address, id.needlePath())).DELETE();
+        token(b, token);
+        return http.send(address, what, b.build(), s -> s == 204 || s == 200, ERRORS).thenApply(r -> null);
+    }
+
+    /** The store's {@code GET /health} answer. */
+    public CompletableFuture<JsonNode> health(String address) {
+        return getJson(address, "/health");
+    }
+
+    /** The store's {@code GET /admin/volumes} answer: {@code {"volumes":[{id, sizeBytes, readOnly, ...}...]}}. */
+    public CompletableFuture<JsonNode> volumes(String address) {
+        return getJson(address, "/admin/volumes");
+    }
+
+    /** The store's {@code GET /admin/volumes/<id>} answer. */
+    public CompletableFuture<JsonNode> volume(String address, int volume) {
+        checkVolume(volume);
+        return getJson(address, "/admin/volumes/" + volume);
+    }
+
+    /** Seals a volume: it takes no more writes ({@code POST /admin/volumes/<id>/seal}). */
+    public CompletableFuture<JsonNode> seal(String address, int volume) {
+        checkVolume(volume);
+        String path = "/admin/volumes/" + volume + "/seal";
+        HttpRequest req = http.request(http.uri(address, path)).POST(BodyPublishers.noBody()).build();
+        return http.send(address, "POST " + path, req, s -> s == 200, ERRORS)
+                .thenApply(resp -> http.json(address, "POST " + path, resp.body(), JsonNode.class, ERRORS));
+    }
+
+    private CompletableFuture<JsonNode> getJson(String address, String path) {
+        URI uri = http.uri(address, path);
+        HttpRequest req = http.request(uri).GET().build();
+        return http.send(address, "GET " + path, req, s -> s == 200, ERRORS)
+                .thenApply(resp -> http.json(address, "GET " + path, resp.body(), JsonNode.class, ERRORS));
+    }
+
+    private static void token(HttpRequest.Builder b, String token) {
+        if (token != null && !token.isEmpty()) {
+            b.header(TOKEN, token);
+        }
+    }
+
+    private static void checkVolume(int volume) {
+        if (volume < 1) {
+            throw new IllegalArgumentException("volume must be >= 1, was " + volume);
+        }
+    }
+}

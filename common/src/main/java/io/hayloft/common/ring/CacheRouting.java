@@ -1,0 +1,72 @@
+package io.hayloft.common.ring;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where a photo's reads go when a cache tier is in front of the stores: its cache node on the ring
+ * of primary nodes, then (memcache's gutter) a node of the small gutter pool, chosen by a second
+ * ring, for when the primary does not answer. The directory puts these URLs first in a lookup's
+ * {@code readFrom}; the client uses the same routing to push and invalidate. Cache URLs name the
+ * store to fill from: {@code http://<cacheNode>/<storeAddress>} + the needle path.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class CacheRouting {
+    private final HashRing primaries;
+    private final HashRing gutter; // null when there is no gutter pool
+
+    /**
+     * @param cacheNodes primary cache nodes ({@code host:port}), at least one
+     * @param gutterNodes gutter nodes, possibly none
+     */
+    public CacheRouting(List<String> cacheNodes, List<String> gutterNodes) {
+        this.primaries = new HashRing(cacheNodes);
+        this.gutter = gutterNodes == null || gutterNodes.isEmpty() ? null : new HashRing(gutterNodes);
+        if (gutter != null) {
+            for (String g : gutter.nodes()) {
+                if (primaries.nodes().contains(g)) {
+                    throw new IllegalArgumentException("node " + g + " is both a cache node and a gutter node");
+                }
+            }
+        }
+    }
+
+    /** The primary cache node of a photo key. */
+    public String nodeFor(long key) {
+        return primaries.nodeFor(key);
+    }
+
+    /** The gutter node of a photo key, or null without a gutter pool. */
+    public String gutterFor(long key) {
+        return gutter == null ? null : gutter.nodeFor(key);
+    }
+
+    /** The primary then the gutter node of {@code key}. */
+    public List<String> nodesFor(long key) {
+        List<String> out = new ArrayList<>(2);
+        out.add(nodeFor(key));
+        if (gutter != null) {
+            out.add(gutter.nodeFor(key));
+        }
+        return out;
+    }
+
+    /** URL prefixes ({@code http://<node>/<store>}) of {@link #nodesFor}, to which a needle path is appended. */
+    public List<String> urlPrefixes(long key, String storeAddress) {
+        List<String> out = new ArrayList<>(2);
+        for (String n : nodesFor(key)) {
+            out.add("http://" + n + "/" + storeAddress);
+        }
+        return out;
+    }
+
+    public HashRing primaries() {
+        return primaries;
+    }
+
+    /** The gutter ring, or null. */
+    public HashRing gutter() {
+        return gutter;
+    }
+}

@@ -1,0 +1,314 @@
+/*
+ * JNI shim between io.hayloft.erasure.kernel.isal.IsalNative and Intel ISA-L's erasure-code
+ * functions. Nothing here knows about codes: it applies a prepared GF(2^8) matrix to byte ranges.
+ *
+ *   newTables(rows, cols, matrix)  malloc + ec_init_tables; returns a handle (0 never returned)
+ *   freeTables(handle)             free; the Java side guarantees at most once and no user left
+ *   apply(handle, bases, offs, len, accumulate)
+ *                                  out[i] (^)= sum_j m[i][j] * in[j] over len bytes; bases holds
+ *                                  the inputs then the outputs, each a direct ByteBuffer or a
+ *                                  byte[] (flagged in offs; pinned with GetPrimitiveArrayCritical)
+ *   invert(matrix, n)              gf_invert_matrix; returns the inverse or null when singular
+ *   dispatched()                   the symbol ISA-L's dispatcher chose for ec_encode_data
+ *   version()                      the ISA-L version this shim was built against
+ *
+ * Thread-safety: every function is re-entrant; tables are read-only after newTables.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <jni.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <isa-l.h>
+
+#ifndef HAYLOFT_ISAL_VERSION
+#define HAYLOFT_ISAL_VERSION "unknown"
+#endif
+
+/* Pointers on the stack up to this many buffers per side; more than that is malloc'd. */
+#define SMALL 32
+/* Accumulate: outputs are computed into scratch tiles of this size, then XORed in. */
+#define TILE (32 * 1024)
+
+typedef struct {
+    int rows;
+    int cols;
+    unsigned char tables[]; /* 32 * rows * cols bytes, as ec_init_tables wants */
+} hl_tables;
+
+static void throw_new(JNIEnv *env, const char *cls, const char *msg) {
+    jclass c = (*env)->FindClass(env, cls);
+    if (c != NULL) {
+        (*env)->ThrowNew(env, c, msg);
+    }
+}
+
+JNIEXPORT jlong JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_newTables(
+        JNIEnv *env, jclass cls, jint rows, jint cols, jbyteArray matrix) {
+    (void) cls;
+    size_t n = (size_t) rows * (size_t) cols;
+    hl_tables *t = malloc(sizeof(hl_tables) + 32 * n);
+    if (t == NULL) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate ISA-L tables");
+        return 0;
+    }
+    t->rows = rows;
+    t->cols = cols;
+    unsigned char *m = malloc(n);
+    if (m == NULL) {
+        free(t);
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate ISA-L matrix copy");
+        return 0;
+    }
+    (*env)->GetByteArrayRegion(env, matrix, 0, (jsize) n, (jbyte *) m);
+    ec_init_tables(cols, rows, m, t->tables);
+    free(m);
+    return (jlong) (intptr_t) t;
+}
+
+JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_freeTables(
+        JNIEnv *env, jclass cls, jlong handle) {
+    (void) env;
+    (void) cls;
+    free((void *) (intptr_t) handle);
+}
+
+/* XOR src into dst; compiled for the widest vector unit present, chosen at load time. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void xor_into(unsigned char *restrict dst, const unsigned char *restrict src, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        dst[i] ^= src[i];
+    }
+}
+
+static int accumulate(const hl_tables *t, int len, unsigned char **in, unsigned char **out) {
+    int rows = t->rows;
+    if (len <= 0) {
+        return 0;
+    }
+    size_t tile = (size_t) (len < TILE ? len : TILE);
+    unsigned char *scratch = malloc(tile * (size_t) rows);
+    if (scratch == NULL) {
+        return -1;
+    }
+    unsigned char *sp[SMALL];
+    unsigned char **s = rows <= SMALL ? sp : malloc(sizeof(unsigned char *) * (size_t) rows);
+    unsigned char *ip[SMALL];
+    unsigned char **x = t->cols <= SMALL ? ip : malloc(sizeof(unsigned char *) * (size_t) t->cols);
+    if (s == NULL || x == NULL) {
+        free(scratch);
+        if (s != sp) free(s);
+        if (x != ip) free(x);
+        return -1;
+    }
+    for (int i = 0; i < rows; i++) {
+        s[i] = scratch + (size_t) i * tile;
+    }
+    for (int base = 0; base < len; base += (int) tile) {
+        int n = len - base < (int) tile ? len - base : (int) tile;
+        for (int j = 0; j < t->cols; j++) {
+            x[j] = in[j] + base;
+        }
+        ec_encode_data(n, t->cols, rows, (unsigned char *) t->tables, x, s);
+        for (int i = 0; i < rows; i++) {
+            xor_into(out[i] + base, s[i], (size_t) n);
+        }
+    }
+    free(scratch);
+    if (s != sp) free(s);
+    if (x != ip) free(x);
+    return 0;
+}
+
+/* Flag in an offset: the base is a byte[] to pin, not a direct buffer (IsalNative.HEAP). */
+#define HEAP_FLAG ((jlong) 1 << 62)
+
+/* java.nio.Buffer.address, read directly: GetDirectBufferAddress would also type-check. */
+static jfieldID buffer_address;
+
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    (void) reserved;
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_8) != JNI_OK) {
+        return JNI_ERR;
+    }
+    jclass buffer = (*env)->FindClass(env, "java/nio/Buffer");
+    if (buffer != NULL) {
+        buffer_address = (*env)->GetFieldID(env, buffer, "address", "J");
+    }
+    if (buffer_address == NULL) {
+        (*env)->ExceptionClear(env); /* fall back to GetDirectBufferAddress */
+    }
+    return JNI_VERSION_1_8;
+}
+
+/*
+ * bases[i] is a direct ByteBuffer, or a byte[] when offs[i] has HEAP_FLAG; inputs first (cols of
+ * them), then outputs. Direct addresses are read first, while JNI calls are still allowed; then the
+ * arrays are pinned, after which nothing but more Get/ReleasePrimitiveArrayCritical is called until
+ * they are released.
+ */
+JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_apply(
+        JNIEnv *env, jclass cls, jlong handle, jobjectArray bases, jlongArray offsArr, jint len,
+        jboolean acc) {
+    (void) cls;
+    const hl_tables *t = (const hl_tables *) (intptr_t) handle;
+    int k = t->cols, r = t->rows, total = k + r;
+    unsigned char *pbuf[2 * SMALL];
+    jobject obuf[2 * SMALL];
+    jlong lbuf[2 * SMALL];
+    int big = total > 2 * SMALL;
+    unsigned char **ptr = big ? malloc(sizeof(*ptr) * (size_t) total) : pbuf;
+    jobject *pinned = big ? malloc(sizeof(*pinned) * (size_t) total) : obuf;
+    jlong *off = big ? malloc(sizeof(*off) * (size_t) total) : lbuf;
+    if (ptr == NULL || pinned == NULL || off == NULL) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate buffer pointer arrays");
+        goto done;
+    }
+    (*env)->GetLongArrayRegion(env, offsArr, 0, total, off);
+    for (int i = 0; i < total; i++) {
+        jobject o = (*env)->GetObjectArrayElement(env, bases, i);
+        if (off[i] & HEAP_FLAG) {
+            off[i] &= ~HEAP_FLAG;
+            ptr[i] = NULL;
+            pinned[i] = o; /* local ref kept until released below */
+        } else {
+            void *addr = buffer_address != NULL
+                    ? (void *) (intptr_t) (*env)->GetLongField(env, o, buffer_address)
+                    : (*env)->GetDirectBufferAddress(env, o);
+            ptr[i] = (unsigned char *) addr + off[i];
+            pinned[i] = NULL;
+            (*env)->DeleteLocalRef(env, o);
+        }
+    }
+    int ok = 1;
+    for (int i = 0; i < total; i++) {
+        if (pinned[i] != NULL) {
+            unsigned char *a = (*env)->GetPrimitiveArrayCritical(env, (jarray) pinned[i], NULL);
+            ptr[i] = a == NULL ? NULL : a + off[i];
+        }
+        if (ptr[i] == NULL) {
+            ok = 0;
+        }
+    }
+    int status = 0;
+    if (ok) {
+        if (acc) {
+            status = accumulate(t, len, ptr, ptr + k);
+        } else {
+            ec_encode_data(len, k, r, (unsigned char *) t->tables, ptr, ptr + k);
+        }
+    }
+    for (int i = total - 1; i >= 0; i--) {
+        if (pinned[i] != NULL) {
+            if (ptr[i] != NULL) {
+                /* Inputs were only read: JNI_ABORT skips a copy-back if the VM had to copy. */
+                (*env)->ReleasePrimitiveArrayCritical(env, (jarray) pinned[i], ptr[i] - off[i],
+                                                      i < k ? JNI_ABORT : 0);
+            }
+            (*env)->DeleteLocalRef(env, pinned[i]);
+        }
+    }
+    if (!ok) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot pin a heap array");
+    } else if (status != 0) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate accumulate scratch");
+    }
+done:
+    if (big) {
+        free(ptr);
+        free(pinned);
+        free(off);
+    }
+}
+
+JNIEXPORT jbyteArray JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_invert(
+        JNIEnv *env, jclass cls, jbyteArray matrix, jint n) {
+    (void) cls;
+    size_t sz = (size_t) n * (size_t) n;
+    unsigned char *a = malloc(sz), *b = malloc(sz);
+    jbyteArray result = NULL;
+    if (a == NULL || b == NULL) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate matrix");
+    } else {
+        (*env)->GetByteArrayRegion(env, matrix, 0, (jsize) sz, (jbyte *) a);
+        if (gf_invert_matrix(a, b, n) == 0) {
+            result = (*env)->NewByteArray(env, (jsize) sz);
+            if (result != NULL) {
+                (*env)->SetByteArrayRegion(env, result, 0, (jsize) sz, (jbyte *) b);
+            }
+        }
+    }
+    free(a);
+    free(b);
+    return result;
+}
+
+/*
+ * ISA-L's multibinary entry points start with an optional endbr64 and "jmp *disp32(%rip)" through
+ * a pointer its dispatcher fills on the first call. Reads that pointer after one call and names it
+ * with dladdr, e.g. "ec_encode_data_avx512_gfni". Returns what it could learn, never crashes on an
+ * unexpected layout.
+ */
+JNIEXPORT jstring JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_dispatched(
+        JNIEnv *env, jclass cls) {
+    (void) cls;
+    unsigned char tbl[32 * 2], c[64], d[64] = {0}, e[64];
+    unsigned char coef[2] = {1, 2};
+    unsigned char *src[2] = {c, d};
+    unsigned char *dst[1] = {e};
+    memset(c, 1, sizeof c);
+    ec_init_tables(2, 1, coef, tbl);
+    ec_encode_data(sizeof c, 2, 1, tbl, src, dst);
+
+    /* Follow "jmp *slot(%rip)" hops: the dispatch pointer, then possibly a PLT entry. */
+    const unsigned char *p = (const unsigned char *) (void *) &ec_encode_data;
+    char buf[256];
+    Dl_info info;
+    for (int hop = 0; hop < 4; hop++) {
+        const unsigned char *q = p;
+        if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) {
+            q += 4; /* endbr64 */
+        }
+        if (q[0] == 0xf2) {
+            q += 1; /* bnd prefix */
+        }
+        if (!(q[0] == 0xff && q[1] == 0x25)) {
+            break;
+        }
+        int32_t disp;
+        memcpy(&disp, q + 2, 4);
+        p = *(const unsigned char *const *) (q + 6 + disp);
+        if (dladdr((const void *) p, &info) != 0 && info.dli_sname != NULL
+                && (void *) info.dli_saddr == (void *) p) {
+            snprintf(buf, sizeof buf, "%s", info.dli_sname);
+            return (*env)->NewStringUTF(env, buf);
+        }
+    }
+    if (dladdr((const void *) p, &info) != 0 && info.dli_sname != NULL) {
+        snprintf(buf, sizeof buf, "%s+%#lx", info.dli_sname,
+                 (unsigned long) ((const char *) p - (const char *) info.dli_saddr));
+    } else {
+        snprintf(buf, sizeof buf, "unknown");
+    }
+    return (*env)->NewStringUTF(env, buf);
+}
+
+/* The file ISA-L was loaded from (dladdr of ec_encode_data). */
+JNIEXPORT jstring JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_libraryFile(
+        JNIEnv *env, jclass cls) {
+    (void) cls;
+    Dl_info info;
+    if (dladdr((void *) &ec_encode_data, &info) != 0 && info.dli_fname != NULL) {
+        return (*env)->NewStringUTF(env, info.dli_fname);
+    }
+    return (*env)->NewStringUTF(env, "unknown");
+}
+
+JNIEXPORT jstring JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_version(
+        JNIEnv *env, jclass cls) {
+    (void) cls;
+    return (*env)->NewStringUTF(env, HAYLOFT_ISAL_VERSION);
+}

@@ -1,0 +1,42 @@
+package io.hayloft.erasure.kernel.isal;
+
+/**
+ * The native methods of {@code libhayloft-isal.so} (source: {@code erasure/src/main/c/hayloft_isal.c}).
+ * Callers must have loaded the library through {@link NativeLibrary} first. Every method is
+ * re-entrant; a tables handle must not be used after {@link #freeTables}, which
+ * {@link IsalMatrixOp} guarantees.
+ */
+final class IsalNative {
+
+    private IsalNative() {
+    }
+
+    /** {@code malloc} + {@code ec_init_tables(cols, rows, matrix)}; {@code matrix} is row-major. */
+    static native long newTables(int rows, int cols, byte[] matrix);
+
+    static native void freeTables(long handle);
+
+    /** Flag in an offset of {@link #apply}: that base is a {@code byte[]}, not a direct buffer. */
+    static final long HEAP = 1L << 62;
+
+    /**
+     * {@code out[i] = sum_j m[i][j] * in[j]} ({@code ^=} when {@code accumulate}) over {@code len}
+     * bytes through {@code ec_encode_data}. {@code bases} holds the {@code cols} inputs then the
+     * {@code rows} outputs, each a direct {@link java.nio.ByteBuffer} or a {@code byte[]} (then its
+     * offset carries {@link #HEAP}); offsets are absolute (from the buffer's address or element 0).
+     * One array each keeps the JNI calls per buffer to two.
+     */
+    static native void apply(long handle, Object[] bases, long[] offs, int len, boolean accumulate);
+
+    /** {@code gf_invert_matrix} of an {@code n x n} row-major matrix; {@code null} if singular. */
+    static native byte[] invert(byte[] matrix, int n);
+
+    /** The function ISA-L's dispatcher chose for {@code ec_encode_data}, e.g. {@code ec_encode_data_avx512_gfni}. */
+    static native String dispatched();
+
+    /** The file ISA-L was loaded from. */
+    static native String libraryFile();
+
+    /** The ISA-L version the shim was compiled against. */
+    static native String version();
+}
