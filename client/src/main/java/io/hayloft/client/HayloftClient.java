@@ -65,6 +65,7 @@ public final class HayloftClient implements AutoCloseable {
     private final ExecutorService ownExecutor;
     private final long maxObjectBytes;
     private final io.hayloft.client.cache.CacheClient cache; // null without cache nodes
+    private final io.hayloft.client.cold.ColdReads cold; // reads of erasure-coded volumes (docs/raid.md)
 
     private HayloftClient(Builder b) {
         ExecutorService own = null;
@@ -93,6 +94,8 @@ public final class HayloftClient implements AutoCloseable {
         this.writer = new Writer(directory, stores, retrier, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns,
                 b.pushToCache ? cache : null);
         this.reader = new Reader(directory, stores, new LookupCache(b.lookupCacheSize), retrier);
+        this.cold = b.directories.isEmpty() ? null
+                : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor);
     }
 
     public static Builder builder() {
@@ -193,7 +196,18 @@ public final class HayloftClient implements AutoCloseable {
 
     public CompletableFuture<byte[]> getAsync(PhotoId id) {
         Objects.requireNonNull(id, "id");
-        return reader.read(id, stores::read);
+        if (cold == null) {
+            return reader.read(id, stores::read);
+        }
+        // Erasure-coded volumes are read from their stripes; a hot read that fails may have raced an
+        // encode (replicas dropped), so a fresh lookup decides before the failure is reported.
+        return reader.lookup(id.key(), false)
+                .handle((l, t) -> t == null && io.hayloft.client.cold.ColdReads.isCold(l.volumeState())
+                        ? cold.read(id) : reader.read(id, stores::read))
+                .thenCompose(f -> f)
+                .exceptionallyCompose(e -> reader.lookup(id.key(), true).handle((l, t) ->
+                        t == null && io.hayloft.client.cold.ColdReads.isCold(l.volumeState())
+                                ? cold.read(id) : CompletableFuture.<byte[]>failedFuture(e)).thenCompose(f -> f));
     }
 
     /**
@@ -375,6 +389,9 @@ public final class HayloftClient implements AutoCloseable {
     /** Stops the client's own threads (when it made its own executor). Calls in flight may fail. */
     @Override
     public void close() {
+        if (cold != null) {
+            cold.close();
+        }
         if (ownExecutor != null) {
             ownExecutor.shutdown();
         }

@@ -7,7 +7,6 @@ import io.hayloft.erasure.TooManyErasuresException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -71,7 +70,15 @@ public final class ColdReader implements AutoCloseable {
      * @throws StripeLostException when more than r blocks of the needle's stripe are unavailable
      */
     public byte[] get(long key, int alt) throws IOException {
+        return get(key, alt, null);
+    }
+
+    /** As {@link #get(long, int)}, and null when {@code cookie} (if given) is not the photo's: a wrong cookie looks missing. */
+    public byte[] get(long key, int alt, Long cookie) throws IOException {
         JsonNode l = cluster.lookup(key);
+        if (cookie != null && cookie != Long.parseUnsignedLong(l.get("cookie").asText(), 16)) {
+            return null;
+        }
         if (l.get("deleted").asBoolean()) {
             return null;
         }
@@ -85,12 +92,12 @@ public final class ColdReader implements AutoCloseable {
         if (e == null || e.deleted()) {
             return null;
         }
-        long cookie = Long.parseUnsignedLong(l.get("cookie").asText(), 16);
+        long photoCookie = Long.parseUnsignedLong(l.get("cookie").asText(), 16);
         try {
-            return NeedleFormat.data(read(cv, e.offset(), e.length(), false), key, alt, cookie);
+            return NeedleFormat.data(read(cv, e.offset(), e.length(), false), key, alt, photoCookie);
         } catch (NeedleFormat.CorruptNeedleException first) {
             try {
-                return NeedleFormat.data(read(cv, e.offset(), e.length(), true), key, alt, cookie);
+                return NeedleFormat.data(read(cv, e.offset(), e.length(), true), key, alt, photoCookie);
             } catch (NeedleFormat.CorruptNeedleException again) {
                 throw new IOException("needle " + key + "/" + alt + " of volume " + cv.map().volume()
                         + " is corrupt even when rebuilt from other blocks: " + again.getMessage(), again);
@@ -248,9 +255,5 @@ public final class ColdReader implements AutoCloseable {
         for (Integer id : new ArrayList<>(volumes.keySet())) {
             invalidate(id);
         }
-    }
-
-    static String describe(int[] units) {
-        return Arrays.toString(units);
     }
 }

@@ -1,0 +1,61 @@
+package io.hayloft.cli.raid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hayloft.cli.cluster.ClusterOptions;
+import io.hayloft.cli.cluster.EmbeddedCluster;
+import io.hayloft.client.HayloftClient;
+import io.hayloft.client.PutResult;
+import io.hayloft.raid.RaidConfig;
+import io.hayloft.raid.RaidNode;
+import io.hayloft.raid.ThreadPoolRunner;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** HayloftClient.get reads photos of erasure-coded volumes from their stripes, also with 4 stores down. */
+class ColdReadThroughClientTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theClientReadsEncodedVolumesHealthyAndDegraded() throws Exception {
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir).withStores(15, 15).withTiming(1000, 200, 2));
+             HayloftClient client = cluster.newClient();
+             ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+            Random random = new Random(7);
+            Map<PutResult, byte[]> photos = new LinkedHashMap<>();
+            for (int i = 0; i < 80; i++) {
+                byte[] data = new byte[1 + random.nextInt(3000)];
+                random.nextBytes(data);
+                photos.put(client.put(data), data);
+            }
+            RaidConfig config = new RaidConfig();
+            config.directory = cluster.directoryAddress();
+            config.blockSize = 16 << 10;
+            config.transferBytes = 16 << 10;
+            config.spoolDir = dir.toString();
+            RaidNode raid = new RaidNode(config, runner);
+            TreeSet<Integer> volumes = new TreeSet<>();
+            photos.keySet().forEach(p -> volumes.add(p.id().volume()));
+            for (int v : volumes) {
+                cluster.directory().directory().markReadOnly(v, "test");
+                raid.encode(v);
+            }
+            for (Map.Entry<PutResult, byte[]> e : photos.entrySet()) {
+                assertThat(client.get(e.getKey().id())).isEqualTo(e.getValue());
+            }
+            for (int i = 0; i < 4; i++) {
+                cluster.stopStore(i);
+            }
+            for (Map.Entry<PutResult, byte[]> e : photos.entrySet()) {
+                assertThat(client.get(e.getKey().id())).as("degraded read of " + e.getKey().id()).isEqualTo(e.getValue());
+            }
+        }
+    }
+}

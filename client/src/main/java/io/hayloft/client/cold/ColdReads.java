@@ -1,0 +1,61 @@
+package io.hayloft.client.cold;
+
+import io.hayloft.client.HayloftException;
+import io.hayloft.client.PhotoNotFoundException;
+import io.hayloft.common.wire.PhotoId;
+import io.hayloft.raid.Cluster;
+import io.hayloft.raid.ColdReader;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * The client's read path for photos on erasure-coded volumes: delegates to the raid-node's
+ * {@link ColdReader} (one range read from the needle's block; a degraded read from {@code k} other
+ * blocks when that fails; docs/raid.md), run on the client's executor because it blocks.
+ *
+ * <p>Thread-safe.
+ */
+public final class ColdReads implements AutoCloseable {
+
+    private final ColdReader reader;
+    private final Executor executor;
+
+    public ColdReads(String directory, String adminToken, Duration timeout, Executor executor) {
+        this.reader = new ColdReader(new Cluster(directory, adminToken, timeout));
+        this.executor = executor;
+    }
+
+    /** True for the volume states whose needles live in stripes, not replicas. */
+    public static boolean isCold(String volumeState) {
+        return "ERASURE_CODED".equals(volumeState) || "DEGRADED".equals(volumeState) || "REPAIRING".equals(volumeState);
+    }
+
+    /** Reads the needle; fails with {@link PhotoNotFoundException} when it is deleted, missing or the cookie is wrong. */
+    public CompletableFuture<byte[]> read(PhotoId id) {
+        return CompletableFuture.supplyAsync(() -> {
+            byte[] b;
+            try {
+                b = reader.get(id.key(), id.alt(), id.cookie());
+            } catch (ColdReader.StripeLostException e) {
+                throw new HayloftException(e.getMessage(), e);
+            } catch (IOException e) {
+                throw new HayloftException("cold read of " + id + " failed: " + e.getMessage(), e);
+            }
+            if (b == null) {
+                throw new PhotoNotFoundException(id, "deleted, or not in its erasure-coded volume");
+            }
+            return b;
+        }, executor);
+    }
+
+    public long degradedReads() {
+        return reader.degradedReads();
+    }
+
+    @Override
+    public void close() {
+        reader.close();
+    }
+}
