@@ -21,19 +21,19 @@ public final class Throttle {
         this.bytesPerSecond = bytesPerSecond;
     }
 
-    /** Blocks until {@code store} may send {@code bytes} more within its budget. */
+    /** Blocks until {@code store} could have sent {@code bytes} more within its budget (the transfer's end). */
     public void acquire(String store, long bytes) {
         if (bytesPerSecond == 0 || bytes <= 0) {
             return;
         }
         long[] slot = nextFree.computeIfAbsent(store, s -> new long[] {System.nanoTime()});
-        long start;
+        long until;
         synchronized (slot) {
-            long now = System.nanoTime();
-            start = Math.max(now, slot[0]);
-            slot[0] = start + bytes * 1_000_000_000L / bytesPerSecond;
+            long start = Math.max(System.nanoTime(), slot[0]);
+            until = start + bytes * 1_000_000_000L / bytesPerSecond;
+            slot[0] = until;
         }
-        long until = start;
+        // The caller proceeds when its bytes would have crossed the store's link.
         long wait;
         while ((wait = until - System.nanoTime()) > 0) {
             LockSupport.parkNanos(wait); // pacing to a rate, not waiting for an event
