@@ -165,6 +165,20 @@ class StoreServerTest {
     }
 
     @Test
+    void aSealedVolumeCanBeDroppedAndAWritableOneCannot() throws Exception {
+        http.put("/1/1/0?cookie=5", data(100, 1));
+        TestHttp.Reply writable = http.delete("/admin/volumes/1");
+        assertThat(writable.status()).isEqualTo(409);
+        assertThat(writable.errorCode()).isEqualTo(102);
+        assertThat(http.get("/1/1/0?cookie=5").status()).isEqualTo(200);
+        http.post("/admin/volumes/1/seal", null);
+        assertThat(http.delete("/admin/volumes/1").status()).isEqualTo(204);
+        assertThat(http.get("/admin/volumes/1").errorCode()).isEqualTo(101);
+        assertThat(http.delete("/admin/volumes/1").errorCode()).isEqualTo(101);
+        assertThat(http.get("/admin/volumes").json().get("volumes").size()).isZero();
+    }
+
+    @Test
     void blockFilesForTheRaidNode() throws Exception {
         assertThat(http.post("/blocks/s1.b0?op=create", null).status()).isEqualTo(201);
         assertThat(http.post("/blocks/s1.b0?op=create", null).errorCode()).isEqualTo(109);
