@@ -107,12 +107,15 @@ public final class RaidBench implements Callable<Integer> {
                 }
                 Histogram healthy = new Histogram(3);
                 Histogram degraded = new Histogram(3);
+                long degradedPieces;
                 try (ColdReader reader = new ColdReader(raid.cluster())) {
                     sample(reader, inBlock0, healthy, reads);
                     stopped = cluster.storeIndex(raid.cluster().stores().get(holder).address());
                     cluster.stopStore(stopped);
                     sample(reader, inBlock0, degraded, reads);
+                    degradedPieces = reader.degradedReads();
                 }
+                System.out.printf(Locale.ROOT, "%s: %d of %d sampled reads went degraded%n", codec, degradedPieces, reads);
                 System.out.printf(Locale.ROOT, "%-10s %10.1f %12d %12.0f %10.2f %10.2f %10.2f %10.2f %10.2f%n", codec,
                         encodeMbps, read, repairMs, healthy.getValueAtPercentile(50) / 1e3, healthy.getValueAtPercentile(99) / 1e3,
                         degraded.getValueAtPercentile(50) / 1e3, degraded.getValueAtPercentile(99) / 1e3,
