@@ -41,7 +41,8 @@ import org.rocksdb.WriteOptions;
  * format 1 that predates it), and a database of another format, or one RocksDB reports
  * corrupt, is an error, never a silent empty cluster.
  *
- * <p>Thread-safe (RocksDB is); the read-modify-write helpers of callers must synchronise themselves.
+ * <p>Thread-safe: RocksDB is, and the store and volume views change together with their synced writes
+ * under one lock. Read-modify-write sequences of callers must synchronise themselves.
  * Native handles are closed by {@link #close()}, idempotently.
  */
 public final class MetaStore implements AutoCloseable {
@@ -70,6 +71,14 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle photos;
     private final ColumnFamilyHandle stripes;
     private final String clusterId;
+    /**
+     * In-memory views of the stores and volumes families, loaded at open and updated after each
+     * synced write under {@link #viewLock}: assign and lookup read them on every call, and they are
+     * few (thousands at most), so no request parses them from RocksDB.
+     */
+    private final java.util.concurrent.ConcurrentSkipListMap<String, StoreInfo> storeView = new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final java.util.concurrent.ConcurrentSkipListMap<Integer, VolumeInfo> volumeView = new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final Object viewLock = new Object();
     private boolean closed;
 
     private MetaStore(Path path, boolean create) {
@@ -120,6 +129,14 @@ public final class MetaStore implements AutoCloseable {
                         + (format.length == 4 ? ByteBuffer.wrap(format).getInt() : "unreadable") + ", this directory reads format " + FORMAT);
             }
             clusterId = new String(db.get(meta, CLUSTER_KEY), StandardCharsets.UTF_8);
+            scan(stores, (k, v) -> {
+                StoreInfo s = fromJson(v, StoreInfo.class);
+                storeView.put(s.id(), s);
+            });
+            scan(volumes, (k, v) -> {
+                VolumeInfo vi = fromJson(v, VolumeInfo.class);
+                volumeView.put(vi.id(), vi);
+            });
         } catch (RocksDBException | RuntimeException e) {
             close();
             throw e instanceof MetaStoreException m ? m : new MetaStoreException("cannot read " + path + ": " + e.getMessage(), e);
@@ -167,35 +184,37 @@ public final class MetaStore implements AutoCloseable {
     // ----- stores -----
 
     public void putStore(StoreInfo s) {
-        put(stores, utf8(s.id()), toJson(s));
+        synchronized (viewLock) {
+            put(stores, utf8(s.id()), toJson(s));
+            storeView.put(s.id(), s);
+        }
     }
 
     public StoreInfo store(String id) {
-        byte[] v = get(stores, utf8(id));
-        return v == null ? null : fromJson(v, StoreInfo.class);
+        return storeView.get(id);
     }
 
+    /** Every store, by id, from the in-memory view (no RocksDB read). */
     public List<StoreInfo> stores() {
-        List<StoreInfo> out = new ArrayList<>();
-        scan(stores, (k, v) -> out.add(fromJson(v, StoreInfo.class)));
-        return out;
+        return new ArrayList<>(storeView.values());
     }
 
     // ----- volumes -----
 
     public void putVolume(VolumeInfo v) {
-        put(volumes, intKey(v.id()), toJson(v));
+        synchronized (viewLock) {
+            put(volumes, intKey(v.id()), toJson(v));
+            volumeView.put(v.id(), v);
+        }
     }
 
     public VolumeInfo volume(int id) {
-        byte[] v = get(volumes, intKey(id));
-        return v == null ? null : fromJson(v, VolumeInfo.class);
+        return volumeView.get(id);
     }
 
+    /** Every logical volume, by id, from the in-memory view (no RocksDB read). */
     public List<VolumeInfo> volumes() {
-        List<VolumeInfo> out = new ArrayList<>();
-        scan(volumes, (k, v) -> out.add(fromJson(v, VolumeInfo.class)));
-        return out;
+        return new ArrayList<>(volumeView.values());
     }
 
     // ----- stripe maps -----
@@ -219,16 +238,19 @@ public final class MetaStore implements AutoCloseable {
         if (map != null && map.volume() != v.id()) {
             throw new IllegalArgumentException("stripe map of volume " + map.volume() + " written with volume " + v.id());
         }
-        try (WriteBatch b = new WriteBatch()) {
-            b.put(volumes, intKey(v.id()), toJson(v));
-            if (map == null) {
-                b.delete(stripes, intKey(v.id()));
-            } else {
-                b.put(stripes, intKey(v.id()), toJson(map));
+        synchronized (viewLock) {
+            try (WriteBatch b = new WriteBatch()) {
+                b.put(volumes, intKey(v.id()), toJson(v));
+                if (map == null) {
+                    b.delete(stripes, intKey(v.id()));
+                } else {
+                    b.put(stripes, intKey(v.id()), toJson(map));
+                }
+                db.write(sync, b);
+                volumeView.put(v.id(), v);
+            } catch (RocksDBException e) {
+                throw new MetaStoreException("cannot write volume " + v.id() + " with its stripe map: " + e.getMessage(), e);
             }
-            db.write(sync, b);
-        } catch (RocksDBException e) {
-            throw new MetaStoreException("cannot write volume " + v.id() + " with its stripe map: " + e.getMessage(), e);
         }
     }
 
