@@ -1,7 +1,7 @@
 package io.hayloft.directory;
 
 import io.hayloft.directory.meta.MetaStore;
-import io.hayloft.directory.meta.StripeMap;
+import io.hayloft.common.wire.StripeMap;
 import io.hayloft.directory.meta.VolumeInfo;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
 import java.util.HashSet;

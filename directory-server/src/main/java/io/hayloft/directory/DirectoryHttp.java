@@ -7,7 +7,7 @@ import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
 import io.hayloft.common.metrics.PrometheusEndpoint;
 import io.hayloft.common.wire.Wire;
-import io.hayloft.directory.meta.StripeMap;
+import io.hayloft.common.wire.StripeMap;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.handler.codec.http.FullHttpRequest;

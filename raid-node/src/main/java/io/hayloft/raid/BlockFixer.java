@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.StripeMap;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.TooManyErasuresException;

@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;

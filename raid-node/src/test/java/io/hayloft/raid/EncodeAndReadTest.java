@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.StripeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -9,7 +9,7 @@ import io.hayloft.raid.ColdReader;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
-import io.hayloft.raid.StripeMap;
+import io.hayloft.common.wire.StripeMap;
 import io.hayloft.raid.ThreadPoolRunner;
 import java.nio.file.Files;
 import java.nio.file.Path;

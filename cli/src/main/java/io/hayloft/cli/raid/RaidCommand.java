@@ -6,7 +6,7 @@ import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
-import io.hayloft.raid.StripeMap;
+import io.hayloft.common.wire.StripeMap;
 import io.hayloft.raid.ThreadPoolRunner;
 import java.io.PrintWriter;
 import java.util.List;

@@ -1,11 +1,11 @@
-package io.hayloft.raid;
+package io.hayloft.common.wire;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The raid-node's copy of the directory's stripe map (io.hayloft.directory.meta.StripeMap, same JSON). Stored as JSON in the {@code stripes} column
+ * Where the blocks of an erasure-coded volume live. Shared by the directory (which stores it) and the raid-node and client (which read it). Stored as JSON in the {@code stripes} column
  * family, keyed by the 4-byte big-endian logical volume id (docs/formats.md); unknown fields are
  * ignored on read.
  *
