@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,7 +71,7 @@ class ClusterSecurityTest {
         for (int i = 0; i < 3; i++) {
             stores.add(StoreServer.start(storeConfig(i)));
         }
-        await(() -> directory.directory().stores().size() == 3);
+        Await.until(() -> directory.directory().stores().size() == 3);
     }
 
     private int send(String method, String url, byte[] body, String token) throws Exception {
@@ -127,7 +126,7 @@ class ClusterSecurityTest {
         String url = "http://" + a.replicas().get(0) + "/" + a.volume() + "/" + a.photos().get(0).key() + "/0?cookie="
                 + a.photos().get(0).cookie();
         assertThat(send("PUT", url, new byte[5000], a.token())).isEqualTo(201);
-        await(() -> directory.directory().volume(a.volume()).sizeBytes() >= 5000);
+        Await.until(() -> directory.directory().volume(a.volume()).sizeBytes() >= 5000);
 
         Path data = dir.resolve("store0");
         String id = DirectoryHeartbeat.storeId(data, null);
@@ -151,13 +150,4 @@ class ClusterSecurityTest {
         return bytes.toByteArray();
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 20 s");
-            }
-            Thread.sleep(5);
-        }
-    }
 }

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -172,9 +171,9 @@ class DirectoryServerTest {
         for (int round = 0; round < 2; round++) {
             directory.healthChecker().round();
             int expected = round + 1;
-            await(() -> directory.directory().stores().stream().anyMatch(s -> s.id().equals("s1") && s.failures() >= expected));
+            Await.until(() -> directory.directory().stores().stream().anyMatch(s -> s.id().equals("s1") && s.failures() >= expected));
         }
-        await(() -> directory.directory().volumes().stream().filter(v -> v.replicas().contains("s1"))
+        Await.until(() -> directory.directory().volumes().stream().filter(v -> v.replicas().contains("s1"))
                 .allMatch(v -> v.state() == VolumeState.READ_ONLY));
         assertThat(directory.directory().meta().store("s1").state()).isEqualTo(StoreState.FAILED);
         assertThat(directory.directory().meta().store("s1").lastError()).isNotBlank();
@@ -218,14 +217,4 @@ class DirectoryServerTest {
         assertThat(e.get("message").asText()).contains("a volume needs 3 healthy stores, 2 are up");
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 20 s");
-            }
-            Thread.onSpinWait();
-            Thread.sleep(5);
-        }
-    }
 }

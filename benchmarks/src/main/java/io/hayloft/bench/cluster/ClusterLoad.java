@@ -1,5 +1,6 @@
 package io.hayloft.bench.cluster;
 
+import io.hayloft.common.io.FileTrees;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.DirectoryClient;
@@ -8,13 +9,9 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.common.wire.PhotoId;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,7 +114,7 @@ public final class ClusterLoad implements Callable<Integer> {
             }
         } finally {
             if (temp) {
-                deleteTree(work);
+                FileTrees.delete(work);
             }
         }
         out.printf(Locale.ROOT, "%-28s %12s %10s %10s %10s%n", "scenario (" + concurrency + "/" + batchConcurrency + " in flight)",
@@ -187,19 +184,4 @@ public final class ClusterLoad implements Callable<Integer> {
         return (System.nanoTime() - start) / 1e9;
     }
 
-    private static void deleteTree(Path root) throws IOException {
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                Files.delete(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
-    }
 }

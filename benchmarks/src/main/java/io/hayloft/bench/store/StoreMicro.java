@@ -1,5 +1,6 @@
 package io.hayloft.bench.store;
 
+import io.hayloft.common.io.FileTrees;
 import io.hayloft.store.volume.NeedleIndex;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -23,16 +23,6 @@ public final class StoreMicro {
     private StoreMicro() {
     }
 
-    static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(f);
-            }
-        }
-    }
 
     @Command(name = "files-vs-needles", mixinStandardHelpOptions = true,
             description = "Write N objects as one file each in a directory tree, then as needles in one volume; "
@@ -47,7 +37,7 @@ public final class StoreMicro {
         @Override
         public Integer call() throws Exception {
             boolean sync = fsync.equals("always");
-            deleteTree(dir);
+            FileTrees.delete(dir);
             Files.createDirectories(dir);
             byte[] data = new byte[size];
             new Random(1).nextBytes(data);
@@ -102,7 +92,7 @@ public final class StoreMicro {
                     count / needleSecs, needleSecs, reads / needleReadSecs);
             System.out.printf(Locale.ROOT, "needles/files: write x%.1f, read x%.1f%n", fileSecs / needleSecs,
                     fileReadSecs / needleReadSecs);
-            deleteTree(dir);
+            FileTrees.delete(dir);
             return 0;
         }
     }
@@ -170,7 +160,7 @@ public final class StoreMicro {
 
         @Override
         public Integer call() throws Exception {
-            deleteTree(dir);
+            FileTrees.delete(dir);
             Files.createDirectories(dir);
             Volume.Options opts = new Volume.Options(NeedleIndex.MAX_OFFSET, Volume.Fsync.NEVER);
             Volume v = Volume.create(dir, 1, opts);
@@ -208,7 +198,7 @@ public final class StoreMicro {
                             (System.nanoTime() - t0) / 1e9, r.status().needles());
                 }
             }
-            deleteTree(dir);
+            FileTrees.delete(dir);
             return 0;
         }
     }

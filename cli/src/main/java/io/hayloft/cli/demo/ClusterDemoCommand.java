@@ -1,12 +1,9 @@
 package io.hayloft.cli.demo;
 
+import io.hayloft.common.io.FileTrees;
 import io.hayloft.cli.Hayloft;
-import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,27 +40,9 @@ public final class ClusterDemoCommand implements Callable<Integer> {
             return new ClusterDemo().run(work, s, spec.commandLine().getOut()).ok() ? 0 : Hayloft.EXIT_FAILED;
         } finally {
             if (temp) {
-                deleteTree(work);
+                FileTrees.delete(work);
             }
         }
     }
 
-    static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        Files.walkFileTree(root, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                Files.delete(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
-    }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.cli.demo;
 
+import io.hayloft.common.io.FileTrees;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.EcCommand;
 import io.hayloft.cli.ec.EcDecoder;
@@ -18,12 +19,10 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -188,7 +187,7 @@ public final class DemoCommand implements Callable<Integer> {
             return rs.verified() && hh.verified() && clusterOk ? 0 : Hayloft.EXIT_FAILED;
         } finally {
             if (temp) {
-                deleteTree(work);
+                FileTrees.delete(work);
             }
         }
     }
@@ -196,7 +195,7 @@ public final class DemoCommand implements Callable<Integer> {
     private long encode(CodecKind codec, Path original, Path work, Progress.Factory bars) throws IOException {
         Path dir = work.resolve(codec.wireName());
         if (Files.exists(dir)) {
-            deleteTree(dir);
+            FileTrees.delete(dir);
         }
         return new EcEncoder(codec, k, r, blockSize, bars).encode(original, dir).nanos();
     }
@@ -212,13 +211,13 @@ public final class DemoCommand implements Callable<Integer> {
         for (int round = 0; round < 3; round++) {
             for (CodecKind c : codecs) {
                 Path d = work.resolve("warm-up-" + c.wireName());
-                deleteTree(d);
+                FileTrees.delete(d);
                 new EcEncoder(c, k, r, warmBlock, Progress.Factory.NONE).encode(in, d);
                 Files.delete(d.resolve(StripeLayout.name(k, 0, 0)));
                 new EcRepairer(Progress.Factory.NONE).repair(d);
                 Files.delete(d.resolve(StripeLayout.name(k, 1, 0)));
                 new EcDecoder(Progress.Factory.NONE).decode(d, work.resolve("warm-up.out"), true);
-                deleteTree(d);
+                FileTrees.delete(d);
             }
         }
         Files.delete(work.resolve("warm-up.out"));
@@ -292,14 +291,4 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(root)) {
-            for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 }
