@@ -2,6 +2,7 @@ package io.hayloft.raid;
 
 import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -53,8 +54,7 @@ public final class EncodeJob {
     private final RaidConfig config;
     private final Checkpoints checkpoints;
     private final Path spoolDir;
-    private List<String> sources;
-    private int source;
+    private VolumeSource source;
     private long cursor = NeedleFormat.SUPERBLOCK_SIZE;
     private final List<VolumeIndex.Entry> entries = new ArrayList<>();
 
@@ -79,34 +79,20 @@ public final class EncodeJob {
                     + "; only a READ_ONLY volume can be encoded (mark it read-only first)");
         }
         Map<String, Cluster.StoreRef> stores = cluster.stores();
-        sources = new ArrayList<>();
+        List<String> replicas = new ArrayList<>();
         for (JsonNode id : v.get("replicas")) {
             Cluster.StoreRef s = stores.get(id.asText());
             if (s != null && s.up()) {
-                sources.add(s.address());
+                replicas.add(s.address());
             }
         }
-        long size = sealAndSize(volumeId);
-        StripeMap plan = plan(volumeId, size, stores);
+        ReplicaSource src = ReplicaSource.open(cluster, volumeId, replicas);
+        StripeMap plan = plan(volumeId, src.size(), stores);
         cluster.beginEncoding(plan);
         checkpoints.reached("begun");
         StripeMap done;
-        try (ErasureCodec codec = ErasureCodec.create(config.codecKind(), config.k, config.r)) {
-            List<StripeMap.Stripe> written = new ArrayList<>();
-            for (StripeMap.Stripe s : plan.stripes()) {
-                written.add(writeStripe(codec, plan, s, size, stores));
-                checkpoints.reached("stripe-" + s.index());
-            }
-            byte[] index = VolumeIndex.of(volumeId, entries).encode();
-            for (String holder : plan.index().holders()) {
-                cluster.putBlock(stores.get(holder).address(), plan.index().name(), index);
-            }
-            done = new StripeMap(volumeId, plan.job(), plan.codec(), plan.k(), plan.r(), plan.blockSize(), size,
-                    StripeMap.PLANNED, written, new StripeMap.IndexBlock(plan.index().name(), plan.index().holders(),
-                    index.length, crc(index, 0, index.length)));
-            checkpoints.reached("index");
-            verify(done, stores);
-            checkpoints.reached("verified");
+        try {
+            done = writeAll(plan, src, stores);
             cluster.commitEncoding(done);
         } catch (IOException | RuntimeException e) {
             LOG.warn("volume {}: encode job {} failed ({}); rolling back", volumeId, plan.job(), e.toString());
@@ -117,27 +103,50 @@ public final class EncodeJob {
         RaidNode.dropReplicas(cluster, volumeId, stores);
         checkpoints.reached("dropped");
         long written = (long) done.stripes().size() * (config.k + config.r) * config.blockSize;
-        LOG.info("volume {} encoded by job {}: {} stripes, {} bytes", volumeId, plan.job(), done.stripes().size(), size);
-        return new Result(volumeId, plan.job(), done.stripes().size(), size, written, System.nanoTime() - t0);
+        LOG.info("volume {} encoded by job {}: {} stripes, {} bytes", volumeId, plan.job(), done.stripes().size(), src.size());
+        return new Result(volumeId, plan.job(), done.stripes().size(), src.size(), written, System.nanoTime() - t0);
     }
 
-    private long sealAndSize(int volumeId) throws IOException {
-        IOException last = null;
-        for (int i = 0; i < sources.size(); i++) {
-            try {
-                cluster.sealVolume(sources.get(i), volumeId);
-                long size = cluster.volumeSize(sources.get(i), volumeId);
-                source = i;
-                return size;
-            } catch (IOException e) {
-                last = e;
-                LOG.warn("volume {}: replica on {} unusable ({}); trying the next", volumeId, sources.get(i), e.toString());
+    /**
+     * Writes every block of {@code plan} from {@code src} (data copied, parity computed, each block's
+     * CRC32C recorded), then the needle index on its holders, and verifies every block from its
+     * store's listing. Reports {@code stripe-N}, {@code index} and {@code verified}.
+     *
+     * @return the plan with every block's length and CRC32C and the index block filled in, still
+     *         {@link StripeMap#PLANNED}: the caller commits it
+     * @throws IOException when a source read, an upload or a verification fails; nothing is rolled back
+     */
+    public StripeMap writeAll(StripeMap plan, VolumeSource src, Map<String, Cluster.StoreRef> stores) throws IOException {
+        this.source = src;
+        this.cursor = NeedleFormat.SUPERBLOCK_SIZE;
+        this.entries.clear();
+        long size = src.size();
+        try (ErasureCodec codec = ErasureCodec.create(CodecKind.fromWireName(plan.codec()), plan.k(), plan.r())) {
+            List<StripeMap.Stripe> written = new ArrayList<>();
+            for (StripeMap.Stripe s : plan.stripes()) {
+                written.add(writeStripe(codec, plan, s, size, stores));
+                checkpoints.reached("stripe-" + s.index());
             }
+            byte[] index = VolumeIndex.of(plan.volume(), entries).encode();
+            for (String holder : plan.index().holders()) {
+                cluster.putBlock(stores.get(holder).address(), plan.index().name(), index);
+            }
+            StripeMap done = new StripeMap(plan.volume(), plan.job(), plan.codec(), plan.k(), plan.r(), plan.blockSize(), size,
+                    StripeMap.PLANNED, written, new StripeMap.IndexBlock(plan.index().name(), plan.index().holders(),
+                    index.length, crc(index, 0, index.length)));
+            checkpoints.reached("index");
+            verify(done, stores);
+            checkpoints.reached("verified");
+            return done;
         }
-        throw new IOException("volume " + volumeId + ": no replica could be sealed and read", last);
     }
 
-    private StripeMap plan(int volumeId, long size, Map<String, Cluster.StoreRef> stores) {
+    /**
+     * Plans a new job for a volume of {@code size} bytes with this job's codec, shape and block size:
+     * a fresh job id, every block's name and store (k + r distinct stores per stripe, distinct racks
+     * while racks remain), and the index holders.
+     */
+    public StripeMap plan(int volumeId, long size, Map<String, Cluster.StoreRef> stores) {
         String job = String.format(Locale.ROOT, "%08x", RANDOM.nextInt());
         int n = config.k + config.r;
         long blocks = Math.max(1, (size + config.blockSize - 1) / config.blockSize);
@@ -182,7 +191,7 @@ public final class EncodeJob {
                     byte[] chunk = new byte[len];
                     long avail = Math.min(len, size - (base + off));
                     if (avail > 0) {
-                        byte[] raw = readRaw(plan.volume(), base + off, (int) avail);
+                        byte[] raw = source.read(base + off, (int) avail);
                         System.arraycopy(raw, 0, chunk, 0, raw.length);
                     }
                     writeFully(spool[u], ByteBuffer.wrap(chunk), off);
@@ -222,21 +231,6 @@ public final class EncodeJob {
         return crc.getValue();
     }
 
-    private byte[] readRaw(int volume, long offset, int len) throws IOException {
-        IOException last = null;
-        for (int tries = 0; tries < sources.size(); tries++) {
-            String s = sources.get(source);
-            try {
-                return cluster.readRaw(s, volume, offset, len);
-            } catch (IOException e) {
-                last = e;
-                LOG.warn("volume {}: replica on {} failed a read ({}); switching replica", volume, s, e.toString());
-                source = (source + 1) % sources.size();
-            }
-        }
-        throw new IOException("volume " + volume + ": every replica failed to read " + len + " bytes at " + offset, last);
-    }
-
     /** Adds to the index every needle whose header starts in {@code [stripeStart, end)}. */
     private void scanNeedles(int volume, FileChannel[] spool, long stripeStart, long end) throws IOException {
         ByteBuffer h = ByteBuffer.allocate(NeedleFormat.HEADER_SIZE);
@@ -253,7 +247,7 @@ public final class EncodeJob {
                 }
                 h.flip();
             } else {
-                h.put(readRaw(volume, cursor, NeedleFormat.HEADER_SIZE)).flip();
+                h.put(source.read(cursor, NeedleFormat.HEADER_SIZE)).flip();
             }
             VolumeIndex.Entry e;
             try {
