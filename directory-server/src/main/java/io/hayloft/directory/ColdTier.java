@@ -1,9 +1,12 @@
 package io.hayloft.directory;
 
 import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.directory.meta.PhotoMeta;
+import io.hayloft.directory.meta.ReclaimPlan;
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.directory.meta.VolumeInfo;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -13,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The cold-tier rules of the directory: the {@code READ_ONLY → ENCODING → ERASURE_CODED} steps the
  * raid-node drives, each one a single synced RocksDB batch of the volume record and its stripe map
- * (DESIGN.md "Volume life cycle"), and block replacement by the BlockFixer.
+ * (DESIGN.md "Volume life cycle"), block replacement by the BlockFixer, and the reclaim steps
+ * (a pending map beside the committed one, then a compare-and-set swap; docs/raid.md "Reclaim").
  *
  * <p>Thread-safe: every change is serialised on the {@link Directory} lock that also guards heartbeats.
  */
@@ -146,6 +150,158 @@ public final class ColdTier {
                     rebuilt.store(), rebuilt.name());
             return out;
         }
+    }
+
+    // ------------------------------------------------------------------ reclaim
+
+    /** Most keys one dead-keys request may ask about. */
+    public static final int MAX_DEAD_KEYS = 100_000;
+
+    /** What a reclaim swap did: the volume's new record and the committed map it replaced. */
+    public record ReclaimSwap(VolumeInfo volume, StripeMap replaced) {
+    }
+
+    /** The pending reclaim of a volume. */
+    public ReclaimPlan reclaim(int volumeId) {
+        directory.volume(volumeId);
+        ReclaimPlan p = meta.reclaim(volumeId);
+        if (p == null) {
+            throw DirectoryErrors.NO_RECLAIM.exception("volume " + volumeId + " has no pending reclaim");
+        }
+        return p;
+    }
+
+    /** Every pending reclaim: their blocks are known to the orphan sweep while they exist. */
+    public List<ReclaimPlan> reclaims() {
+        return meta.reclaims();
+    }
+
+    /**
+     * Records the intent of a reclaim: {@code plan} (every block name it may write) is stored beside
+     * the volume's committed map, which stays in force. Only an erasure-coded volume whose committed
+     * map is job {@code expect} can be reclaimed; a repeated request for the same job answers the
+     * recorded plan.
+     */
+    public ReclaimPlan beginReclaim(StripeMap plan, String expect) {
+        validate(plan);
+        synchronized (directory) {
+            VolumeInfo v = directory.volume(plan.volume());
+            StripeMap committed = committedMap(v, "reclaim");
+            ReclaimPlan pending = meta.reclaim(v.id());
+            if (pending != null && pending.plan().job().equals(plan.job())) {
+                return pending; // a retried begin
+            }
+            if (pending != null) {
+                throw DirectoryErrors.WRONG_STATE.exception("volume " + v.id() + " already has reclaim job "
+                        + pending.plan().job() + " pending; roll it back first");
+            }
+            if (expect == null || !committed.job().equals(expect)) {
+                throw DirectoryErrors.JOB_MISMATCH.exception("volume " + v.id() + " is committed as job " + committed.job()
+                        + ", not " + expect + "; re-read its stripe map");
+            }
+            if (plan.job().equals(committed.job())) {
+                throw DirectoryHttp.badRequest("reclaim job " + plan.job() + " must differ from the committed job of volume " + v.id());
+            }
+            ReclaimPlan p = new ReclaimPlan(expect, v.deletedPhotos(), v.deletedNeedles(), plan.withStatus(StripeMap.PLANNED));
+            meta.putReclaim(p);
+            LOG.info("volume {}: reclaim job {} planned to replace job {} ({} stripes)", v.id(), plan.job(), expect,
+                    plan.stripes().size());
+            return p;
+        }
+    }
+
+    /**
+     * The reclaim swap, one synced batch: if the committed map is still job {@code expect} and the
+     * pending plan is {@code map}'s job, {@code map} (verified) becomes the committed map, the plan is
+     * dropped and the delete counters lose what the new stripes no longer hold. A repeated swap of the
+     * same job answers with {@code replaced} null.
+     */
+    public ReclaimSwap commitReclaim(StripeMap map, String expect) {
+        validate(map);
+        synchronized (directory) {
+            VolumeInfo v = directory.volume(map.volume());
+            StripeMap committed = committedMap(v, "swap");
+            ReclaimPlan pending = meta.reclaim(v.id());
+            if (pending == null && committed.job().equals(map.job())) {
+                return new ReclaimSwap(v, null); // a retried swap
+            }
+            if (pending == null || !pending.plan().job().equals(map.job())) {
+                throw DirectoryErrors.JOB_MISMATCH.exception("volume " + v.id() + " has " + (pending == null
+                        ? "no pending reclaim" : "reclaim job " + pending.plan().job() + " pending") + "; cannot swap in job " + map.job());
+            }
+            if (expect == null || !committed.job().equals(expect) || !pending.replaces().equals(expect)) {
+                throw DirectoryErrors.JOB_MISMATCH.exception("volume " + v.id() + " is committed as job " + committed.job()
+                        + " and the reclaim replaces job " + pending.replaces() + "; the swap expected " + expect);
+            }
+            Set<String> planned = new HashSet<>();
+            pending.plan().allBlocks().forEach(b -> planned.add(b.store() + "/" + b.name()));
+            for (StripeMap.Block b : map.allBlocks()) {
+                if (!planned.contains(b.store() + "/" + b.name())) {
+                    throw DirectoryErrors.WRONG_STATE.exception("block " + b.name() + " on store " + b.store()
+                            + " was not in the plan of reclaim job " + map.job());
+                }
+            }
+            VolumeInfo out = v.withDeletes(Math.max(0, v.deletedPhotos() - pending.deletedPhotos()),
+                    Math.max(0, v.deletedNeedles() - pending.deletedNeedles()))
+                    .withState(v.state(), "reclaimed by job " + map.job() + " (was job " + committed.job() + ")");
+            meta.swapStripes(out, map.withStatus(StripeMap.COMMITTED));
+            LOG.info("volume {}: reclaim job {} replaced job {} ({} → {} stripes)", v.id(), map.job(), committed.job(),
+                    committed.stripes().size(), map.stripes().size());
+            return new ReclaimSwap(out, committed);
+        }
+    }
+
+    /** Drops a pending reclaim whose blocks the raid-node deleted; answers the volume. Idempotent. */
+    public VolumeInfo abortReclaim(int volumeId, String job) {
+        synchronized (directory) {
+            VolumeInfo v = directory.volume(volumeId);
+            ReclaimPlan pending = meta.reclaim(volumeId);
+            if (pending == null) {
+                return v;
+            }
+            if (!pending.plan().job().equals(job)) {
+                throw DirectoryErrors.JOB_MISMATCH.exception("volume " + volumeId + " has reclaim job "
+                        + pending.plan().job() + " pending, not " + job);
+            }
+            meta.deleteReclaim(volumeId);
+            LOG.info("volume {}: reclaim job {} rolled back", volumeId, job);
+            return v;
+        }
+    }
+
+    /**
+     * Which of {@code keys} are dead in volume {@code volumeId}: the photo is deleted, was never
+     * assigned, or belongs to another volume. The raid-node asks this for every key of a needle index.
+     */
+    public List<Long> deadKeys(int volumeId, List<Long> keys) {
+        directory.volume(volumeId);
+        if (keys == null || keys.size() > MAX_DEAD_KEYS) {
+            throw DirectoryHttp.badRequest("dead-keys takes 0.." + MAX_DEAD_KEYS + " keys, was "
+                    + (keys == null ? "none" : keys.size()));
+        }
+        List<Long> dead = new ArrayList<>();
+        for (Long k : keys) {
+            if (k == null || k < 0) {
+                throw DirectoryHttp.badRequest("photo keys must be non-negative integers, was " + k);
+            }
+            PhotoMeta p = meta.photo(k);
+            if (p == null || p.deleted() || p.volume() != volumeId) {
+                dead.add(k);
+            }
+        }
+        return dead;
+    }
+
+    private StripeMap committedMap(VolumeInfo v, String what) {
+        if (v.state() != VolumeState.ERASURE_CODED && v.state() != VolumeState.DEGRADED && v.state() != VolumeState.REPAIRING) {
+            throw DirectoryErrors.WRONG_STATE.exception("volume " + v.id() + " is " + v.state()
+                    + "; only an erasure-coded volume can " + what);
+        }
+        StripeMap committed = meta.stripeMap(v.id());
+        if (committed == null || !StripeMap.COMMITTED.equals(committed.status())) {
+            throw DirectoryErrors.WRONG_STATE.exception("volume " + v.id() + " has no committed stripe map");
+        }
+        return committed;
     }
 
     private static void validate(StripeMap m) {

@@ -370,11 +370,19 @@ public final class Directory {
 
     /**
      * Marks a photo deleted and returns the write token that lets the client delete its needles on
-     * the stores ("" in an open cluster). Deleting twice is allowed and returns a fresh token.
+     * the stores ("" in an open cluster). Deleting twice is allowed and returns a fresh token. The
+     * first delete of a photo whose volume is encoding or erasure-coded adds one to the volume's
+     * {@code deletedPhotos} and its alternate keys to {@code deletedNeedles}, in the same batch.
      */
     public synchronized String delete(long key) {
         PhotoMeta m = photo(key);
-        meta.putPhoto(key, m.asDeleted());
+        VolumeInfo v = meta.volume(m.volume());
+        if (!m.deleted() && v != null && v.state().cold()) {
+            // The photo's needles are in stripes now: count them as dead there (the reclaim hint), in the same batch.
+            meta.putPhotoAndVolume(key, m.asDeleted(), v.withDeletes(v.deletedPhotos() + 1, v.deletedNeedles() + m.alts().length));
+        } else {
+            meta.putPhoto(key, m.asDeleted());
+        }
         return tokens == null ? "" : tokens.sign(m.volume(), key, 1, clock.millis() + config.tokenTtlMillis);
     }
 

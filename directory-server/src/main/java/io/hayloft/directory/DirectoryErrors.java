@@ -15,5 +15,7 @@ public final class DirectoryErrors {
     public static final ApiError UNKNOWN_STORE = new ApiError(204, "UNKNOWN_STORE", HttpResponseStatus.NOT_FOUND);
     public static final ApiError WRONG_STATE = new ApiError(206, "WRONG_STATE", HttpResponseStatus.CONFLICT);
     public static final ApiError NO_STRIPE_MAP = new ApiError(207, "NO_STRIPE_MAP", HttpResponseStatus.NOT_FOUND);
+    public static final ApiError NO_RECLAIM = new ApiError(208, "NO_RECLAIM", HttpResponseStatus.NOT_FOUND);
+    public static final ApiError JOB_MISMATCH = new ApiError(209, "JOB_MISMATCH", HttpResponseStatus.CONFLICT);
     public static final ApiError UNAUTHORIZED = new ApiError(205, "UNAUTHORIZED", HttpResponseStatus.UNAUTHORIZED);
 }

@@ -118,7 +118,8 @@ public final class DirectoryHttp implements RequestHandler {
                 allow(m, HttpMethod.GET);
                 return ok(directory.volume(id));
             }
-            if (n >= 3 && (seg.get(2).equals("stripes") || seg.get(2).equals("encoding") || seg.get(2).equals("replicas-dropped"))) {
+            if (n >= 3 && (seg.get(2).equals("stripes") || seg.get(2).equals("encoding") || seg.get(2).equals("replicas-dropped")
+                    || seg.get(2).equals("reclaim") || seg.get(2).equals("dead-keys"))) {
                 return cold(req, m, id, seg.subList(2, n));
             }
             if (n == 3 && seg.get(2).equals("read-only")) {
@@ -132,6 +133,10 @@ public final class DirectoryHttp implements RequestHandler {
         if (what.equals("stripes") && n == 1) {
             allow(m, HttpMethod.GET);
             return ok(directory.cold().stripeMaps());
+        }
+        if (what.equals("reclaims") && n == 1) {
+            allow(m, HttpMethod.GET);
+            return ok(directory.cold().reclaims());
         }
         if (what.equals("stores")) {
             if (n == 1) {
@@ -147,7 +152,7 @@ public final class DirectoryHttp implements RequestHandler {
         throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/" + String.join("/", seg));
     }
 
-    /** The raid-node's endpoints under {@code /v1/volumes/<id>/}: stripes, encoding, replicas-dropped. */
+    /** The raid-node's endpoints under {@code /v1/volumes/<id>/}: stripes, encoding, replicas-dropped, reclaim, dead-keys. */
     private FullHttpResponse cold(FullHttpRequest req, HttpMethod m, int id, List<String> seg) {
         ColdTier cold = directory.cold();
         String what = seg.get(0);
@@ -177,12 +182,46 @@ public final class DirectoryHttp implements RequestHandler {
             admin(req);
             return ok(cold.commitEncoding(checkVolume(body(req, StripeMap.class), id)));
         }
+        if (what.equals("reclaim") && seg.size() == 1) {
+            if (m.equals(HttpMethod.GET)) {
+                return ok(cold.reclaim(id));
+            }
+            admin(req);
+            if (m.equals(HttpMethod.DELETE)) {
+                return ok(cold.abortReclaim(id, query(req, "job")));
+            }
+            allow(m, HttpMethod.POST);
+            return ok(cold.beginReclaim(checkVolume(body(req, StripeMap.class), id), query(req, "expect")));
+        }
+        if (what.equals("reclaim") && seg.size() == 2 && seg.get(1).equals("commit")) {
+            allow(m, HttpMethod.POST);
+            admin(req);
+            return ok(cold.commitReclaim(checkVolume(body(req, StripeMap.class), id), query(req, "expect")));
+        }
+        if (what.equals("dead-keys") && seg.size() == 1) {
+            allow(m, HttpMethod.POST);
+            DeadKeys q = body(req, DeadKeys.class);
+            return ok(Map.of("volume", id, "dead", cold.deadKeys(id, q.keys())));
+        }
         if (what.equals("replicas-dropped") && seg.size() == 1) {
             allow(m, HttpMethod.POST);
             admin(req);
             return ok(cold.replicasDropped(id));
         }
         throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/volumes/" + id + "/" + String.join("/", seg));
+    }
+
+    /** Body of {@code POST /v1/volumes/<id>/dead-keys}. */
+    record DeadKeys(List<Long> keys) {
+    }
+
+    /** A required query parameter. */
+    private static String query(FullHttpRequest req, String name) {
+        String v = new QueryStringDecoder(req.uri()).parameters().getOrDefault(name, List.of("")).get(0);
+        if (v.isEmpty()) {
+            throw badRequest("query parameter '" + name + "' (a job id) is required");
+        }
+        return v;
     }
 
     private static StripeMap checkVolume(StripeMap map, int id) {

@@ -22,7 +22,7 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The directory's durable state in one RocksDB database, with five column families (see
+ * The directory's durable state in one RocksDB database, with six column families (see
  * {@code docs/formats.md}):
  *
  * <table>
@@ -34,11 +34,12 @@ import org.rocksdb.WriteOptions;
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
  * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
  * <tr><td>stripes</td><td>4-byte big-endian logical volume id</td><td>{@link StripeMap} as JSON</td></tr>
+ * <tr><td>reclaims</td><td>4-byte big-endian logical volume id</td><td>{@link ReclaimPlan} as JSON: a pending reclaim</td></tr>
  * </table>
  *
  * <p>Every write is synced to the write-ahead log before it returns ({@code sync=true}), so
  * what the directory acknowledged survives a kill -9. Opening is strict: a missing database is an
- * error unless {@code create} is true (the {@code stripes} family is added to a database of
+ * error unless {@code create} is true (the {@code stripes} and {@code reclaims} families are added to a database of
  * format 1 that predates it), and a database of another format, or one RocksDB reports
  * corrupt, is an error, never a silent empty cluster.
  *
@@ -71,6 +72,7 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle volumes;
     private final ColumnFamilyHandle photos;
     private final ColumnFamilyHandle stripes;
+    private final ColumnFamilyHandle reclaims;
     private final String clusterId;
     /**
      * In-memory views of the stores and volumes families, loaded at open and updated after each
@@ -101,7 +103,8 @@ public final class MetaStore implements AutoCloseable {
                 new ColumnFamilyDescriptor(utf8("stores"), cfOptions),
                 new ColumnFamilyDescriptor(utf8("volumes"), cfOptions),
                 new ColumnFamilyDescriptor(utf8("photos"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("stripes"), cfOptions));
+                new ColumnFamilyDescriptor(utf8("stripes"), cfOptions),
+                new ColumnFamilyDescriptor(utf8("reclaims"), cfOptions));
         try {
             Files.createDirectories(path);
             db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
@@ -114,6 +117,7 @@ public final class MetaStore implements AutoCloseable {
         volumes = handles.get(2);
         photos = handles.get(3);
         stripes = handles.get(4);
+        reclaims = handles.get(5);
         try {
             byte[] format = db.get(meta, FORMAT_KEY);
             if (format == null) {
@@ -259,6 +263,55 @@ public final class MetaStore implements AutoCloseable {
         put(stripes, intKey(map.volume()), toJson(map));
     }
 
+    // ----- pending reclaims -----
+
+    /** The pending reclaim of a volume, or null. */
+    public ReclaimPlan reclaim(int volumeId) {
+        byte[] v = get(reclaims, intKey(volumeId));
+        return v == null ? null : fromJson(v, ReclaimPlan.class);
+    }
+
+    public List<ReclaimPlan> reclaims() {
+        List<ReclaimPlan> out = new ArrayList<>();
+        scan(reclaims, (k, v) -> out.add(fromJson(v, ReclaimPlan.class)));
+        return out;
+    }
+
+    /** Records a pending reclaim (synced) before the raid-node writes any of its blocks. */
+    public void putReclaim(ReclaimPlan p) {
+        put(reclaims, intKey(p.plan().volume()), toJson(p));
+    }
+
+    /** Forgets a pending reclaim (rolled back). */
+    public void deleteReclaim(int volumeId) {
+        try {
+            db.delete(reclaims, sync, intKey(volumeId));
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot delete the reclaim of volume " + volumeId + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The reclaim swap, one synced batch: the volume's committed map becomes {@code map}, its pending
+     * reclaim is deleted and its record becomes {@code v}.
+     */
+    public void swapStripes(VolumeInfo v, StripeMap map) {
+        if (map.volume() != v.id()) {
+            throw new IllegalArgumentException("stripe map of volume " + map.volume() + " swapped in with volume " + v.id());
+        }
+        synchronized (viewLock) {
+            try (WriteBatch b = new WriteBatch()) {
+                b.put(volumes, intKey(v.id()), toJson(v));
+                b.put(stripes, intKey(v.id()), toJson(map));
+                b.delete(reclaims, intKey(v.id()));
+                db.write(sync, b);
+                volumeView.put(v.id(), v);
+            } catch (RocksDBException e) {
+                throw new MetaStoreException("cannot swap the stripe map of volume " + v.id() + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
     // ----- photos -----
 
     public void putPhoto(long key, PhotoMeta p) {
@@ -274,6 +327,20 @@ public final class MetaStore implements AutoCloseable {
             db.write(sync, b);
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot write " + keys.length + " photo records: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes a photo record and its volume's record (the delete counters) in one synced batch. */
+    public void putPhotoAndVolume(long key, PhotoMeta p, VolumeInfo v) {
+        synchronized (viewLock) {
+            try (WriteBatch b = new WriteBatch()) {
+                b.put(photos, longKey(key), p.encode());
+                b.put(volumes, intKey(v.id()), toJson(v));
+                db.write(sync, b);
+                volumeView.put(v.id(), v);
+            } catch (RocksDBException e) {
+                throw new MetaStoreException("cannot write photo " + key + " with volume " + v.id() + ": " + e.getMessage(), e);
+            }
         }
     }
 

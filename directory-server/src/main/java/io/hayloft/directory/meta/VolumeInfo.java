@@ -1,5 +1,6 @@
 package io.hayloft.directory.meta;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
@@ -15,26 +16,48 @@ import java.util.List;
  * @param limitBytes size at which the volume is marked read-only
  * @param created    creation time, epoch milliseconds
  * @param reason     why the volume left WRITABLE (full, store failed, operator), or null
+ * @param deletedPhotos  photos of this volume deleted while it was encoding or erasure-coded, since
+ *                       its stripes were last written (encode or reclaim): the reclaim hint
+ * @param deletedNeedles their needles (alternate keys), counted the same way
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record VolumeInfo(int id, VolumeState state, List<String> replicas, long sizeBytes, long limitBytes,
-                         long created, String reason) {
+                         long created, String reason, long deletedPhotos, long deletedNeedles) {
 
-    public enum VolumeState { WRITABLE, READ_ONLY, ENCODING, ERASURE_CODED, DEGRADED, REPAIRING }
+    public enum VolumeState { WRITABLE, READ_ONLY, ENCODING, ERASURE_CODED, DEGRADED, REPAIRING;
 
+        /** The volume's data is (being) written as stripes: deletes after this point leave dead bytes there. */
+        public boolean cold() {
+            return this == ENCODING || this == ERASURE_CODED || this == DEGRADED || this == REPAIRING;
+        }
+    }
+
+    @JsonCreator
     public VolumeInfo {
         replicas = List.copyOf(replicas);
     }
 
+    /** A volume with no deletes counted. */
+    public VolumeInfo(int id, VolumeState state, List<String> replicas, long sizeBytes, long limitBytes, long created,
+                      String reason) {
+        this(id, state, replicas, sizeBytes, limitBytes, created, reason, 0, 0);
+    }
+
     public VolumeInfo withState(VolumeState s, String why) {
-        return new VolumeInfo(id, s, replicas, sizeBytes, limitBytes, created, why);
+        return new VolumeInfo(id, s, replicas, sizeBytes, limitBytes, created, why, deletedPhotos, deletedNeedles);
     }
 
     public VolumeInfo withReplicas(List<String> r) {
-        return new VolumeInfo(id, state, r, sizeBytes, limitBytes, created, reason);
+        return new VolumeInfo(id, state, r, sizeBytes, limitBytes, created, reason, deletedPhotos, deletedNeedles);
     }
 
     public VolumeInfo withSize(long size) {
-        return new VolumeInfo(id, state, replicas, Math.max(sizeBytes, size), limitBytes, created, reason);
+        return new VolumeInfo(id, state, replicas, Math.max(sizeBytes, size), limitBytes, created, reason, deletedPhotos,
+                deletedNeedles);
+    }
+
+    /** This volume with the delete counters set. */
+    public VolumeInfo withDeletes(long photos, long needles) {
+        return new VolumeInfo(id, state, replicas, sizeBytes, limitBytes, created, reason, photos, needles);
     }
 }

@@ -112,7 +112,8 @@ class MetaStoreTest {
             var descriptors = java.util.List.of(new org.rocksdb.ColumnFamilyDescriptor(org.rocksdb.RocksDB.DEFAULT_COLUMN_FAMILY, cfo),
                     new org.rocksdb.ColumnFamilyDescriptor("stores".getBytes(), cfo), new org.rocksdb.ColumnFamilyDescriptor("volumes".getBytes(), cfo),
                     new org.rocksdb.ColumnFamilyDescriptor("photos".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("stripes".getBytes(), cfo));
+                    new org.rocksdb.ColumnFamilyDescriptor("stripes".getBytes(), cfo),
+                    new org.rocksdb.ColumnFamilyDescriptor("reclaims".getBytes(), cfo));
             try (org.rocksdb.RocksDB raw = org.rocksdb.RocksDB.open(opts, db.toString(), descriptors, handles)) {
                 raw.put(handles.get(0), "format".getBytes(), java.nio.ByteBuffer.allocate(4).putInt(99).array());
                 handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
