@@ -111,6 +111,51 @@ public final class Cluster {
                 + "?expect=" + expect), JSON.writeValueAsBytes(rebuilt), true), StripeMap.class);
     }
 
+    /** A pending reclaim as the directory records it (docs/directory-api.md). */
+    public record Reclaim(String replaces, StripeMap plan) {
+    }
+
+    /** Every pending reclaim. */
+    public List<Reclaim> reclaims() throws IOException {
+        List<Reclaim> out = new ArrayList<>();
+        for (JsonNode r : JSON.readTree(call("GET", dir("/v1/reclaims"), null, true))) {
+            out.add(new Reclaim(r.get("replaces").asText(), JSON.treeToValue(r.get("plan"), StripeMap.class)));
+        }
+        return out;
+    }
+
+    /** Records a reclaim plan beside the committed map of job {@code expect}. */
+    public void beginReclaim(StripeMap plan, String expect) throws IOException {
+        call("POST", dir("/v1/volumes/" + plan.volume() + "/reclaim?expect=" + expect), JSON.writeValueAsBytes(plan), true);
+    }
+
+    /**
+     * Swaps the committed map of job {@code expect} for {@code map}; returns the map it replaced
+     * (null when the swap had already happened).
+     */
+    public StripeMap commitReclaim(StripeMap map, String expect) throws IOException {
+        JsonNode r = JSON.readTree(call("POST", dir("/v1/volumes/" + map.volume() + "/reclaim/commit?expect=" + expect),
+                JSON.writeValueAsBytes(map), true));
+        return r.path("replaced").isObject() ? JSON.treeToValue(r.get("replaced"), StripeMap.class) : null;
+    }
+
+    public void abortReclaim(int volume, String job) throws IOException {
+        call("DELETE", dir("/v1/volumes/" + volume + "/reclaim?job=" + job), null, true);
+    }
+
+    /** Which of {@code keys} are dead in {@code volume} (deleted, unknown or elsewhere), in requests of 10,000 keys. */
+    public java.util.Set<Long> deadKeys(int volume, java.util.Collection<Long> keys) throws IOException {
+        java.util.Set<Long> dead = new java.util.HashSet<>();
+        List<Long> all = new ArrayList<>(keys);
+        for (int i = 0; i < all.size(); i += 10_000) {
+            byte[] body = JSON.writeValueAsBytes(Map.of("keys", all.subList(i, Math.min(all.size(), i + 10_000))));
+            for (JsonNode k : JSON.readTree(call("POST", dir("/v1/volumes/" + volume + "/dead-keys"), body, true)).get("dead")) {
+                dead.add(k.asLong());
+            }
+        }
+        return dead;
+    }
+
     // ------------------------------------------------------------------ stores
 
     public void sealVolume(String store, int volume) throws IOException {

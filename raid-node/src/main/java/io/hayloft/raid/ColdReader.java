@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.LongAdder;
  * unavailable blocks is a {@link StripeLostException} that says so.
  *
  * <p>Deletes made after encoding are honoured through the directory's photo record, which the
- * lookup returns. Stripe maps and needle indexes are cached per volume.
+ * lookup returns. Stripe maps and needle indexes are cached per volume; a read that fails checks the
+ * directory's map, and if a reclaim replaced it (another job id) reads again from the new one.
  *
  * <p>Thread-safe; the caches are concurrent maps and codecs are thread-safe.
  */
@@ -88,7 +89,19 @@ public final class ColdReader implements AutoCloseable {
             throw new IllegalStateException("photo " + key + " is on volume " + l.get("volume").asInt() + " in state " + state
                     + ", not erasure-coded; read its replicas");
         }
-        ColdVolume cv = volume(l.get("volume").asInt());
+        int id = l.get("volume").asInt();
+        ColdVolume cv = volume(id);
+        try {
+            return needle(cv, l, key, alt);
+        } catch (IOException failed) {
+            if (!replaced(cv)) {
+                throw failed;
+            }
+            return needle(volume(id), l, key, alt); // a reclaim swapped the map: read from the new one
+        }
+    }
+
+    private byte[] needle(ColdVolume cv, JsonNode l, long key, int alt) throws IOException {
         VolumeIndex.Entry e = cv.index().find(key, alt);
         if (e == null || e.deleted()) {
             return null;
@@ -239,6 +252,59 @@ public final class ColdReader implements AutoCloseable {
                         + " the " + m.codec() + " code tolerates; the needle cannot be read", e);
             }
         }
+    }
+
+    // ------------------------------------------------------------------ reclaim support
+
+    /**
+     * True (and the cached map forgotten) when the directory's committed map of {@code cv}'s volume
+     * is now another job: a reclaim replaced it, and the cached blocks may be gone.
+     */
+    private boolean replaced(ColdVolume cv) throws IOException {
+        StripeMap now = cluster.stripeMap(cv.map().volume());
+        if (now == null || now.job().equals(cv.map().job())) {
+            return false;
+        }
+        if (volumes.remove(cv.map().volume(), cv)) {
+            cv.codec().close();
+        }
+        return true;
+    }
+
+    /** The committed stripe map this reader uses for {@code volume} (cached). */
+    StripeMap committedMap(int volume) throws IOException {
+        return volume(volume).map();
+    }
+
+    /** The needle index this reader uses for {@code volume} (cached). */
+    VolumeIndex index(int volume) throws IOException {
+        return volume(volume).index();
+    }
+
+    /** Bytes {@code [offset, offset + length)} of the encoded volume file, degraded if need be; unchecked. */
+    byte[] rawRange(int volume, long offset, int length) throws IOException {
+        return read(volume(volume), offset, length, false).array();
+    }
+
+    /**
+     * The whole needle {@code e} as stored (header, data, footer, padding), checked (magic, CRC32C,
+     * key, alt); rebuilt from other blocks if the direct read is corrupt.
+     */
+    byte[] rawNeedle(int volume, VolumeIndex.Entry e) throws IOException {
+        ColdVolume cv = volume(volume);
+        ByteBuffer b = read(cv, e.offset(), e.length(), false);
+        try {
+            NeedleFormat.check(b, e.key(), e.alt());
+        } catch (NeedleFormat.CorruptNeedleException first) {
+            b = read(cv, e.offset(), e.length(), true);
+            try {
+                NeedleFormat.check(b, e.key(), e.alt());
+            } catch (NeedleFormat.CorruptNeedleException again) {
+                throw new IOException("needle " + e.key() + "/" + e.alt() + " of volume " + volume
+                        + " is corrupt even when rebuilt from other blocks: " + again.getMessage(), again);
+            }
+        }
+        return b.array();
     }
 
     /** One block failed while rebuilding a range. */

@@ -69,6 +69,35 @@ final class NeedleFormat {
         return data;
     }
 
+    /**
+     * Checks a whole needle copied verbatim (reclaim): magic, footer, CRC32C, key and alt; the cookie
+     * is not known to the copier and not checked.
+     *
+     * @throws CorruptNeedleException when anything is wrong
+     */
+    static void check(ByteBuffer n, long key, int alt) throws CorruptNeedleException {
+        int p = n.position();
+        ByteBuffer w = n.slice();
+        if (w.remaining() < HEADER_SIZE + FOOTER_SIZE || w.getInt(0) != HEADER_MAGIC) {
+            throw new CorruptNeedleException("bad needle header magic for key " + key + " at buffer position " + p);
+        }
+        int size = w.getInt(OFF_SIZE);
+        if (size < 0 || totalLength(size) != w.remaining() || w.getInt(HEADER_SIZE + size) != FOOTER_MAGIC) {
+            throw new CorruptNeedleException("needle " + key + ": data size " + size + " does not fit its "
+                    + w.remaining() + "-byte slot or the footer magic is wrong");
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(w.duplicate().position(OFF_COOKIE).limit(OFF_FLAGS));
+        crc.update(w.duplicate().position(OFF_SIZE).limit(HEADER_SIZE + size));
+        if ((int) crc.getValue() != w.getInt(HEADER_SIZE + size + 4)) {
+            throw new CorruptNeedleException("needle " + key + " fails its CRC32C");
+        }
+        if (w.getLong(OFF_KEY) != key || w.getInt(OFF_ALT) != alt) {
+            throw new CorruptNeedleException("needle at the index's offset is " + w.getLong(OFF_KEY) + "/" + w.getInt(OFF_ALT)
+                    + ", not " + key + "/" + alt);
+        }
+    }
+
     /** A needle whose bytes are wrong: the reader rebuilds its range from other blocks. */
     static final class CorruptNeedleException extends Exception {
         CorruptNeedleException(String m) {

@@ -30,6 +30,8 @@ public final class RaidConfig {
     public int workers = 4;
     /** Bytes per second each store may spend on repair reads (0: unlimited). */
     public long repairBytesPerSecondPerStore = 0;
+    /** A coded volume is reclaimed once more than this fraction of its bytes is dead (deleted or overwritten needles). */
+    public double reclaimThreshold = 0.3;
     /** Directory for the raid-node's per-stripe spool files; null: the system temp directory. */
     public String spoolDir;
 
@@ -54,6 +56,9 @@ public final class RaidConfig {
         }
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1, was " + workers);
+        }
+        if (!(reclaimThreshold >= 0 && reclaimThreshold < 1)) {
+            throw new IllegalArgumentException("reclaimThreshold must be in [0, 1), was " + reclaimThreshold);
         }
         if (requestTimeoutMillis < 1) {
             throw new IllegalArgumentException("requestTimeoutMillis must be >= 1, was " + requestTimeoutMillis);

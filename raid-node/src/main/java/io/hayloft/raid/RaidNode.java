@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * The raid-node: picks volumes to encode (policy), runs encode jobs on a {@link JobRunner}, and on
  * start finishes what a crash interrupted ({@link #recover()}): planned stripe maps are rolled back
  * (their blocks deleted, the volume back to READ_ONLY), committed ones get their replicas dropped,
- * and blocks no stripe map names are deleted, so no orphan survives a restart.
+ * and blocks no stripe map names are deleted, so no orphan survives a restart. It also reclaims coded
+ * volumes whose dead bytes pass a threshold ({@link ReclaimJob}); pending reclaims are rolled back by
+ * {@link #recover()}.
  *
  * <p>Thread-safe: state lives in the directory and the stores; encode jobs of different volumes
  * may run concurrently.
@@ -32,6 +34,8 @@ public final class RaidNode {
     private final RaidConfig config;
     private final JobRunner runner;
     private volatile Checkpoints checkpoints = Checkpoints.NONE;
+    /** Per volume, the job and delete counters of its last survey under the threshold (reclaimDue skips it until they change). */
+    private final Map<Integer, String> surveyed = new java.util.concurrent.ConcurrentHashMap<>();
 
     public RaidNode(RaidConfig config, JobRunner runner) {
         this.config = config.validate();
@@ -79,9 +83,89 @@ public final class RaidNode {
         return runner.runAll(tasks);
     }
 
-    /** Finishes or rolls back interrupted encodes and deletes orphan blocks. Call before any job runs. */
+    // ------------------------------------------------------------------ reclaim
+
+    /** Reclaims {@code volume} if more than {@link RaidConfig#reclaimThreshold} of its bytes are dead. */
+    public ReclaimJob.Result reclaim(int volume) throws IOException {
+        return reclaim(volume, config.reclaimThreshold);
+    }
+
+    /** Reclaims {@code volume} if more than {@code threshold} (in [0, 1)) of its bytes are dead. */
+    public ReclaimJob.Result reclaim(int volume, double threshold) throws IOException {
+        return new ReclaimJob(cluster, config, checkpoints).reclaim(volume, threshold);
+    }
+
+    /**
+     * Surveys every erasure-coded volume whose delete counters or job changed since this raid-node
+     * last looked (all of them the first time), and reclaims those over the threshold, one task per
+     * volume on the runner. For the policy loop.
+     */
+    public List<ReclaimJob.Result> reclaimDue() throws Exception {
+        Map<Integer, String> jobs = new java.util.HashMap<>();
+        for (StripeMap m : cluster.stripeMaps()) {
+            if (StripeMap.COMMITTED.equals(m.status())) {
+                jobs.put(m.volume(), m.job());
+            }
+        }
+        List<Callable<ReclaimJob.Result>> tasks = new ArrayList<>();
+        for (JsonNode v : cluster.volumes()) {
+            int id = v.get("id").asInt();
+            String job = jobs.get(id);
+            if (job == null || !v.get("state").asText().equals("ERASURE_CODED")) {
+                continue;
+            }
+            String seen = job + "/" + v.path("deletedPhotos").asLong() + "/" + v.path("deletedNeedles").asLong();
+            if (seen.equals(surveyed.get(id))) {
+                continue;
+            }
+            tasks.add(() -> {
+                ReclaimJob.Result r = reclaim(id);
+                if (r.reclaimed()) {
+                    surveyed.remove(id);
+                } else {
+                    surveyed.put(id, seen);
+                }
+                return r;
+            });
+        }
+        return runner.runAll(tasks);
+    }
+
+    /** Dead and live bytes of every erasure-coded volume (for {@code hayloft raid status}). */
+    public List<ReclaimJob.Survey> surveys() throws IOException {
+        List<ReclaimJob.Survey> out = new ArrayList<>();
+        try (ColdReader cold = new ColdReader(cluster)) {
+            for (StripeMap m : cluster.stripeMaps()) {
+                if (StripeMap.COMMITTED.equals(m.status())) {
+                    out.add(ReclaimJob.survey(cluster, cold, m.volume()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Deletes every block of a pending reclaim, then drops the plan in the directory. If a store
+     * cannot be reached the plan stays recorded, so a later {@link #recover()} deletes the rest.
+     */
+    static void rollbackReclaim(Cluster cluster, StripeMap plan, Map<String, Cluster.StoreRef> stores) throws IOException {
+        if (deleteAll(cluster, plan, stores)) {
+            cluster.abortReclaim(plan.volume(), plan.job());
+        }
+    }
+
+    // ------------------------------------------------------------------ recovery
+
+    /**
+     * Finishes or rolls back interrupted encodes and reclaims, and deletes orphan blocks. Call before
+     * any job runs.
+     */
     public void recover() throws IOException {
         Map<String, Cluster.StoreRef> stores = cluster.stores();
+        for (Cluster.Reclaim r : cluster.reclaims()) {
+            LOG.info("volume {}: rolling back interrupted reclaim job {}", r.plan().volume(), r.plan().job());
+            rollbackReclaim(cluster, r.plan(), stores);
+        }
         for (StripeMap m : cluster.stripeMaps()) {
             if (StripeMap.PLANNED.equals(m.status())) {
                 LOG.info("volume {}: rolling back interrupted encode job {}", m.volume(), m.job());
@@ -93,10 +177,18 @@ public final class RaidNode {
         sweepOrphans(stores);
     }
 
-    /** Deletes every raid-node block that no stripe map names, on every healthy store. */
+    /**
+     * Deletes every raid-node block that no stripe map and no pending reclaim names, on every healthy
+     * store. Pending reclaims are read before and after the stripe maps, so a reclaim that begins or
+     * swaps meanwhile still has its blocks known.
+     */
     public int sweepOrphans(Map<String, Cluster.StoreRef> stores) throws IOException {
         Set<String> known = new HashSet<>();
-        for (StripeMap m : cluster.stripeMaps()) {
+        List<StripeMap> maps = new ArrayList<>();
+        cluster.reclaims().forEach(r -> maps.add(r.plan()));
+        maps.addAll(cluster.stripeMaps());
+        cluster.reclaims().forEach(r -> maps.add(r.plan()));
+        for (StripeMap m : maps) {
             for (StripeMap.Block b : m.allBlocks()) {
                 known.add(b.store() + "/" + b.name());
             }
@@ -126,6 +218,13 @@ public final class RaidNode {
      * reached the plan stays recorded, so a later {@link #recover()} deletes the rest.
      */
     static void rollback(Cluster cluster, StripeMap plan, Map<String, Cluster.StoreRef> stores) throws IOException {
+        if (deleteAll(cluster, plan, stores)) {
+            cluster.abortEncoding(plan.volume(), plan.job());
+        }
+    }
+
+    /** Deletes every block a plan names; true if none was left behind. */
+    private static boolean deleteAll(Cluster cluster, StripeMap plan, Map<String, Cluster.StoreRef> stores) {
         boolean clean = true;
         for (StripeMap.Block b : plan.allBlocks()) {
             Cluster.StoreRef s = stores.get(b.store());
@@ -140,9 +239,7 @@ public final class RaidNode {
                         plan.job(), b.name(), b.store(), e.toString());
             }
         }
-        if (clean) {
-            cluster.abortEncoding(plan.volume(), plan.job());
-        }
+        return clean;
     }
 
     /** Deletes the replicas of an erasure-coded volume; the directory forgets them once all are gone. */

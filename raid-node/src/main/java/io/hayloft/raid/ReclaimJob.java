@@ -1,0 +1,271 @@
+package io.hayloft.raid;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.common.wire.StripeMap;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Re-encodes an erasure-coded volume without its dead needles (docs/raid.md "Reclaim"). A needle is
+ * dead when the sealed volume flagged it deleted, a later needle of the same (key, alt) overwrote it
+ * (it is not in the needle index), or the directory says its photo is deleted (or unknown, or on
+ * another volume: {@code POST /v1/volumes/<id>/dead-keys}). The protocol, with its checkpoints:
+ * <ol>
+ *   <li>survey: the committed map and needle index, the directory's dead keys; below the threshold
+ *       nothing happens;</li>
+ *   <li>copy the superblock and every live needle, verbatim and in volume order, from the cold blocks
+ *       (degraded reads allowed, each needle's CRC checked) into a local spool file: a compacted
+ *       volume image — {@code compacted};</li>
+ *   <li>plan a new job for the image with the volume's codec, shape and block size, and record it in
+ *       the directory as a pending reclaim beside the committed map, before any block is written —
+ *       {@code reclaim-begun};</li>
+ *   <li>{@link EncodeJob#writeAll}: every block, the index, verification (its own checkpoints);</li>
+ *   <li>swap the committed map for the new one, compare-and-set on the old job id — {@code swapped};</li>
+ *   <li>delete the old blocks and index copies — {@code old-deleted}.</li>
+ * </ol>
+ * The volume stays readable from its committed map throughout. An I/O failure before the swap rolls
+ * back (the new blocks deleted, the plan dropped); a crash leaves the plan, which
+ * {@link RaidNode#recover()} rolls back, or, after the swap, unreferenced old blocks that the orphan
+ * sweep deletes.
+ *
+ * <p>Block image of the spool file: the format of a sealed volume (docs/formats.md "Store server
+ * volumes"), the 32-byte superblock copied from the old image, then the live needles back to back;
+ * each keeps its 8-byte-aligned length, so every needle starts 8-aligned.
+ *
+ * <p>Not thread-safe: one instance reclaims one volume on one thread.
+ */
+public final class ReclaimJob {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReclaimJob.class);
+
+    /**
+     * Dead and live bytes of a coded volume.
+     *
+     * @param volumeBytes  bytes of the encoded volume image (superblock included)
+     * @param liveBytes    bytes of the needles a reclaim would keep
+     * @param deadBytes    {@code volumeBytes - 32 - liveBytes}: deleted and overwritten needles
+     * @param liveNeedles  needles a reclaim would keep
+     * @param deadNeedles  needles of the index that are dead (overwritten ones are not in the index)
+     */
+    public record Survey(int volume, String job, int stripes, long volumeBytes, long liveBytes, long deadBytes,
+                         int liveNeedles, int deadNeedles) {
+        /** Dead bytes as a fraction of the volume's bytes. */
+        public double deadFraction() {
+            return volumeBytes == 0 ? 0 : (double) deadBytes / volumeBytes;
+        }
+    }
+
+    /**
+     * What a reclaim did. {@code reclaimed} is false when the volume was under the threshold; then
+     * only the survey fields mean anything.
+     */
+    public record Result(Survey before, boolean reclaimed, String newJob, int newStripes, long newVolumeBytes,
+                         long blockBytesFreed, int oldBlocksDeleted, long nanos) {
+    }
+
+    private final Cluster cluster;
+    private final RaidConfig config;
+    private final Checkpoints checkpoints;
+    private final Path spoolDir;
+
+    public ReclaimJob(Cluster cluster, RaidConfig config, Checkpoints checkpoints) {
+        this.cluster = cluster;
+        this.config = config;
+        this.checkpoints = checkpoints;
+        this.spoolDir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
+    }
+
+    /** The survey with the live needles, in volume order. */
+    private record Scan(Survey survey, StripeMap map, List<VolumeIndex.Entry> live) {
+    }
+
+    /**
+     * Dead and live bytes of coded volume {@code volume}: reads its needle index (through
+     * {@code cold}'s cache) and asks the directory which of its keys are dead.
+     */
+    public static Survey survey(Cluster cluster, ColdReader cold, int volume) throws IOException {
+        return scan(cluster, cold, volume).survey();
+    }
+
+    private static Scan scan(Cluster cluster, ColdReader cold, int volume) throws IOException {
+        StripeMap map = cold.committedMap(volume);
+        List<VolumeIndex.Entry> entries = cold.index(volume).entries();
+        Set<Long> keys = new HashSet<>();
+        for (VolumeIndex.Entry e : entries) {
+            if (!e.deleted()) {
+                keys.add(e.key());
+            }
+        }
+        Set<Long> dead = keys.isEmpty() ? Set.of() : cluster.deadKeys(volume, keys);
+        List<VolumeIndex.Entry> live = new ArrayList<>();
+        long liveBytes = 0;
+        for (VolumeIndex.Entry e : entries) {
+            if (!e.deleted() && !dead.contains(e.key())) {
+                live.add(e);
+                liveBytes += e.length();
+            }
+        }
+        live.sort(Comparator.comparingLong(VolumeIndex.Entry::offset));
+        long deadBytes = map.volumeBytes() - NeedleFormat.SUPERBLOCK_SIZE - liveBytes;
+        Survey s = new Survey(volume, map.job(), map.stripes().size(), map.volumeBytes(), liveBytes, deadBytes, live.size(),
+                entries.size() - live.size());
+        return new Scan(s, map, live);
+    }
+
+    /**
+     * Reclaims {@code volume} if more than {@code threshold} of its bytes are dead.
+     *
+     * @throws IllegalStateException when the volume is not erasure-coded
+     * @throws IllegalArgumentException when the threshold is not in [0, 1)
+     * @throws IOException when a read, write or directory step fails (after rolling back what it wrote)
+     */
+    public Result reclaim(int volume, double threshold) throws IOException {
+        if (!(threshold >= 0 && threshold < 1)) {
+            throw new IllegalArgumentException("reclaim threshold must be in [0, 1), was " + threshold);
+        }
+        long t0 = System.nanoTime();
+        JsonNode v = cluster.volume(volume);
+        String state = v.get("state").asText();
+        if (!state.equals("ERASURE_CODED") && !state.equals("DEGRADED") && !state.equals("REPAIRING")) {
+            throw new IllegalStateException("volume " + volume + " is " + state + "; only an erasure-coded volume can be reclaimed");
+        }
+        try (ColdReader cold = new ColdReader(cluster)) {
+            Scan scan = scan(cluster, cold, volume);
+            Survey s = scan.survey();
+            if (s.deadFraction() <= threshold) {
+                LOG.info("volume {}: {} of {} bytes dead ({}), not over the reclaim threshold {}", volume, s.deadBytes(),
+                        s.volumeBytes(), String.format(java.util.Locale.ROOT, "%.3f", s.deadFraction()), threshold);
+                return new Result(s, false, null, s.stripes(), s.volumeBytes(), 0, 0, System.nanoTime() - t0);
+            }
+            Path image = Files.createTempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
+            try (FileChannel ch = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                long size = compact(cold, volume, scan.live(), ch);
+                checkpoints.reached("compacted");
+                return encodeAndSwap(scan, new ImageSource(volume, ch, size), t0);
+            } finally {
+                Files.deleteIfExists(image);
+            }
+        }
+    }
+
+    /** Writes the superblock and every live needle into {@code ch}; returns the image's size. */
+    private long compact(ColdReader cold, int volume, List<VolumeIndex.Entry> live, FileChannel ch) throws IOException {
+        long at = 0;
+        at += write(ch, cold.rawRange(volume, 0, NeedleFormat.SUPERBLOCK_SIZE), at);
+        for (VolumeIndex.Entry e : live) {
+            at += write(ch, cold.rawNeedle(volume, e), at);
+        }
+        return at;
+    }
+
+    private Result encodeAndSwap(Scan scan, ImageSource src, long t0) throws IOException {
+        StripeMap old = scan.map();
+        int volume = old.volume();
+        EncodeJob enc = new EncodeJob(cluster, shapeOf(old), checkpoints);
+        Map<String, Cluster.StoreRef> stores = cluster.stores();
+        StripeMap plan = enc.plan(volume, src.size(), stores);
+        cluster.beginReclaim(plan, old.job());
+        checkpoints.reached("reclaim-begun");
+        StripeMap replaced;
+        StripeMap done;
+        try {
+            done = enc.writeAll(plan, src, stores);
+            replaced = cluster.commitReclaim(done, old.job());
+        } catch (IOException | RuntimeException e) {
+            StripeMap now = cluster.stripeMap(volume);
+            if (now != null && now.job().equals(plan.job())) {
+                done = now; // the swap landed but its answer was lost
+                replaced = old;
+            } else {
+                LOG.warn("volume {}: reclaim job {} failed ({}); rolling back", volume, plan.job(), e.toString());
+                RaidNode.rollbackReclaim(cluster, plan, stores);
+                throw e;
+            }
+        }
+        checkpoints.reached("swapped");
+        int deleted = 0;
+        for (StripeMap.Block b : (replaced == null ? old : replaced).allBlocks()) {
+            Cluster.StoreRef ref = stores.get(b.store());
+            try {
+                if (ref == null) {
+                    throw new IOException("store " + b.store() + " is unknown");
+                }
+                cluster.deleteBlock(ref.address(), b.name());
+                deleted++;
+            } catch (IOException e) {
+                LOG.warn("volume {}: old block {} on {} not deleted ({}); the orphan sweep will", volume, b.name(), b.store(),
+                        e.toString());
+            }
+        }
+        checkpoints.reached("old-deleted");
+        long freed = blockBytes(old) - blockBytes(done);
+        LOG.info("volume {} reclaimed by job {} (was {}): {} → {} bytes, {} → {} stripes, {} block bytes freed", volume,
+                done.job(), old.job(), old.volumeBytes(), src.size(), old.stripes().size(), done.stripes().size(), freed);
+        return new Result(scan.survey(), true, done.job(), done.stripes().size(), src.size(), freed, deleted,
+                System.nanoTime() - t0);
+    }
+
+    /** Bytes of every block a map names, index copies included. */
+    static long blockBytes(StripeMap m) {
+        return m.allBlocks().stream().mapToLong(StripeMap.Block::length).sum();
+    }
+
+    /** This job's settings with the old map's codec, shape and block size: a reclaim keeps the volume's code. */
+    private RaidConfig shapeOf(StripeMap old) {
+        RaidConfig c = new RaidConfig();
+        c.directory = config.directory;
+        c.adminToken = config.adminToken;
+        c.codec = old.codec();
+        c.k = old.k();
+        c.r = old.r();
+        c.blockSize = old.blockSize();
+        c.transferBytes = config.transferBytes;
+        c.indexReplicas = config.indexReplicas;
+        c.requestTimeoutMillis = config.requestTimeoutMillis;
+        c.workers = config.workers;
+        c.spoolDir = config.spoolDir;
+        return c.validate();
+    }
+
+    private static int write(FileChannel ch, byte[] bytes, long at) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        long pos = at;
+        while (b.hasRemaining()) {
+            pos += ch.write(b, pos);
+        }
+        return bytes.length;
+    }
+
+    /** The compacted image in the spool file. Thread-safe: positional reads only. */
+    private record ImageSource(int volume, FileChannel ch, long size) implements VolumeSource {
+        @Override
+        public byte[] read(long offset, int length) throws IOException {
+            if (offset < 0 || length < 0 || offset + length > size) {
+                throw new IOException("read of " + length + " bytes at " + offset + " outside the " + size
+                        + "-byte compacted image of volume " + volume);
+            }
+            ByteBuffer b = ByteBuffer.allocate(length);
+            long pos = offset;
+            while (b.hasRemaining()) {
+                int n = ch.read(b, pos);
+                if (n < 0) {
+                    throw new IOException("compacted image of volume " + volume + " ended at " + pos);
+                }
+                pos += n;
+            }
+            return b.array();
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.hayloft.raid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hayloft.common.wire.StripeMap;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reclaim end to end on 15 real stores: deletes on coded volumes are honoured and counted, a volume
+ * over the threshold is re-encoded without its dead needles (fewer block bytes, fewer stripes), one
+ * under it is left alone, every live needle reads back healthy, degraded and through a reader that
+ * cached the old map, and a reclaim whose compaction reads degraded works too.
+ */
+class ReclaimTest {
+
+    static final long BLOCK = 16 << 10;
+
+    @TempDir
+    Path dir;
+    TestCluster cluster;
+    ThreadPoolRunner runner;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (runner != null) {
+            runner.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void reclaimFreesSpaceAndKeepsEveryLiveNeedle() throws Exception {
+        cluster = new TestCluster(dir, 15);
+        int big = cluster.writeVolume(240, 4000);
+        int small = cluster.writeVolume(120, 4000);
+        runner = new ThreadPoolRunner(2);
+        RaidNode raid = new RaidNode(cluster.raidConfig("hh-xor+", BLOCK), runner);
+        raid.encode(big);
+        raid.encode(small);
+        StripeMap bigBefore = raid.cluster().stripeMap(big);
+        StripeMap smallBefore = raid.cluster().stripeMap(small);
+        assertThat(bigBefore.stripes().size()).isGreaterThanOrEqualTo(3);
+
+        ColdReader stale = new ColdReader(raid.cluster());
+        readAll(stale); // caches both volumes' maps and indexes
+        long bytesBefore = blockBytes();
+
+        // Delete 60% of the big volume's bytes and 10% of the small one's.
+        Set<Long> deleted = new HashSet<>();
+        deleted.addAll(deleteShare(big, 0.6));
+        deleted.addAll(deleteShare(small, 0.1));
+        for (long k : deleted) {
+            assertThat(stale.get(k, 0)).as("deleted photo " + k).isNull();
+        }
+        assertThat(cluster.directory.directory().volume(big).deletedPhotos()).isPositive();
+
+        Map<Integer, ReclaimJob.Survey> surveys = new java.util.HashMap<>();
+        raid.surveys().forEach(s -> surveys.put(s.volume(), s));
+        assertThat(surveys.get(big).deadFraction()).isGreaterThan(0.55);
+        assertThat(surveys.get(small).deadFraction()).isBetween(0.05, 0.3);
+
+        List<ReclaimJob.Result> results = raid.reclaimDue();
+        assertThat(results).hasSize(2);
+        ReclaimJob.Result r = results.stream().filter(x -> x.before().volume() == big).findFirst().orElseThrow();
+        assertThat(r.reclaimed()).isTrue();
+        assertThat(results.stream().filter(x -> x.before().volume() == small).findFirst().orElseThrow().reclaimed()).isFalse();
+
+        // The small volume is untouched; the big one has a new, smaller stripe set.
+        assertThat(raid.cluster().stripeMap(small)).isEqualTo(smallBefore);
+        StripeMap bigAfter = raid.cluster().stripeMap(big);
+        assertThat(bigAfter.job()).isNotEqualTo(bigBefore.job()).isEqualTo(r.newJob());
+        assertThat(bigAfter.volumeBytes()).isEqualTo(32 + surveys.get(big).liveBytes());
+        long blocks = (bigAfter.volumeBytes() + BLOCK - 1) / BLOCK;
+        assertThat(bigAfter.stripes()).hasSize((int) ((blocks + 9) / 10)).hasSizeLessThan(bigBefore.stripes().size());
+        assertThat(cluster.directory.directory().volume(big).deletedPhotos()).isZero();
+        assertThat(raid.cluster().reclaims()).isEmpty();
+
+        // Space: the block bytes on all stores fall by exactly what the maps say, and only committed blocks remain.
+        long bytesAfter = blockBytes();
+        assertThat(bytesAfter).isLessThan(bytesBefore).isEqualTo(bytesBefore - r.blockBytesFreed());
+        assertThat(cluster.allBlocks()).containsExactlyInAnyOrderElementsOf(committedBlocks(raid));
+
+        // Reads: through the reader that cached the old map, a fresh one, then degraded.
+        readAll(stale);
+        for (long k : deleted) {
+            assertThat(stale.get(k, 0)).isNull();
+        }
+        ReclaimJob.Survey again = ReclaimJob.survey(raid.cluster(), new ColdReader(raid.cluster()), big);
+        assertThat(again.deadBytes()).isZero();
+        assertThat(again.liveNeedles()).isEqualTo(surveys.get(big).liveNeedles());
+
+        String victim = bigAfter.stripes().get(0).blocks().stream().map(StripeMap.Block::store)
+                .filter(s -> !bigAfter.index().holders().contains(s)).findFirst().orElseThrow();
+        cluster.stopStore(victim);
+        try (ColdReader fresh = new ColdReader(raid.cluster())) {
+            readAll(fresh);
+            assertThat(fresh.degradedReads()).isPositive();
+        }
+
+        // Nothing changed since the last survey: the policy does not look again.
+        assertThat(raid.reclaimDue()).allMatch(x -> !x.reclaimed());
+
+        // A reclaim with a store down: compaction reads degraded, blocks go to the 14 stores up.
+        deleted.addAll(deleteShare(small, 0.4));
+        ReclaimJob.Result degraded = raid.reclaim(small, 0.3);
+        assertThat(degraded.reclaimed()).isTrue();
+        try (ColdReader fresh = new ColdReader(raid.cluster())) {
+            readAll(fresh);
+            for (long k : deleted) {
+                assertThat(fresh.get(k, 0)).isNull();
+            }
+        }
+        readAll(stale);
+        stale.close();
+    }
+
+    @Test
+    void badRequestsAreRefusedWithClearErrors() throws Exception {
+        cluster = new TestCluster(dir, 15);
+        int volume = cluster.writeVolume(30, 2000);
+        runner = new ThreadPoolRunner(1);
+        RaidNode raid = new RaidNode(cluster.raidConfig("rs", BLOCK), runner);
+        assertThatThrownBy(() -> raid.reclaim(volume)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("is READ_ONLY").hasMessageContaining("only an erasure-coded volume");
+        raid.encode(volume);
+        assertThatThrownBy(() -> raid.reclaim(volume, 1.5)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("was 1.5");
+        assertThatThrownBy(() -> raid.reclaim(4242)).isInstanceOf(Cluster.HttpStatusException.class)
+                .hasMessageContaining("404").hasMessageContaining("UNKNOWN_VOLUME");
+        // Nothing dead: nothing happens, even at threshold 0.
+        assertThat(raid.reclaim(volume, 0).reclaimed()).isFalse();
+        // A stale swap is refused by the directory's compare-and-set.
+        StripeMap c = raid.cluster().stripeMap(volume);
+        StripeMap m = new StripeMap(volume, "12345678", c.codec(), c.k(), c.r(), c.blockSize(), c.volumeBytes(), c.status(),
+                c.stripes(), c.index());
+        assertThatThrownBy(() -> raid.cluster().commitReclaim(m, c.job())).isInstanceOf(Cluster.HttpStatusException.class)
+                .hasMessageContaining("409").hasMessageContaining("JOB_MISMATCH");
+    }
+
+    /** Deletes photos of {@code volume} (in the directory, as a client would) until {@code share} of its needle bytes are gone. */
+    private List<Long> deleteShare(int volume, double share) {
+        long total = 0;
+        for (TestCluster.Photo p : cluster.photos.values()) {
+            if (p.volume() == volume) {
+                total += NeedleFormat.totalLength(p.data().length);
+            }
+        }
+        long gone = 0;
+        List<Long> out = new ArrayList<>();
+        for (TestCluster.Photo p : new ArrayList<>(cluster.photos.values())) {
+            if (p.volume() == volume && gone < share * total) {
+                cluster.directory.directory().delete(p.key());
+                cluster.photos.remove(p.key());
+                gone += NeedleFormat.totalLength(p.data().length);
+                out.add(p.key());
+            }
+        }
+        return out;
+    }
+
+    private long blockBytes() throws Exception {
+        long sum = 0;
+        for (Map.Entry<String, io.hayloft.store.StoreServer> e : cluster.stores.entrySet()) {
+            if (!cluster.stopped.contains(e.getKey())) {
+                for (var b : e.getValue().store().blocks().list()) {
+                    sum += b.length();
+                }
+            }
+        }
+        return sum;
+    }
+
+    private static Set<String> committedBlocks(RaidNode raid) throws Exception {
+        Set<String> out = new HashSet<>();
+        for (StripeMap m : raid.cluster().stripeMaps()) {
+            m.allBlocks().forEach(b -> out.add(b.store() + "/" + b.name()));
+        }
+        return out;
+    }
+
+    private void readAll(ColdReader reader) throws Exception {
+        for (TestCluster.Photo p : cluster.photos.values()) {
+            assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
+        }
+    }
+}
