@@ -166,6 +166,7 @@ public final class RaidNode {
             LOG.info("volume {}: rolling back interrupted reclaim job {}", r.plan().volume(), r.plan().job());
             rollbackReclaim(cluster, r.plan(), stores);
         }
+        ReclaimJob.deleteStaleImages(config);
         for (StripeMap m : cluster.stripeMaps()) {
             if (StripeMap.PLANNED.equals(m.status())) {
                 LOG.info("volume {}: rolling back interrupted encode job {}", m.volume(), m.job());

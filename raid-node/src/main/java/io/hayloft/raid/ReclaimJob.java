@@ -217,6 +217,22 @@ public final class ReclaimJob {
                 System.nanoTime() - t0);
     }
 
+    /**
+     * Deletes compacted images a killed raid-node left in the spool directory (a running job's open
+     * image keeps working: the file is only unlinked).
+     */
+    static void deleteStaleImages(RaidConfig config) {
+        Path dir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
+        try (var files = Files.newDirectoryStream(dir, "hayloft-reclaim-v*.img")) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+                LOG.info("deleted stale reclaim image {}", f);
+            }
+        } catch (IOException e) {
+            LOG.warn("cannot clean reclaim images in {} ({})", dir, e.toString());
+        }
+    }
+
     /** Bytes of every block a map names, index copies included. */
     static long blockBytes(StripeMap m) {
         return m.allBlocks().stream().mapToLong(StripeMap.Block::length).sum();
