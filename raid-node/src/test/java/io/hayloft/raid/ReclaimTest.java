@@ -96,9 +96,11 @@ class ReclaimTest {
         for (long k : deleted) {
             assertThat(stale.get(k, 0)).isNull();
         }
-        ReclaimJob.Survey again = ReclaimJob.survey(raid.cluster(), new ColdReader(raid.cluster()), big);
-        assertThat(again.deadBytes()).isZero();
-        assertThat(again.liveNeedles()).isEqualTo(surveys.get(big).liveNeedles());
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            ReclaimJob.Survey again = ReclaimJob.survey(raid.cluster(), reader, big);
+            assertThat(again.deadBytes()).isZero();
+            assertThat(again.liveNeedles()).isEqualTo(surveys.get(big).liveNeedles());
+        }
 
         String victim = bigAfter.stripes().get(0).blocks().stream().map(StripeMap.Block::store)
                 .filter(s -> !bigAfter.index().holders().contains(s)).findFirst().orElseThrow();
@@ -146,6 +148,62 @@ class ReclaimTest {
                 c.stripes(), c.index());
         assertThatThrownBy(() -> raid.cluster().commitReclaim(m, c.job())).isInstanceOf(Cluster.HttpStatusException.class)
                 .hasMessageContaining("409").hasMessageContaining("JOB_MISMATCH");
+    }
+
+    @Test
+    void overwrittenAndStoreDeletedNeedlesAreDeadBytes() throws Exception {
+        cluster = new TestCluster(dir, 15);
+        var a = cluster.directory.directory().assign(60);
+        java.util.Random random = new java.util.Random(7);
+        Map<Long, byte[]> latest = new java.util.HashMap<>();
+        long overwritten = 0;
+        long storeDeleted = 0;
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < (round == 0 ? 60 : 20); i++) { // the second round overwrites the first 20 keys
+                var p = a.photos().get(i);
+                byte[] data = new byte[1 + random.nextInt(3000)];
+                random.nextBytes(data);
+                if (round == 1) {
+                    overwritten += NeedleFormat.totalLength(latest.get(p.key()).length);
+                }
+                latest.put(p.key(), data);
+                for (String replica : a.replicas()) {
+                    assertThat(cluster.send("PUT", "http://" + replica + "/" + a.volume() + "/" + p.key() + "/0?cookie="
+                            + p.cookie(), data)).isEqualTo(201);
+                }
+            }
+        }
+        // Keys 50..59 deleted on the stores only: the sealed volume flags them, the index carries the flag.
+        for (int i = 50; i < 60; i++) {
+            var p = a.photos().get(i);
+            storeDeleted += NeedleFormat.totalLength(latest.remove(p.key()).length);
+            for (String replica : a.replicas()) {
+                assertThat(cluster.send("DELETE", "http://" + replica + "/" + a.volume() + "/" + p.key() + "/0?cookie="
+                        + p.cookie(), null)).isEqualTo(204);
+            }
+        }
+        List<io.hayloft.common.wire.Wire.Commit> commits = new ArrayList<>();
+        a.photos().forEach(p -> commits.add(new io.hayloft.common.wire.Wire.Commit(p.key(), List.of(0))));
+        cluster.directory.directory().commit(commits);
+        cluster.directory.directory().markReadOnly(a.volume(), "test");
+        runner = new ThreadPoolRunner(1);
+        RaidNode raid = new RaidNode(cluster.raidConfig("rs", BLOCK), runner);
+        raid.encode(a.volume());
+
+        ReclaimJob.Survey s = raid.surveys().get(0);
+        assertThat(s.deadBytes()).isEqualTo(overwritten + storeDeleted);
+        assertThat(s.liveNeedles()).isEqualTo(50);
+        assertThat(s.deadNeedles()).isEqualTo(10); // overwritten needles are not in the index at all
+        assertThat(raid.reclaim(a.volume(), 0.05).reclaimed()).isTrue();
+        assertThat(raid.cluster().stripeMap(a.volume()).volumeBytes()).isEqualTo(32 + s.liveBytes());
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            for (var p : a.photos()) {
+                assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(latest.get(p.key()));
+            }
+        }
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            assertThat(ReclaimJob.survey(raid.cluster(), reader, a.volume()).deadBytes()).isZero();
+        }
     }
 
     /** Deletes photos of {@code volume} (in the directory, as a client would) until {@code share} of its needle bytes are gone. */
