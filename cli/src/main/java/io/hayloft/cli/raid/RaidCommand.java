@@ -5,7 +5,9 @@ import io.hayloft.cli.Hayloft;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
+import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidNode;
+import io.hayloft.raid.ReclaimJob;
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.raid.ThreadPoolRunner;
 import java.io.PrintWriter;
@@ -20,14 +22,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code hayloft raid encode|status|fsck|fix|recover}: the cold tier by hand (docs/raid.md). Each
+ * {@code hayloft raid encode|status|fsck|fix|reclaim|recover}: the cold tier by hand (docs/raid.md). Each
  * subcommand talks to the directory and stores over HTTP; exit 0 ok, 1 operation failed or damage
  * found, 2 bad usage. Stateless; one command per process.
  */
 @Command(name = "raid", mixinStandardHelpOptions = true,
         description = "Erasure-code sealed volumes, check and repair the cold tier.",
         subcommands = {RaidCommand.Encode.class, RaidCommand.Status.class, RaidCommand.Fsck.class,
-                RaidCommand.Fix.class, RaidCommand.Recover.class})
+                RaidCommand.Fix.class, RaidCommand.Reclaim.class, RaidCommand.Recover.class})
 public final class RaidCommand implements Runnable {
 
     @CommandLine.Spec
@@ -115,6 +117,18 @@ public final class RaidCommand implements Runnable {
                 out().println("stripe maps:      " + maps.size() + " volumes, " + stripes + " stripes");
                 out().println("damaged stripes:  " + damage.size() + ", blocks to rebuild: "
                         + damage.stream().mapToInt(d -> d.units().length).sum());
+                List<ReclaimJob.Survey> surveys = node.surveys();
+                long dead = surveys.stream().mapToLong(ReclaimJob.Survey::deadBytes).sum();
+                long all = surveys.stream().mapToLong(ReclaimJob.Survey::volumeBytes).sum();
+                List<ReclaimJob.Survey> due = surveys.stream().filter(x -> x.deadFraction() > node.config().reclaimThreshold).toList();
+                out().printf(Locale.ROOT, "dead bytes:       %d of %d in coded volumes (%.1f%%); %d volumes over the reclaim "
+                        + "threshold %.2f%n", dead, all, 100.0 * dead / Math.max(1, all), due.size(), node.config().reclaimThreshold);
+                for (ReclaimJob.Survey x : surveys) {
+                    if (x.deadBytes() > 0) {
+                        out().printf(Locale.ROOT, "  volume %d: %d of %d bytes dead (%.1f%%), %d live needles, %d dead%n",
+                                x.volume(), x.deadBytes(), x.volumeBytes(), 100 * x.deadFraction(), x.liveNeedles(), x.deadNeedles());
+                    }
+                }
                 return 0;
             }
         }
@@ -151,6 +165,59 @@ public final class RaidCommand implements Runnable {
                 r.failures().forEach(f -> out().println("FAILED: " + f));
                 return r.failures().isEmpty() ? 0 : Hayloft.EXIT_FAILED;
             }
+        }
+    }
+
+    @Command(name = "reclaim", description = "Re-encode erasure-coded volumes without their dead needles: the named ones, "
+            + "or every one over the threshold.")
+    static final class Reclaim extends Common implements Callable<Integer> {
+        @Parameters(paramLabel = "VOLUME", arity = "0..*", description = "logical volume ids (default: every coded volume)")
+        List<Integer> volumes;
+        @Option(names = "--threshold", defaultValue = "0.3",
+                description = "reclaim when more than this fraction of a volume's bytes is dead, in [0, 1) (default ${DEFAULT-VALUE})")
+        double threshold;
+
+        @Override
+        public Integer call() throws Exception {
+            RaidConfig config = config();
+            config.reclaimThreshold = threshold;
+            config.validate();
+            try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+                RaidNode node = new RaidNode(config, runner);
+                node.recover();
+                if (volumes == null || volumes.isEmpty()) {
+                    List<ReclaimJob.Result> rs = node.reclaimDue();
+                    rs.forEach(this::print);
+                    out().printf(Locale.ROOT, "%d coded volumes surveyed, %d reclaimed%n", rs.size(),
+                            rs.stream().filter(ReclaimJob.Result::reclaimed).count());
+                    return 0;
+                }
+                int exit = 0;
+                for (int v : volumes) {
+                    try {
+                        print(node.reclaim(v, threshold));
+                    } catch (Cluster.HttpStatusException e) {
+                        spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
+                        exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
+                    } catch (java.io.IOException | IllegalStateException e) {
+                        spec.commandLine().getErr().println("volume " + v + ": reclaim failed: " + e.getMessage());
+                        exit = Math.max(exit, Hayloft.EXIT_FAILED);
+                    }
+                }
+                return exit;
+            }
+        }
+
+        private void print(ReclaimJob.Result r) {
+            ReclaimJob.Survey s = r.before();
+            if (!r.reclaimed()) {
+                out().printf(Locale.ROOT, "volume %d: %d of %d bytes dead (%.1f%%), not over %.2f: left alone%n", s.volume(),
+                        s.deadBytes(), s.volumeBytes(), 100 * s.deadFraction(), threshold);
+                return;
+            }
+            out().printf(Locale.ROOT, "volume %d: %d of %d bytes dead (%.1f%%); reclaimed as job %s (was %s): %d → %d stripes, "
+                            + "%d block bytes freed in %.2f s%n", s.volume(), s.deadBytes(), s.volumeBytes(), 100 * s.deadFraction(),
+                    r.newJob(), s.job(), s.stripes(), r.newStripes(), r.blockBytesFreed(), r.nanos() / 1e9);
         }
     }
 
