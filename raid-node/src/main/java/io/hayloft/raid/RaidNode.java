@@ -131,13 +131,20 @@ public final class RaidNode {
         return runner.runAll(tasks);
     }
 
-    /** Dead and live bytes of every erasure-coded volume (for {@code hayloft raid status}). */
+    /**
+     * Dead and live bytes of every erasure-coded volume (for {@code hayloft raid status}); a volume
+     * whose index cannot be read is left out, with a warning.
+     */
     public List<ReclaimJob.Survey> surveys() throws IOException {
         List<ReclaimJob.Survey> out = new ArrayList<>();
         try (ColdReader cold = new ColdReader(cluster)) {
             for (StripeMap m : cluster.stripeMaps()) {
                 if (StripeMap.COMMITTED.equals(m.status())) {
-                    out.add(ReclaimJob.survey(cluster, cold, m.volume()));
+                    try {
+                        out.add(ReclaimJob.survey(cluster, cold, m.volume()));
+                    } catch (IOException e) {
+                        LOG.warn("volume {}: cannot survey dead bytes ({})", m.volume(), e.toString());
+                    }
                 }
             }
         }
