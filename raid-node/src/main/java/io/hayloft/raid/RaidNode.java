@@ -58,14 +58,14 @@ public final class RaidNode {
     }
 
     /**
-     * Encodes one volume now, reporting its protocol steps to {@code progress} as well as to this
-     * node's checkpoints (the daemon's per-job progress and the CLI's progress bar use it).
+     * Encodes one volume now, reporting its protocol steps to {@code progress}, then to this node's
+     * checkpoints (the daemon's per-job progress and the CLI's progress bar use it).
      */
     public EncodeJob.Result encode(int volume, Checkpoints progress) throws IOException {
         Checkpoints mine = checkpoints;
         return new EncodeJob(cluster, config, step -> {
-            mine.reached(step);
             progress.reached(step);
+            mine.reached(step);
         }).encode(volume);
     }
 

@@ -90,7 +90,8 @@ public final class RaidServer implements AutoCloseable {
     private final ExecutorService httpExecutor;
     private final HttpServer http;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
-    private final java.util.concurrent.ConcurrentLinkedQueue<Scrubber.Finding> corrupt = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Corrupt blocks the scrubber found and no pass has repaired yet, by store/name (a block found twice counts once). */
+    private final Map<String, Scrubber.Finding> corrupt = new ConcurrentHashMap<>();
     private final Map<String, Long> downSince = new ConcurrentHashMap<>();
     private final RepairWindow window = new RepairWindow(REPAIR_WINDOW_NANOS);
     private final AtomicLong passes = new AtomicLong();
@@ -124,7 +125,7 @@ public final class RaidServer implements AutoCloseable {
         }
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
-        this.httpExecutor = Executors.newFixedThreadPool(4, daemon("raid-http"));
+        this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));
         try {
             node.recover();
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this), httpExecutor, 1);
@@ -227,8 +228,11 @@ public final class RaidServer implements AutoCloseable {
 
     private List<Scrubber.Finding> scrub() throws IOException {
         List<Scrubber.Finding> found = scrubber.cycle(policy.scrubBytesPerSecond);
-        metrics.scrubCorrupt.increment(found.size());
-        corrupt.addAll(found);
+        for (Scrubber.Finding f : found) {
+            if (corrupt.putIfAbsent(f.store() + "/" + f.name(), f) == null) {
+                metrics.scrubCorrupt.increment();
+            }
+        }
         return found;
     }
 
@@ -265,8 +269,8 @@ public final class RaidServer implements AutoCloseable {
         } catch (IOException e) {
             bytes = null;
         }
-        if (bytes != null && Arrays.equals(bytes, policyBytes)) {
-            return;
+        if (Arrays.equals(bytes, policyBytes)) {
+            return; // unchanged (or still unreadable: reported once)
         }
         policyBytes = bytes;
         try {
@@ -388,9 +392,9 @@ public final class RaidServer implements AutoCloseable {
                 }
             }
         }
-        Scrubber.Finding f;
         int stale = 0;
-        while ((f = corrupt.poll()) != null) {
+        for (String key : List.copyOf(corrupt.keySet())) {
+            Scrubber.Finding f = corrupt.remove(key);
             StripeMap m = maps.get(f.volume());
             StripeMap.Block b = m == null || f.stripe() >= m.stripes().size() ? null
                     : m.stripes().get(f.stripe()).blocks().get(f.unit());

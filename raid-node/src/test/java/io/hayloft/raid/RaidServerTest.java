@@ -14,6 +14,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -123,6 +125,44 @@ class RaidServerTest {
                         assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
                     }
                 }
+            }
+        }
+    }
+
+    @Test
+    void statusShowsARunningEncodeWithItsProgress() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 15)) {
+            Path policy = dir.resolve("policy.json");
+            writePolicy(policy, "\"minAgeMillis\": 0");
+            int volume = cluster.writeVolume(120, 4000);
+            CountDownLatch atStripe0 = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Checkpoints hold = step -> {
+                if (step.equals("stripe-0")) {
+                    atStripe0.countDown();
+                    try {
+                        assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+            try (RaidServer server = RaidServer.start(serverConfig(cluster, policy), hold)) {
+                assertThat(atStripe0.await(60, TimeUnit.SECONDS)).isTrue();
+                JsonNode job = get(server, "/status").at("/jobs/0");
+                assertThat(job.get("kind").asText()).isEqualTo("encode");
+                assertThat(job.get("volume").asInt()).isEqualTo(volume);
+                assertThat(job.get("step").asText()).isEqualTo("stripe-0");
+                assertThat(job.get("bytesDone").asLong()).isEqualTo(10 * BLOCK);
+                assertThat(job.get("bytesTotal").asLong()).isGreaterThan(10 * BLOCK);
+                release.countDown();
+                post(server, "/admin/run"); // queued behind the first pass: returns once the encode is done
+                JsonNode status = get(server, "/status");
+                assertThat(status.get("jobs")).isEmpty();
+                assertThat(cluster.directory.directory().volume(volume).state()).isEqualTo(VolumeState.ERASURE_CODED);
+                assertThat(metrics(server)).contains("hayloft_raid_encode_jobs_total{result=\"ok\"} 1.0");
+            } finally {
+                release.countDown();
             }
         }
     }
