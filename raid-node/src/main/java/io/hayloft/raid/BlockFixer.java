@@ -131,10 +131,15 @@ public final class BlockFixer {
 
     /** Scans, then repairs every damaged stripe with {@code config.workers} threads pulling from one queue. */
     public Report repairAll() throws Exception {
+        return repairAll(scan());
+    }
+
+    /** Repairs the given damage (a filtered {@link #scan()}) with {@code config.workers} threads pulling from one queue. */
+    public Report repairAll(List<Damage> damage) throws Exception {
         long t0 = System.nanoTime();
         long read0 = totalRead.get();
         long written0 = totalWritten.get();
-        ConcurrentLinkedQueue<Damage> queue = new ConcurrentLinkedQueue<>(scan());
+        ConcurrentLinkedQueue<Damage> queue = new ConcurrentLinkedQueue<>(damage);
         List<Long> singles = new CopyOnWriteArrayList<>();
         List<String> failures = new CopyOnWriteArrayList<>();
         AtomicInteger stripes = new AtomicInteger();

@@ -61,6 +61,18 @@ public final class RaidNode {
         return new EncodeJob(cluster, config, checkpoints).encode(volume);
     }
 
+    /**
+     * Encodes one volume now, reporting its protocol steps to {@code progress}, then to this node's
+     * checkpoints (the daemon's per-job progress and the CLI's progress bar use it).
+     */
+    public EncodeJob.Result encode(int volume, Checkpoints progress) throws IOException {
+        Checkpoints mine = checkpoints;
+        return new EncodeJob(cluster, config, step -> {
+            progress.reached(step);
+            mine.reached(step);
+        }).encode(volume);
+    }
+
     /** READ_ONLY volumes older than the policy's minimum age: what {@link #encodeBacklog()} would encode. */
     public List<Integer> backlog() throws IOException {
         long now = System.currentTimeMillis();

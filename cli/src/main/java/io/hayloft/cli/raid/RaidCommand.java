@@ -2,6 +2,7 @@ package io.hayloft.cli.raid;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.cli.Hayloft;
+import io.hayloft.cli.ec.Progress;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
@@ -22,13 +23,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code hayloft raid encode|status|fsck|fix|reclaim|recover}: the cold tier by hand (docs/raid.md). Each
- * subcommand talks to the directory and stores over HTTP; exit 0 ok, 1 operation failed or damage
- * found, 2 bad usage. Stateless; one command per process.
+ * {@code hayloft raid serve|encode|status|fsck|fix|reclaim|recover}: the raid-node daemon and the cold tier
+ * by hand (docs/raid.md). Each subcommand talks to the directory and stores over HTTP ({@code status}
+ * also to a running raid-node); exit 0 ok, 1 operation failed or damage found, 2 bad usage.
+ * Stateless; one command per process.
  */
 @Command(name = "raid", mixinStandardHelpOptions = true,
         description = "Erasure-code sealed volumes, check and repair the cold tier.",
-        subcommands = {RaidCommand.Encode.class, RaidCommand.Status.class, RaidCommand.Fsck.class,
+        subcommands = {RaidServe.class, RaidCommand.Encode.class, RaidCommand.Status.class, RaidCommand.Fsck.class,
                 RaidCommand.Fix.class, RaidCommand.Reclaim.class, RaidCommand.Recover.class})
 public final class RaidCommand implements Runnable {
 
@@ -58,6 +60,8 @@ public final class RaidCommand implements Runnable {
         int workers;
         @Option(names = "--repair-bandwidth", defaultValue = "0", description = "repair bytes/s per store, 0 = unlimited")
         long repairBandwidth;
+        @Option(names = "--progress", description = "Show a progress bar on stderr even when it is not a terminal.")
+        boolean progress;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -78,6 +82,10 @@ public final class RaidCommand implements Runnable {
         PrintWriter out() {
             return spec.commandLine().getOut();
         }
+
+        Progress.Factory bars() {
+            return Progress.Factory.of(spec.commandLine().getErr(), progress);
+        }
     }
 
     @Command(name = "encode", description = "Encode one READ_ONLY volume now, whatever its age.")
@@ -90,7 +98,13 @@ public final class RaidCommand implements Runnable {
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config(), runner);
                 node.recover();
-                EncodeJob.Result r = node.encode(volume);
+                EncodeJob.Result r;
+                EncodeProgress bar = new EncodeProgress(node, volume, bars());
+                try {
+                    r = node.encode(volume, bar);
+                } finally {
+                    bar.close();
+                }
                 double secs = r.nanos() / 1e9;
                 out().printf(Locale.ROOT, "volume %d encoded as job %s: %d stripes, %d bytes in %.2f s (%.1f MB/s)%n",
                         r.volume(), r.job(), r.stripes(), r.volumeBytes(), secs, r.volumeBytes() / 1e6 / Math.max(secs, 1e-9));
@@ -99,10 +113,17 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "status", description = "Backlog, volumes by state, stripes and damaged blocks.")
+    @Command(name = "status", description = {"Backlog, volumes by state, stripes and damaged blocks; with --raid-node,",
+            "also running jobs, repair rate, bytes read per repaired byte, scrub progress and the policy."})
     static final class Status extends Common implements Callable<Integer> {
+        @Option(names = "--raid-node", paramLabel = "HOST:PORT", description = "a running raid-node (hayloft raid serve) to ask")
+        String raidNode;
+
         @Override
         public Integer call() throws Exception {
+            if (raidNode != null) {
+                return RaidStatus.print(raidNode, out());
+            }
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config(), runner);
                 Map<String, Integer> states = new TreeMap<>();
@@ -129,6 +150,7 @@ public final class RaidCommand implements Runnable {
                                 x.volume(), x.deadBytes(), x.volumeBytes(), 100 * x.deadFraction(), x.liveNeedles(), x.deadNeedles());
                     }
                 }
+                out().println("repair rate:      unknown (the raid-node measures it: --raid-node HOST:PORT)");
                 return 0;
             }
         }
@@ -157,7 +179,32 @@ public final class RaidCommand implements Runnable {
         public Integer call() throws Exception {
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config(), runner);
-                BlockFixer.Report r = new BlockFixer(node.cluster(), node.config()).repairAll();
+                BlockFixer fixer = new BlockFixer(node.cluster(), node.config());
+                List<BlockFixer.Damage> damage = fixer.scan();
+                long total = 0;
+                Map<Integer, Long> blockSizes = new TreeMap<>();
+                for (BlockFixer.Damage d : damage) {
+                    Long b = blockSizes.get(d.volume());
+                    if (b == null) {
+                        b = node.cluster().stripeMap(d.volume()).blockSize();
+                        blockSizes.put(d.volume(), b);
+                    }
+                    total += d.units().length * b;
+                }
+                BlockFixer.Report r;
+                try (Progress bar = bars().start("fix", total)) {
+                    long[] shown = {0};
+                    fixer.checkpoints(step -> {
+                        if (step.equals("rebuilt")) {
+                            synchronized (shown) {
+                                long w = fixer.bytesWritten();
+                                bar.add(w - shown[0]);
+                                shown[0] = w;
+                            }
+                        }
+                    });
+                    r = fixer.repairAll(damage);
+                }
                 double secs = r.nanos() / 1e9;
                 out().printf(Locale.ROOT, "%d stripes, %d blocks rebuilt in %.2f s; %d bytes read, %d written "
                                 + "(%.2f bytes read per byte rebuilt)%n", r.stripes(), r.blocks(), secs, r.bytesRead(),

@@ -32,6 +32,16 @@ class RaidCommandTest {
     }
 
     @Test
+    void serveRefusesAMissingPolicyFileAndAnUnknownKey() {
+        StringWriter err = new StringWriter();
+        assertThat(run(err, "raid", "serve", "--policy", "/nonexistent/raid-policy.json", "port=0")).isEqualTo(Hayloft.EXIT_USAGE);
+        assertThat(err.toString()).contains("/nonexistent/raid-policy.json");
+        err = new StringWriter();
+        assertThat(run(err, "raid", "serve", "colour=blue")).isEqualTo(Hayloft.EXIT_USAGE);
+        assertThat(err.toString()).contains("colour");
+    }
+
+    @Test
     void anUnreachableDirectoryFailsNamingIt() {
         StringWriter err = new StringWriter();
         assertThat(run(err, "raid", "status", "--directory", "127.0.0.1:1")).isEqualTo(Hayloft.EXIT_FAILED);

@@ -1,0 +1,61 @@
+package io.hayloft.raid;
+
+import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The raid-node's meters, all named {@code hayloft_raid_*} (docs/raid-api.md lists them): encode
+ * jobs and bytes, repaired blocks and bytes read and written, scrubbed bytes and corrupt blocks,
+ * the backlog, stripes by state, damaged blocks, policy reload errors and passes.
+ *
+ * <p>Thread-safe: Micrometer meters and atomics.
+ */
+final class RaidMetrics {
+
+    final PrometheusEndpoint endpoint = new PrometheusEndpoint();
+    final Counter encodeOk;
+    final Counter encodeFailed;
+    final Counter encodeBytes;
+    final Counter repairBlocks;
+    final Counter repairFailures;
+    final Counter repairBytesRead;
+    final Counter repairBytesWritten;
+    final Counter scrubCorrupt;
+    final Counter policyErrors;
+    final Counter passes;
+    final Counter passFailures;
+    final AtomicLong backlog = new AtomicLong();
+    final AtomicLong stripesPlanned = new AtomicLong();
+    final AtomicLong stripesHealthy = new AtomicLong();
+    final AtomicLong stripesDamaged = new AtomicLong();
+    final AtomicLong blocksMissing = new AtomicLong();
+    final AtomicLong blocksCorrupt = new AtomicLong();
+
+    RaidMetrics(Supplier<Number> scrubBytes, Supplier<Number> policyVersion) {
+        MeterRegistry r = endpoint.registry();
+        encodeOk = Counter.builder("hayloft_raid_encode_jobs").tag("result", "ok").description("encode jobs finished").register(r);
+        encodeFailed = Counter.builder("hayloft_raid_encode_jobs").tag("result", "failed").register(r);
+        encodeBytes = Counter.builder("hayloft_raid_encode_bytes").description("volume bytes encoded").register(r);
+        repairBlocks = Counter.builder("hayloft_raid_repair_blocks").description("blocks rebuilt").register(r);
+        repairFailures = Counter.builder("hayloft_raid_repair_failures").description("stripe repairs that failed").register(r);
+        repairBytesRead = Counter.builder("hayloft_raid_repair_bytes_read").description("bytes read by repairs").register(r);
+        repairBytesWritten = Counter.builder("hayloft_raid_repair_bytes_written").description("bytes rebuilt").register(r);
+        scrubCorrupt = Counter.builder("hayloft_raid_scrub_corrupt_blocks").description("corrupt blocks the scrubber found").register(r);
+        policyErrors = Counter.builder("hayloft_raid_policy_reload_errors").description("policy files refused").register(r);
+        passes = Counter.builder("hayloft_raid_passes").description("policy passes run").register(r);
+        passFailures = Counter.builder("hayloft_raid_pass_failures").description("policy passes that failed").register(r);
+        io.micrometer.core.instrument.FunctionCounter.builder("hayloft_raid_scrub_bytes", scrubBytes,
+                s -> s.get().doubleValue()).description("bytes read by the scrubber").register(r);
+        Gauge.builder("hayloft_raid_policy_version", policyVersion, s -> s.get().doubleValue()).register(r);
+        Gauge.builder("hayloft_raid_backlog_volumes", backlog, AtomicLong::get).description("volumes due for encoding").register(r);
+        Gauge.builder("hayloft_raid_stripes", stripesPlanned, AtomicLong::get).tag("state", "planned").register(r);
+        Gauge.builder("hayloft_raid_stripes", stripesHealthy, AtomicLong::get).tag("state", "healthy").register(r);
+        Gauge.builder("hayloft_raid_stripes", stripesDamaged, AtomicLong::get).tag("state", "damaged").register(r);
+        Gauge.builder("hayloft_raid_damaged_blocks", blocksMissing, AtomicLong::get).tag("kind", "missing").register(r);
+        Gauge.builder("hayloft_raid_damaged_blocks", blocksCorrupt, AtomicLong::get).tag("kind", "corrupt").register(r);
+    }
+}

@@ -1,0 +1,58 @@
+package io.hayloft.raid;
+
+/**
+ * How the raid-node daemon ({@link RaidServer}) runs: where it listens, which cluster it works on,
+ * where its policy file is. Loaded with {@code ConfigLoader} (a YAML or JSON file, then
+ * {@code key=value} overrides); what to encode and how lives in the hot-reloaded {@link RaidPolicy}
+ * file, not here. Each field's default is the documented default (docs/raid.md "Daemon").
+ * Mutable until {@link #validate()}, then treat as immutable; not thread-safe while being filled.
+ */
+public final class RaidServerConfig {
+    /** Address the HTTP API binds. */
+    public String host = "127.0.0.1";
+    /** HTTP port; 0 picks a free one. */
+    public int port = 7300;
+    /** Directory host:port. */
+    public String directory = "127.0.0.1:7000";
+    /** Bearer token for the directory's admin endpoints; null when the cluster has none. */
+    public String adminToken;
+    /** The policy file (JSON, reloaded when it changes); null: the default policy, never reloaded. */
+    public String policyFile;
+    /** Bytes moved per HTTP request when copying, repairing and scrubbing. */
+    public int transferBytes = 1 << 20;
+    /** Stores holding a copy of each volume's needle index. */
+    public int indexReplicas = 3;
+    /** Deadline of one request to the directory or a store. */
+    public long requestTimeoutMillis = 10_000;
+    /** Directory for spool files; null: the system temp directory. */
+    public String spoolDir;
+    /** Longest a {@code POST /admin/run} or {@code /admin/scrub} waits for its pass. */
+    public long adminWaitMillis = 3_600_000;
+
+    /** @throws IllegalArgumentException naming the bad key and value */
+    public RaidServerConfig validate() {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, was " + port);
+        }
+        if (directory == null || !directory.contains(":")) {
+            throw new IllegalArgumentException("directory must be host:port, was " + directory);
+        }
+        if (adminWaitMillis < 1) {
+            throw new IllegalArgumentException("adminWaitMillis must be >= 1, was " + adminWaitMillis);
+        }
+        base().validate();
+        return this;
+    }
+
+    /** Connection settings for jobs; the policy fills in the rest ({@link RaidPolicy#apply}). */
+    public RaidConfig base() {
+        RaidConfig c = new RaidConfig();
+        c.directory = directory;
+        c.adminToken = adminToken;
+        c.transferBytes = transferBytes;
+        c.indexReplicas = indexReplicas;
+        c.requestTimeoutMillis = requestTimeoutMillis;
+        c.spoolDir = spoolDir;
+        return c;
+    }
+}
