@@ -47,6 +47,7 @@ public final class Directory {
     private final SecureRandom random = new SecureRandom();
     private final AtomicInteger rotation = new AtomicInteger();
     private final ColdTier cold;
+    private final RaidLeases raidLeases;
     private boolean shutDown;
 
     public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
@@ -57,6 +58,12 @@ public final class Directory {
         this.keys = new KeyAllocator(meta, config.keyRangeSize);
         this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
         this.cold = new ColdTier(this);
+        this.raidLeases = new RaidLeases(meta, clock);
+    }
+
+    /** The cluster's raid lease (one raid-node at a time). */
+    public RaidLeases raidLeases() {
+        return raidLeases;
     }
 
     /** Stripe maps and the encode/repair steps of erasure-coded volumes. */

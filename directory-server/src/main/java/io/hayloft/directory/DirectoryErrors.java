@@ -17,5 +17,6 @@ public final class DirectoryErrors {
     public static final ApiError NO_STRIPE_MAP = new ApiError(207, "NO_STRIPE_MAP", HttpResponseStatus.NOT_FOUND);
     public static final ApiError NO_RECLAIM = new ApiError(208, "NO_RECLAIM", HttpResponseStatus.NOT_FOUND);
     public static final ApiError JOB_MISMATCH = new ApiError(209, "JOB_MISMATCH", HttpResponseStatus.CONFLICT);
+    public static final ApiError LEASE_HELD = new ApiError(210, "LEASE_HELD", HttpResponseStatus.CONFLICT);
     public static final ApiError UNAUTHORIZED = new ApiError(205, "UNAUTHORIZED", HttpResponseStatus.UNAUTHORIZED);
 }

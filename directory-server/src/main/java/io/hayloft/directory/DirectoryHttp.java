@@ -130,6 +130,9 @@ public final class DirectoryHttp implements RequestHandler {
                 return ok(directory.markReadOnly(id, reason == null ? null : reason.toString()));
             }
         }
+        if (what.equals("raid-lease") && n == 1) {
+            return raidLease(req, m);
+        }
         if (what.equals("stripes") && n == 1) {
             allow(m, HttpMethod.GET);
             return ok(directory.cold().stripeMaps());
@@ -216,6 +219,32 @@ public final class DirectoryHttp implements RequestHandler {
     }
 
     /** A required query parameter. */
+    /** {@code GET|POST|DELETE /v1/raid-lease}: see {@link RaidLeases}. */
+    private FullHttpResponse raidLease(FullHttpRequest req, HttpMethod m) {
+        RaidLeases leases = directory.raidLeases();
+        if (m.equals(HttpMethod.GET)) {
+            return ok(leases.current());
+        }
+        admin(req);
+        if (m.equals(HttpMethod.POST)) {
+            Map<String, Object> b = body(req, new TypeReference<Map<String, Object>>() { });
+            Object holder = b.get("holder");
+            Object ttl = b.get("ttlMillis");
+            if (!(holder instanceof String h) || !(ttl instanceof Number t)) {
+                throw badRequest("a raid lease request needs {\"holder\": string, \"ttlMillis\": number}, got " + b);
+            }
+            return ok(leases.acquire(h, t.longValue()));
+        }
+        if (m.equals(HttpMethod.DELETE)) {
+            String holder = new QueryStringDecoder(req.uri()).parameters().getOrDefault("holder", List.of("")).get(0);
+            if (holder.isBlank()) {
+                throw badRequest("DELETE /v1/raid-lease needs ?holder=");
+            }
+            return ok(leases.release(holder));
+        }
+        throw CommonErrors.METHOD_NOT_ALLOWED.exception("use GET, POST or DELETE on /v1/raid-lease, not " + m);
+    }
+
     private static String query(FullHttpRequest req, String name) {
         String v = new QueryStringDecoder(req.uri()).parameters().getOrDefault(name, List.of("")).get(0);
         if (v.isEmpty()) {

@@ -28,8 +28,9 @@ import org.rocksdb.WriteOptions;
  * <table>
  * <caption>column families</caption>
  * <tr><th>family</th><th>key</th><th>value</th></tr>
- * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}</td>
- *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm and volume-seq: 8-byte long</td></tr>
+ * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease}</td>
+ *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm and volume-seq: 8-byte long; raid-lease:
+ *     {@code RaidLeases.Lease} as JSON</td></tr>
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
  * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
@@ -184,6 +185,16 @@ public final class MetaStore implements AutoCloseable {
         long next = getLong(VOLUME_SEQ, 1);
         putLong(VOLUME_SEQ, next + 1);
         return (int) next;
+    }
+
+    /** A named record of the default family ({@code raid-lease}); null when absent. */
+    public byte[] setting(String name) {
+        return get(meta, utf8(name));
+    }
+
+    /** Writes a named record of the default family, synced. */
+    public void putSetting(String name, byte[] value) {
+        put(meta, utf8(name), value);
     }
 
     // ----- stores -----

@@ -1,0 +1,109 @@
+package io.hayloft.directory;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.directory.meta.MetaStoreException;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Instant;
+
+/**
+ * The cluster's raid lease: at most one raid-node (daemon or one-shot command) deletes and rewrites
+ * blocks at a time, so one raid-node's orphan sweep never takes another's blocks in flight.
+ *
+ * <p>A holder acquires the lease for {@code ttlMillis} and renews it before it runs out; another
+ * holder gets it only once it has expired or been released. The lease survives a directory restart
+ * (record {@code raid-lease} of MetaStore's default family, JSON
+ * {@code {"holder", "expiresMillis", "epoch"}}, synced). {@code epoch} grows by one each time the
+ * lease changes hands, so a holder can tell it lost the lease in between.
+ *
+ * <p>Thread-safe: every operation is synchronized (a read-modify-write of one record).
+ */
+public final class RaidLeases {
+
+    /** The lease as stored and as the API returns it; {@code holder} null when nobody holds it. */
+    public record Lease(String holder, long expiresMillis, long epoch) {
+    }
+
+    static final String RECORD = "raid-lease";
+    static final long MAX_TTL_MILLIS = 3_600_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final MetaStore meta;
+    private final Clock clock;
+
+    public RaidLeases(MetaStore meta, Clock clock) {
+        this.meta = meta;
+        this.clock = clock;
+    }
+
+    /** The lease now; an expired lease is reported with {@code holder} null. */
+    public synchronized Lease current() {
+        Lease l = stored();
+        return l.holder() == null || l.expiresMillis() <= clock.millis() ? new Lease(null, 0, l.epoch()) : l;
+    }
+
+    /**
+     * Grants or renews the lease for {@code holder}.
+     *
+     * @throws io.hayloft.common.http.ApiException 400 for a blank holder or a ttl outside
+     *         1..3600000 ms; 409 LEASE_HELD naming the other holder and when its lease runs out
+     */
+    public synchronized Lease acquire(String holder, long ttlMillis) {
+        if (holder == null || holder.isBlank() || holder.length() > 200) {
+            throw DirectoryHttp.badRequest("lease holder must be 1..200 characters, was " + (holder == null ? "missing" : "\"" + holder + "\""));
+        }
+        if (ttlMillis < 1 || ttlMillis > MAX_TTL_MILLIS) {
+            throw DirectoryHttp.badRequest("ttlMillis must be in 1.." + MAX_TTL_MILLIS + ", was " + ttlMillis);
+        }
+        long now = clock.millis();
+        Lease l = stored();
+        boolean free = l.holder() == null || l.expiresMillis() <= now;
+        if (!free && !l.holder().equals(holder)) {
+            throw DirectoryErrors.LEASE_HELD.exception("the raid lease is held by " + l.holder() + " until "
+                    + Instant.ofEpochMilli(l.expiresMillis()) + " (" + (l.expiresMillis() - now) + " ms from now); "
+                    + "run one raid-node per cluster, or wait for it to stop");
+        }
+        Lease next = new Lease(holder, now + ttlMillis, holder.equals(l.holder()) && !free ? l.epoch() : l.epoch() + 1);
+        store(next);
+        return next;
+    }
+
+    /**
+     * Gives the lease up if {@code holder} has it; nothing if nobody does.
+     *
+     * @throws io.hayloft.common.http.ApiException 409 LEASE_HELD when another holder has it
+     */
+    public synchronized Lease release(String holder) {
+        Lease l = current();
+        if (l.holder() == null) {
+            return l;
+        }
+        if (!l.holder().equals(holder)) {
+            throw DirectoryErrors.LEASE_HELD.exception("the raid lease is held by " + l.holder() + ", not " + holder);
+        }
+        Lease free = new Lease(null, 0, l.epoch());
+        store(free);
+        return free;
+    }
+
+    private Lease stored() {
+        byte[] v = meta.setting(RECORD);
+        if (v == null) {
+            return new Lease(null, 0, 0);
+        }
+        try {
+            return JSON.readValue(v, Lease.class);
+        } catch (IOException e) {
+            throw new MetaStoreException("corrupt raid-lease record in " + meta.path() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void store(Lease l) {
+        try {
+            meta.putSetting(RECORD, JSON.writeValueAsBytes(l));
+        } catch (IOException e) {
+            throw new MetaStoreException("cannot serialise " + l + ": " + e.getMessage(), e);
+        }
+    }
+}
