@@ -212,6 +212,21 @@ public final class Cluster {
         return out;
     }
 
+    /**
+     * Takes or renews the cluster's raid lease for {@code holder}; returns its epoch.
+     *
+     * @throws HttpStatusException 409 when another holder has it
+     */
+    public long acquireLease(String holder, long ttlMillis) throws IOException {
+        byte[] body = JSON.writeValueAsBytes(Map.of("holder", holder, "ttlMillis", ttlMillis));
+        return JSON.readTree(call("POST", dir("/v1/raid-lease"), body, true)).get("epoch").asLong();
+    }
+
+    /** Releases the raid lease if {@code holder} has it. */
+    public void releaseLease(String holder) throws IOException {
+        call("DELETE", dir("/v1/raid-lease?holder=" + java.net.URLEncoder.encode(holder, StandardCharsets.UTF_8)), null, true);
+    }
+
     // ------------------------------------------------------------------ plumbing
 
     private URI dir(String path) {

@@ -97,6 +97,7 @@ public final class RaidServer implements AutoCloseable {
     private final Map<String, Long> downSince = new ConcurrentHashMap<>();
     private final RepairWindow window = new RepairWindow(REPAIR_WINDOW_NANOS);
     private final AtomicLong passes = new AtomicLong();
+    private final RaidLease lease;
     private volatile ReclaimHook reclaimHook = ReclaimHook.DUE;
     private volatile RaidPolicy policy;
     private volatile int policyVersion;
@@ -129,10 +130,21 @@ public final class RaidServer implements AutoCloseable {
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
         this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));
         try {
+            this.lease = RaidLease.acquire(cluster, config.nodeId == null ? RaidLease.daemonHolder() : config.nodeId,
+                    config.leaseTtlMillis);
+        } catch (RaidLease.HeldException e) {
+            shutDownExecutors();
+            throw new IllegalStateException("another raid-node works on this cluster: " + e.getMessage(), e);
+        } catch (Exception e) {
+            shutDownExecutors();
+            throw e;
+        }
+        try {
             node.recover();
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this), httpExecutor, 1);
         } catch (Exception e) {
             shutDownExecutors();
+            lease.close();
             throw e;
         }
         loop.schedule(this::scheduledPass, 0, TimeUnit.MILLISECONDS);
@@ -245,6 +257,7 @@ public final class RaidServer implements AutoCloseable {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("pass", n);
         try {
+            lease.check();
             reloadPolicy();
             RaidPolicy p = policy;
             out.put("policyVersion", policyVersion);
@@ -252,6 +265,7 @@ public final class RaidServer implements AutoCloseable {
             out.put("encoded", p.encode ? encodeBacklog() : List.of());
             out.putAll(repair(p));
             out.put("reclaimed", reclaimHook.reclaim(node, p));
+            lease.check();
             out.put("orphansDeleted", node.sweepOrphans(cluster.stores()));
             snapshot = survey();
             return out;
@@ -487,6 +501,7 @@ public final class RaidServer implements AutoCloseable {
     Map<String, Object> status() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("passes", passes.get());
+        m.put("lease", Map.of("holder", lease.holder(), "epoch", lease.epoch()));
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("version", policyVersion);
         p.put("file", policyFile == null ? null : policyFile.toString());
@@ -532,6 +547,7 @@ public final class RaidServer implements AutoCloseable {
         scrubber.stop();
         http.close();
         shutDownExecutors();
+        lease.close();
     }
 
     private void shutDownExecutors() {

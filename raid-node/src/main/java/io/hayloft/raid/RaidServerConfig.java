@@ -26,6 +26,14 @@ public final class RaidServerConfig {
     public long requestTimeoutMillis = 10_000;
     /** Directory for spool files; null: the system temp directory. */
     public String spoolDir;
+    /**
+     * Name this raid-node holds the cluster's raid lease under; null: {@code raid-node@<host>:<pid>}.
+     * A stable name lets a restarted raid-node take its lease back at once (never share one between
+     * two running raid-nodes).
+     */
+    public String nodeId;
+    /** How long the raid lease lasts without renewal (renewed every third of it). */
+    public long leaseTtlMillis = 30_000;
     /** Longest a {@code POST /admin/run} or {@code /admin/scrub} waits for its pass. */
     public long adminWaitMillis = 3_600_000;
 
@@ -39,6 +47,12 @@ public final class RaidServerConfig {
         }
         if (adminWaitMillis < 1) {
             throw new IllegalArgumentException("adminWaitMillis must be >= 1, was " + adminWaitMillis);
+        }
+        if (leaseTtlMillis < 3 || leaseTtlMillis > 3_600_000) {
+            throw new IllegalArgumentException("leaseTtlMillis must be in 3..3600000, was " + leaseTtlMillis);
+        }
+        if (nodeId != null && nodeId.isBlank()) {
+            throw new IllegalArgumentException("nodeId must not be blank");
         }
         base().validate();
         return this;

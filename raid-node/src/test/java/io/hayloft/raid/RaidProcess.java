@@ -32,6 +32,9 @@ final class RaidProcess implements AutoCloseable {
             cmd.add("-Dhayloft.raid.haltAt=" + haltAt);
         }
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), RaidMain.class.getName()));
+        // Every process plays the same raid-node restarting (a stable nodeId): it takes back the
+        // raid lease its halted predecessor held at once, as a restarted daemon does.
+        cmd.add("nodeId=crash-test-raid-node");
         cmd.addAll(List.of(settings));
         process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         Thread reader = new Thread(() -> {

@@ -7,6 +7,7 @@ import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.Cluster;
+import io.hayloft.raid.RaidLease;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ReclaimJob;
 import io.hayloft.common.wire.StripeMap;
@@ -41,6 +42,9 @@ public final class RaidCommand implements Runnable {
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
+
+    /** How long a command's raid lease lasts without renewal (renewed every third of it). */
+    static final long LEASE_TTL_MILLIS = 60_000;
 
     /** Options every raid subcommand shares. */
     static class Common {
@@ -83,6 +87,15 @@ public final class RaidCommand implements Runnable {
             return spec.commandLine().getOut();
         }
 
+        /**
+         * Takes the cluster's raid lease for this command (one raid-node at a time deletes and
+         * rewrites blocks); fails with a message naming the holder when a daemon or another
+         * command has it.
+         */
+        RaidLease lease(RaidNode node) throws java.io.IOException {
+            return RaidLease.acquire(node.cluster(), RaidLease.commandHolder(), LEASE_TTL_MILLIS);
+        }
+
         Progress.Factory bars() {
             return Progress.Factory.of(spec.commandLine().getErr(), progress);
         }
@@ -97,19 +110,25 @@ public final class RaidCommand implements Runnable {
         public Integer call() throws Exception {
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config(), runner);
-                node.recover();
-                EncodeJob.Result r;
-                EncodeProgress bar = new EncodeProgress(node, volume, bars());
-                try {
-                    r = node.encode(volume, bar);
-                } finally {
-                    bar.close();
+                try (RaidLease lease = lease(node)) {
+                    return encode(node);
                 }
-                double secs = r.nanos() / 1e9;
-                out().printf(Locale.ROOT, "volume %d encoded as job %s: %d stripes, %d bytes in %.2f s (%.1f MB/s)%n",
-                        r.volume(), r.job(), r.stripes(), r.volumeBytes(), secs, r.volumeBytes() / 1e6 / Math.max(secs, 1e-9));
-                return 0;
             }
+        }
+
+        private int encode(RaidNode node) throws Exception {
+            node.recover();
+            EncodeJob.Result r;
+            EncodeProgress bar = new EncodeProgress(node, volume, bars());
+            try {
+                r = node.encode(volume, bar);
+            } finally {
+                bar.close();
+            }
+            double secs = r.nanos() / 1e9;
+            out().printf(Locale.ROOT, "volume %d encoded as job %s: %d stripes, %d bytes in %.2f s (%.1f MB/s)%n",
+                    r.volume(), r.job(), r.stripes(), r.volumeBytes(), secs, r.volumeBytes() / 1e6 / Math.max(secs, 1e-9));
+            return 0;
         }
     }
 
@@ -179,39 +198,45 @@ public final class RaidCommand implements Runnable {
         public Integer call() throws Exception {
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config(), runner);
-                BlockFixer fixer = new BlockFixer(node.cluster(), node.config());
-                List<BlockFixer.Damage> damage = fixer.scan();
-                long total = 0;
-                Map<Integer, Long> blockSizes = new TreeMap<>();
-                for (BlockFixer.Damage d : damage) {
-                    Long b = blockSizes.get(d.volume());
-                    if (b == null) {
-                        b = node.cluster().stripeMap(d.volume()).blockSize();
-                        blockSizes.put(d.volume(), b);
-                    }
-                    total += d.units().length * b;
+                try (RaidLease lease = lease(node)) {
+                    return fix(node);
                 }
-                BlockFixer.Report r;
-                try (Progress bar = bars().start("fix", total)) {
-                    long[] shown = {0};
-                    fixer.checkpoints(step -> {
-                        if (step.equals("rebuilt")) {
-                            synchronized (shown) {
-                                long w = fixer.bytesWritten();
-                                bar.add(w - shown[0]);
-                                shown[0] = w;
-                            }
-                        }
-                    });
-                    r = fixer.repairAll(damage);
-                }
-                double secs = r.nanos() / 1e9;
-                out().printf(Locale.ROOT, "%d stripes, %d blocks rebuilt in %.2f s; %d bytes read, %d written "
-                                + "(%.2f bytes read per byte rebuilt)%n", r.stripes(), r.blocks(), secs, r.bytesRead(),
-                        r.bytesWritten(), r.readAmplification());
-                r.failures().forEach(f -> out().println("FAILED: " + f));
-                return r.failures().isEmpty() ? 0 : Hayloft.EXIT_FAILED;
             }
+        }
+
+        private int fix(RaidNode node) throws Exception {
+            BlockFixer fixer = new BlockFixer(node.cluster(), node.config());
+            List<BlockFixer.Damage> damage = fixer.scan();
+            long total = 0;
+            Map<Integer, Long> blockSizes = new TreeMap<>();
+            for (BlockFixer.Damage d : damage) {
+                Long b = blockSizes.get(d.volume());
+                if (b == null) {
+                    b = node.cluster().stripeMap(d.volume()).blockSize();
+                    blockSizes.put(d.volume(), b);
+                }
+                total += d.units().length * b;
+            }
+            BlockFixer.Report r;
+            try (Progress bar = bars().start("fix", total)) {
+                long[] shown = {0};
+                fixer.checkpoints(step -> {
+                    if (step.equals("rebuilt")) {
+                        synchronized (shown) {
+                            long w = fixer.bytesWritten();
+                            bar.add(w - shown[0]);
+                            shown[0] = w;
+                        }
+                    }
+                });
+                r = fixer.repairAll(damage);
+            }
+            double secs = r.nanos() / 1e9;
+            out().printf(Locale.ROOT, "%d stripes, %d blocks rebuilt in %.2f s; %d bytes read, %d written "
+                            + "(%.2f bytes read per byte rebuilt)%n", r.stripes(), r.blocks(), secs, r.bytesRead(),
+                    r.bytesWritten(), r.readAmplification());
+            r.failures().forEach(f -> out().println("FAILED: " + f));
+            return r.failures().isEmpty() ? 0 : Hayloft.EXIT_FAILED;
         }
     }
 
@@ -231,28 +256,34 @@ public final class RaidCommand implements Runnable {
             config.validate();
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config, runner);
-                node.recover();
-                if (volumes == null || volumes.isEmpty()) {
-                    List<ReclaimJob.Result> rs = node.reclaimDue();
-                    rs.forEach(this::print);
-                    out().printf(Locale.ROOT, "%d coded volumes surveyed, %d reclaimed%n", rs.size(),
-                            rs.stream().filter(ReclaimJob.Result::reclaimed).count());
-                    return 0;
+                try (RaidLease lease = lease(node)) {
+                    return reclaim(node);
                 }
-                int exit = 0;
-                for (int v : volumes) {
-                    try {
-                        print(node.reclaim(v, threshold));
-                    } catch (Cluster.HttpStatusException e) {
-                        spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
-                        exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
-                    } catch (java.io.IOException | IllegalStateException e) {
-                        spec.commandLine().getErr().println("volume " + v + ": reclaim failed: " + e.getMessage());
-                        exit = Math.max(exit, Hayloft.EXIT_FAILED);
-                    }
-                }
-                return exit;
             }
+        }
+
+        private int reclaim(RaidNode node) throws Exception {
+            node.recover();
+            if (volumes == null || volumes.isEmpty()) {
+                List<ReclaimJob.Result> rs = node.reclaimDue();
+                rs.forEach(this::print);
+                out().printf(Locale.ROOT, "%d coded volumes surveyed, %d reclaimed%n", rs.size(),
+                        rs.stream().filter(ReclaimJob.Result::reclaimed).count());
+                return 0;
+            }
+            int exit = 0;
+            for (int v : volumes) {
+                try {
+                    print(node.reclaim(v, threshold));
+                } catch (Cluster.HttpStatusException e) {
+                    spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
+                    exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
+                } catch (java.io.IOException | IllegalStateException e) {
+                    spec.commandLine().getErr().println("volume " + v + ": reclaim failed: " + e.getMessage());
+                    exit = Math.max(exit, Hayloft.EXIT_FAILED);
+                }
+            }
+            return exit;
         }
 
         private void print(ReclaimJob.Result r) {
@@ -273,7 +304,10 @@ public final class RaidCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
-                new RaidNode(config(), runner).recover();
+                RaidNode node = new RaidNode(config(), runner);
+                try (RaidLease lease = lease(node)) {
+                    node.recover();
+                }
                 out().println("recovered");
                 return 0;
             }

@@ -1,6 +1,7 @@
 package io.hayloft.cli.raid;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.cluster.ClusterOptions;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code raid encode} and {@code raid fix} draw progress bars to 100%; {@code raid status
- * --raid-node} prints the daemon's jobs, repair rate and bytes read per repaired byte.
+ * --raid-node} prints the daemon's jobs, repair rate and bytes read per repaired byte; while the
+ * daemon holds the raid lease, {@code raid fix} and a second daemon are refused.
  */
 class RaidProgressAndStatusTest {
 
@@ -75,7 +77,20 @@ class RaidProgressAndStatusTest {
                 assertThat(status.code()).as(status.err()).isZero();
                 assertThat(status.out()).contains("policy:           version 1 (defaults)", "running jobs:",
                         "repair rate:", "bytes read per repaired byte", "scrub:");
+                // The daemon holds the raid lease: a command that would delete blocks is refused, naming it.
+                Run refused = run("raid", "fix", "--directory", d);
+                assertThat(refused.code()).isEqualTo(Hayloft.EXIT_FAILED);
+                assertThat(refused.err()).contains("held by raid-node@");
+                RaidServerConfig other = new RaidServerConfig();
+                other.port = 0;
+                other.directory = d;
+                other.nodeId = "second-raid-node"; // another process, as far as the lease goes
+                assertThatThrownBy(() -> RaidServer.start(other, Checkpoints.NONE)).isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("another raid-node works on this cluster").hasMessageContaining("held by raid-node@");
             }
+            // Released when the daemon stops.
+            Run after = run("raid", "recover", "--directory", d);
+            assertThat(after.code()).as(after.err()).isZero();
             Run unreachable = run("raid", "status", "--raid-node", "127.0.0.1:1");
             assertThat(unreachable.code()).isEqualTo(Hayloft.EXIT_FAILED);
             assertThat(unreachable.err()).contains("127.0.0.1:1");
