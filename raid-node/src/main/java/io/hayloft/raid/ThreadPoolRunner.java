@@ -83,6 +83,7 @@ public final class ThreadPoolRunner implements JobRunner {
         Throwable[] errors = new Throwable[n];
         Thread[] running = new Thread[n];
         boolean[] aborted = new boolean[1];
+        Throwable[] cause = new Throwable[1];
         CountDownLatch finished = new CountDownLatch(n);
         BlockingQueue<Integer> completed = new LinkedBlockingQueue<>();
         for (int i = 0; i < n; i++) {
@@ -99,6 +100,16 @@ public final class ThreadPoolRunner implements JobRunner {
                     results[at] = task.call();
                 } catch (Throwable e) {
                     errors[at] = e;
+                    if (abortOnFailure) { // stop the job here, before this worker takes another of its tasks
+                        synchronized (running) {
+                            if (!aborted[0]) {
+                                cause[0] = e; // the failure that stopped the job, not its victims' interrupts
+                            }
+                            aborted[0] = true;
+                            running[at] = null;
+                            Arrays.stream(running).filter(t -> t != null).forEach(Thread::interrupt);
+                        }
+                    }
                 } finally {
                     synchronized (running) {
                         running[at] = null;
@@ -126,6 +137,9 @@ public final class ThreadPoolRunner implements JobRunner {
         }
         if (first != null && abortOnFailure) {
             abort(running, aborted, finished);
+            synchronized (running) {
+                first = cause[0] != null ? cause[0] : first;
+            }
         }
         if (first instanceof Exception e) {
             throw e;
