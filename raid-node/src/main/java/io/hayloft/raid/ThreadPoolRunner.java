@@ -36,6 +36,7 @@ public final class ThreadPoolRunner implements JobRunner {
 
     private final ExecutorService pool;
     private final int workers;
+    private volatile boolean closed;
 
     public ThreadPoolRunner(int workers) {
         if (workers < 1) {
@@ -94,6 +95,9 @@ public final class ThreadPoolRunner implements JobRunner {
                     synchronized (running) {
                         if (aborted[0]) {
                             return;
+                        }
+                        if (closed) {
+                            throw new java.util.concurrent.CancellationException("the runner was closed before task " + at + " ran");
                         }
                         running[at] = Thread.currentThread();
                     }
@@ -192,8 +196,12 @@ public final class ThreadPoolRunner implements JobRunner {
         return out;
     }
 
+    /** Stops the pool: running tasks are interrupted; queued ones fail with a CancellationException. */
     @Override
     public void close() {
-        pool.shutdownNow();
+        closed = true;
+        for (Runnable queued : pool.shutdownNow()) {
+            queued.run(); // fails at once, so whoever waits on its job hears of it
+        }
     }
 }

@@ -99,4 +99,25 @@ class ThreadPoolRunnerTest {
             assertThat(ran).isTrue();
         }
     }
+
+    @Test
+    void closingTheRunnerFailsTheJobsWaitingOnIt() throws Exception {
+        ThreadPoolRunner runner = new ThreadPoolRunner(1);
+        CountDownLatch started = new CountDownLatch(1);
+        List<Callable<Integer>> tasks = List.of(() -> {
+            started.countDown();
+            new CountDownLatch(1).await(60, TimeUnit.SECONDS);
+            return 0;
+        }, () -> 1);
+        java.util.concurrent.CompletableFuture<List<Integer>> job = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return runner.runLocal(tasks, (i, r) -> { });
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        runner.close();
+        assertThatThrownBy(() -> job.get(30, TimeUnit.SECONDS)).isInstanceOf(java.util.concurrent.ExecutionException.class);
+    }
 }
