@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.ColdReader;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
@@ -94,7 +95,7 @@ class SparkRunnerTest {
     }
 
     @Test
-    void encodesVolumesOneSparkTaskPerStripeAndEveryNeedleReadsBack() throws Exception {
+    void encodesAndRepairsVolumesOneSparkTaskPerStripeAndEveryNeedleReadsBack() throws Exception {
         try (TestCluster cluster = new TestCluster(dir, 15)) {
             int first = cluster.writeVolume(150, 4000);
             int second = cluster.writeVolume(100, 4000);
@@ -133,6 +134,29 @@ class SparkRunnerTest {
             try (ColdReader reader = new ColdReader(plain.cluster())) {
                 for (TestCluster.Photo p : cluster.photos.values()) {
                     assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
+                }
+                assertThat(reader.degradedReads()).isZero();
+            }
+
+            // Repair as Spark tasks, one per damaged stripe: lose one block of each of two stripes.
+            StripeMap map = plain.cluster().stripeMap(first);
+            var stores = plain.cluster().stores();
+            for (int s = 0; s < 2; s++) {
+                StripeMap.Block lost = map.stripes().get(s).blocks().get(s + 3);
+                assertThat(plain.cluster().deleteBlock(stores.get(lost.store()).address(), lost.name())).isTrue();
+            }
+            BlockFixer.Report report;
+            try (SparkRunner runner = new SparkRunner(spark, 1)) {
+                report = new BlockFixer(plain.cluster(), config).repairAll(runner);
+            }
+            assertThat(report.failures()).isEmpty();
+            assertThat(report.stripes()).isEqualTo(2);
+            assertThat(report.blocks()).isEqualTo(2);
+            assertThat(report.bytesWritten()).isEqualTo(2L * map.blockSize());
+            assertThat(new BlockFixer(plain.cluster(), config).scan()).isEmpty();
+            try (ColdReader reader = new ColdReader(plain.cluster())) {
+                for (TestCluster.Photo p : cluster.photos.values()) {
+                    assertThat(reader.get(p.key(), 0)).as("photo " + p.key() + " after repair").isEqualTo(p.data());
                 }
                 assertThat(reader.degradedReads()).isZero();
             }
