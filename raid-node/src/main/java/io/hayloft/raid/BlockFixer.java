@@ -47,7 +47,7 @@ public final class BlockFixer {
     private static final Logger LOG = LoggerFactory.getLogger(BlockFixer.class);
 
     /** Blocks of one stripe to rebuild. */
-    public record Damage(int volume, int stripe, int[] units, String why) {
+    public record Damage(int volume, int stripe, int[] units, String why) implements java.io.Serializable {
     }
 
     /** What one {@link #repairAll()} did. */
@@ -169,6 +169,41 @@ public final class BlockFixer {
         }
         return new Report(stripes.get(), blocks.get(), totalRead.get() - read0, totalWritten.get() - written0,
                 List.copyOf(singles), List.copyOf(failures), System.nanoTime() - t0);
+    }
+
+    /**
+     * Scans, then repairs every damaged stripe as one {@link StripeRepairTask} per stripe on
+     * {@code runner} (Spark, say). Each task enforces the per-store read budget on its own; a failed
+     * stripe is reported, not thrown.
+     */
+    public Report repairAll(JobRunner runner) throws Exception {
+        long t0 = System.nanoTime();
+        List<StripeRepairTask> tasks = new ArrayList<>();
+        for (Damage d : scan()) {
+            tasks.add(new StripeRepairTask(config, d));
+        }
+        List<Long> singles = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        int stripes = 0;
+        int blocks = 0;
+        long read = 0;
+        long written = 0;
+        for (StripeRepairTask.Outcome o : runner.run(tasks)) {
+            read += o.bytesRead();
+            written += o.bytesWritten();
+            if (o.failure() != null) {
+                failures.add(o.failure());
+                continue;
+            }
+            stripes++;
+            blocks += o.blocks();
+            if (o.blocks() == 1) {
+                singles.add(o.bytesRead());
+            }
+        }
+        totalRead.addAndGet(read);
+        totalWritten.addAndGet(written);
+        return new Report(stripes, blocks, read, written, List.copyOf(singles), List.copyOf(failures), System.nanoTime() - t0);
     }
 
     /**

@@ -2,14 +2,9 @@ package io.hayloft.raid;
 
 import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.erasure.CodecKind;
-import io.hayloft.erasure.ErasureCodec;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,9 +22,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>seal a replica and read its size; plan every block name and store; record the plan in the
  *       directory (volume → ENCODING) — {@code begun};</li>
- *   <li>per stripe: copy the {@code k} data blocks from the replica (through a local spool file per
- *       unit, bounded memory), compute the {@code r} parity blocks from the spool, upload all —
- *       {@code stripe-N};</li>
+ *   <li>per stripe, in parallel on the {@link JobRunner} ({@link StripeEncodeTask}): copy the
+ *       {@code k} data blocks from the replica (through a local spool file per unit, bounded memory),
+ *       compute the {@code r} parity blocks from the spool, upload all, return the candidate needle
+ *       headers of the range — {@code stripe-N} as each finishes, any order; then walk the needle
+ *       chain over the candidates ({@link #chain});</li>
  *   <li>write the needle index block on several stores — {@code index};</li>
  *   <li>list every target store and check each block's length and CRC32C — {@code verified};</li>
  *   <li>commit the stripe map and ERASURE_CODED in one directory batch — {@code committed};</li>
@@ -39,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * to READ_ONLY. A crash leaves the plan in the directory; {@link RaidNode#recover()} finishes the
  * rollback, or the replica drop when the crash came after the commit.
  *
- * <p>Not thread-safe: one instance encodes one volume on one thread.
+ * <p>Not thread-safe: one instance encodes one volume at a time (its stripes run on the runner's
+ * threads; checkpoints are reported on the thread that called {@link #encode} or {@link #writeAll}).
  */
 public final class EncodeJob {
 
@@ -53,16 +51,19 @@ public final class EncodeJob {
     private final Cluster cluster;
     private final RaidConfig config;
     private final Checkpoints checkpoints;
-    private final Path spoolDir;
-    private VolumeSource source;
-    private long cursor = NeedleFormat.SUPERBLOCK_SIZE;
-    private final List<VolumeIndex.Entry> entries = new ArrayList<>();
+    private final JobRunner runner;
 
+    /** A job whose stripes run on a pool of {@code config.workers} threads made for each {@link #writeAll}. */
     public EncodeJob(Cluster cluster, RaidConfig config, Checkpoints checkpoints) {
+        this(cluster, config, checkpoints, null);
+    }
+
+    /** A job whose stripes run on {@code runner} (null: a pool made for each {@link #writeAll}). */
+    public EncodeJob(Cluster cluster, RaidConfig config, Checkpoints checkpoints, JobRunner runner) {
         this.cluster = cluster;
         this.config = config;
         this.checkpoints = checkpoints;
-        this.spoolDir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
+        this.runner = runner;
     }
 
     /**
@@ -110,34 +111,130 @@ public final class EncodeJob {
     /**
      * Writes every block of {@code plan} from {@code src} (data copied, parity computed, each block's
      * CRC32C recorded), then the needle index on its holders, and verifies every block from its
-     * store's listing. Reports {@code stripe-N}, {@code index} and {@code verified}.
+     * store's listing. Reports {@code stripe-N} as each stripe finishes (any order), then {@code index}
+     * and {@code verified}.
+     *
+     * <p>The stripes are {@link StripeEncodeTask}s: with a {@link ReplicaSource} they run on this job's
+     * {@link JobRunner} (Spark, say); any other source cannot leave this JVM and its stripes run on the
+     * in-process pool (the runner's {@link JobRunner#runLocal}, or a pool of {@code workers} threads made
+     * for the call when this job has no runner), its reads funnelled through one lock unless it is
+     * {@link VolumeSource#threadSafe()}.
      *
      * @return the plan with every block's length and CRC32C and the index block filled in, still
      *         {@link StripeMap#PLANNED}: the caller commits it
-     * @throws IOException when a source read, an upload or a verification fails; nothing is rolled back
+     * @throws IOException when a source read, an upload or a verification fails, or the volume's needle
+     *                     chain is broken; nothing is rolled back
      */
     public StripeMap writeAll(StripeMap plan, VolumeSource src, Map<String, Cluster.StoreRef> stores) throws IOException {
-        this.source = src;
-        this.cursor = NeedleFormat.SUPERBLOCK_SIZE;
-        this.entries.clear();
         long size = src.size();
-        try (ErasureCodec codec = ErasureCodec.create(CodecKind.fromWireName(plan.codec()), plan.k(), plan.r())) {
-            List<StripeMap.Stripe> written = new ArrayList<>();
-            for (StripeMap.Stripe s : plan.stripes()) {
-                written.add(writeStripe(codec, plan, s, size, stores));
-                checkpoints.reached("stripe-" + s.index());
+        int n = plan.k() + plan.r();
+        List<StripeEncodeTask> tasks = new ArrayList<>();
+        ReplicaSource.Spec spec = src instanceof ReplicaSource rs ? rs.spec() : null;
+        for (StripeMap.Stripe s : plan.stripes()) {
+            List<StripeEncodeTask.Target> targets = new ArrayList<>(n);
+            for (StripeMap.Block b : s.blocks()) {
+                Cluster.StoreRef ref = stores.get(b.store());
+                if (ref == null) {
+                    throw new IOException("block " + b.name() + " is planned on store " + b.store() + ", which the directory does not list");
+                }
+                targets.add(new StripeEncodeTask.Target(b.store(), ref.address(), b.name()));
             }
-            byte[] index = VolumeIndex.of(plan.volume(), entries).encode();
-            for (String holder : plan.index().holders()) {
-                cluster.putBlock(stores.get(holder).address(), plan.index().name(), index);
+            tasks.add(new StripeEncodeTask(config, plan.volume(), plan.codec(), plan.k(), plan.r(), plan.blockSize(), size,
+                    s.index(), targets, spec));
+        }
+        StripeMap.Stripe[] written = new StripeMap.Stripe[tasks.size()];
+        Map<Long, VolumeIndex.Entry> candidates = new HashMap<>();
+        JobRunner.Completion<StripeEncodeTask.Result> onDone = (i, r) -> {
+            StripeMap.Stripe planned = plan.stripes().get(i);
+            List<StripeMap.Block> blocks = new ArrayList<>(n);
+            for (int u = 0; u < n; u++) {
+                StripeMap.Block b = planned.blocks().get(u);
+                blocks.add(new StripeMap.Block(b.store(), b.name(), plan.blockSize(), r.crc32c()[u]));
             }
-            StripeMap done = new StripeMap(plan.volume(), plan.job(), plan.codec(), plan.k(), plan.r(), plan.blockSize(), size,
-                    StripeMap.PLANNED, written, new StripeMap.IndexBlock(plan.index().name(), plan.index().holders(),
-                    index.length, crc(index, 0, index.length)));
-            checkpoints.reached("index");
-            verify(done, stores);
-            checkpoints.reached("verified");
-            return done;
+            written[i] = new StripeMap.Stripe(planned.index(), blocks);
+            r.candidates().forEach(e -> candidates.putIfAbsent(e.offset(), e));
+            checkpoints.reached("stripe-" + planned.index());
+        };
+        runStripes(tasks, src, spec != null, onDone);
+        List<VolumeIndex.Entry> entries = chain(plan.volume(), size, candidates);
+        byte[] index = VolumeIndex.of(plan.volume(), entries).encode();
+        for (String holder : plan.index().holders()) {
+            cluster.putBlock(stores.get(holder).address(), plan.index().name(), index);
+        }
+        StripeMap done = new StripeMap(plan.volume(), plan.job(), plan.codec(), plan.k(), plan.r(), plan.blockSize(), size,
+                StripeMap.PLANNED, List.of(written), new StripeMap.IndexBlock(plan.index().name(), plan.index().holders(),
+                index.length, crc(index, 0, index.length)));
+        checkpoints.reached("index");
+        verify(done, stores);
+        checkpoints.reached("verified");
+        return done;
+    }
+
+    private void runStripes(List<StripeEncodeTask> tasks, VolumeSource src, boolean shippable,
+                            JobRunner.Completion<StripeEncodeTask.Result> onDone) throws IOException {
+        try {
+            if (shippable && runner != null) {
+                runner.run(tasks, onDone);
+                return;
+            }
+            VolumeSource shared = src.threadSafe() ? src : new LockedSource(src);
+            List<java.util.concurrent.Callable<StripeEncodeTask.Result>> local = new ArrayList<>();
+            for (StripeEncodeTask t : tasks) {
+                local.add(() -> t.encode(cluster, shared));
+            }
+            if (runner != null) {
+                runner.runLocal(local, onDone);
+            } else {
+                try (ThreadPoolRunner pool = new ThreadPoolRunner(config.workers)) {
+                    pool.runLocal(local, onDone);
+                }
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("volume " + src.volume() + ": encode interrupted", e);
+        } catch (Exception e) {
+            throw new IOException("volume " + src.volume() + ": a stripe task failed: " + e, e);
+        }
+    }
+
+    /**
+     * Walks the needle chain from the superblock over the stripes' candidate headers: each needle
+     * starts where the previous one ends, so false candidates inside photo data are never visited.
+     *
+     * @throws IOException when the chain reaches an offset with no header before the end of the volume
+     */
+    static List<VolumeIndex.Entry> chain(int volume, long size, Map<Long, VolumeIndex.Entry> candidates) throws IOException {
+        List<VolumeIndex.Entry> out = new ArrayList<>();
+        long cursor = NeedleFormat.SUPERBLOCK_SIZE;
+        while (cursor < size) {
+            VolumeIndex.Entry e = candidates.get(cursor);
+            if (e == null || e.length() < NeedleFormat.HEADER_SIZE + NeedleFormat.FOOTER_SIZE) {
+                throw new IOException("volume " + volume + " is not a clean sealed volume: no needle header at volume offset "
+                        + cursor + (e == null ? "" : " (data size " + e.dataSize() + ")"));
+            }
+            out.add(e);
+            cursor += e.length();
+        }
+        return out;
+    }
+
+    /** A source read by one thread at a time. */
+    private record LockedSource(VolumeSource inner) implements VolumeSource {
+        @Override
+        public int volume() {
+            return inner.volume();
+        }
+
+        @Override
+        public long size() {
+            return inner.size();
+        }
+
+        @Override
+        public synchronized byte[] read(long offset, int length) throws IOException {
+            return inner.read(offset, length);
         }
     }
 
@@ -170,94 +267,9 @@ public final class EncodeJob {
         return "v" + volume + "-" + job + "-s" + stripe + "-u" + unit + (generation == 0 ? "" : "-g" + generation);
     }
 
-    private StripeMap.Stripe writeStripe(ErasureCodec codec, StripeMap plan, StripeMap.Stripe s, long size,
-                                         Map<String, Cluster.StoreRef> stores) throws IOException {
-        int k = config.k;
-        int n = k + config.r;
-        long b = config.blockSize;
-        long stripeStart = (long) s.index() * k * b;
-        FileChannel[] spool = new FileChannel[n];
-        Path dir = Files.createTempDirectory(spoolDir, "hayloft-spool-v" + plan.volume() + "-s" + s.index() + "-");
-        try {
-            for (int u = 0; u < n; u++) {
-                spool[u] = FileChannel.open(dir.resolve("u" + u), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                        StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE);
-            }
-            // Data: replica → spool, zero-padded past the end of the volume.
-            for (int u = 0; u < k; u++) {
-                long base = stripeStart + u * b;
-                for (long off = 0; off < b; off += config.transferBytes) {
-                    int len = (int) Math.min(config.transferBytes, b - off);
-                    byte[] chunk = new byte[len];
-                    long avail = Math.min(len, size - (base + off));
-                    if (avail > 0) {
-                        byte[] raw = source.read(base + off, (int) avail);
-                        System.arraycopy(raw, 0, chunk, 0, raw.length);
-                    }
-                    writeFully(spool[u], ByteBuffer.wrap(chunk), off);
-                }
-            }
-            scanNeedles(plan.volume(), spool, stripeStart, Math.min(stripeStart + k * b, size));
-            codec.encode(b, (unit, off, dst) -> readFully(spool[unit], dst, off),
-                    (unit, off, src) -> writeFully(spool[unit], src, off));
-            List<StripeMap.Block> blocks = new ArrayList<>();
-            for (int u = 0; u < n; u++) {
-                StripeMap.Block planned = s.blocks().get(u);
-                long crc = upload(stores.get(planned.store()).address(), planned.name(), spool[u], b);
-                blocks.add(new StripeMap.Block(planned.store(), planned.name(), b, crc));
-            }
-            return new StripeMap.Stripe(s.index(), blocks);
-        } finally {
-            for (FileChannel c : spool) {
-                if (c != null) {
-                    c.close();
-                }
-            }
-            Files.deleteIfExists(dir);
-        }
-    }
-
     /** Streams a spooled block to its store in transfer-sized appends; returns its CRC32C. */
     long upload(String store, String name, FileChannel from, long length) throws IOException {
-        CRC32C crc = new CRC32C();
-        cluster.createBlock(store, name);
-        for (long off = 0; off < length; off += config.transferBytes) {
-            int len = (int) Math.min(config.transferBytes, length - off);
-            ByteBuffer chunk = ByteBuffer.allocate(len);
-            readFully(from, chunk, off);
-            crc.update(chunk.array(), 0, len);
-            cluster.appendBlock(store, name, chunk.array());
-        }
-        return crc.getValue();
-    }
-
-    /** Adds to the index every needle whose header starts in {@code [stripeStart, end)}. */
-    private void scanNeedles(int volume, FileChannel[] spool, long stripeStart, long end) throws IOException {
-        ByteBuffer h = ByteBuffer.allocate(NeedleFormat.HEADER_SIZE);
-        while (cursor < end) {
-            h.clear();
-            if (cursor + NeedleFormat.HEADER_SIZE <= end) {
-                long rel = cursor - stripeStart;
-                while (h.hasRemaining()) {
-                    int unit = (int) ((rel + h.position()) / config.blockSize);
-                    long inBlock = (rel + h.position()) % config.blockSize;
-                    ByteBuffer part = h.slice().limit((int) Math.min(h.remaining(), config.blockSize - inBlock));
-                    readFully(spool[unit], part, inBlock);
-                    h.position(h.position() + part.limit());
-                }
-                h.flip();
-            } else {
-                h.put(source.read(cursor, NeedleFormat.HEADER_SIZE)).flip();
-            }
-            VolumeIndex.Entry e;
-            try {
-                e = NeedleFormat.header(h, cursor);
-            } catch (IllegalStateException bad) {
-                throw new IOException("volume " + volume + " is not a clean sealed volume: " + bad.getMessage());
-            }
-            entries.add(e);
-            cursor += e.length();
-        }
+        return StripeEncodeTask.upload(cluster, config.transferBytes, store, name, from, length);
     }
 
     private void verify(StripeMap map, Map<String, Cluster.StoreRef> stores) throws IOException {

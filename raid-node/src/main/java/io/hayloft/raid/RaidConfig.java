@@ -5,9 +5,13 @@ import io.hayloft.erasure.CodecKind;
 /**
  * What the raid-node encodes and how: codec, stripe shape, block size, age policy, repair budget.
  * Each field's default is the documented default (docs/raid.md). Mutable until {@link #validate()},
- * then treat as immutable; not thread-safe while being filled.
+ * then treat as immutable; not thread-safe while being filled. Serializable, so raid tasks can carry
+ * it to an engine's executors ({@link RaidTask}).
  */
-public final class RaidConfig {
+public final class RaidConfig implements java.io.Serializable {
+
+    private static final long serialVersionUID = 1L;
+
     /** Directory host:port. */
     public String directory = "127.0.0.1:7000";
     /** Bearer token for the directory's admin endpoints; null when the cluster has none. */

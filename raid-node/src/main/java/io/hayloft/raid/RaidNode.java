@@ -58,7 +58,7 @@ public final class RaidNode {
 
     /** Encodes one volume now, whatever its age. */
     public EncodeJob.Result encode(int volume) throws IOException {
-        return new EncodeJob(cluster, config, checkpoints).encode(volume);
+        return new EncodeJob(cluster, config, checkpoints, runner).encode(volume);
     }
 
     /**

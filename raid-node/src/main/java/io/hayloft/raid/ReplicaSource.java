@@ -52,7 +52,38 @@ public final class ReplicaSource implements VolumeSource {
 
     /** Store addresses of the replicas, the one in use first. */
     public List<String> replicas() {
-        return replicas;
+        int at = current;
+        List<String> out = new java.util.ArrayList<>(replicas.subList(at, replicas.size()));
+        out.addAll(replicas.subList(0, at));
+        return out;
+    }
+
+    /** What it takes to read this volume elsewhere (an engine's executor): no seal, the same replicas. */
+    public Spec spec() {
+        return new Spec(volume, replicas(), size);
+    }
+
+    /**
+     * A serializable description of a replica source whose replica is already sealed: volume, store
+     * addresses (the one to read first, first) and size.
+     */
+    public record Spec(int volume, List<String> replicas, long size) implements java.io.Serializable {
+        public Spec {
+            if (replicas.isEmpty()) {
+                throw new IllegalArgumentException("volume " + volume + ": a replica source needs at least one replica");
+            }
+            replicas = List.copyOf(replicas);
+        }
+
+        /** A source reading through {@code cluster}; does not seal (the driver did). */
+        public ReplicaSource open(Cluster cluster) {
+            return new ReplicaSource(cluster, volume, replicas, 0, size);
+        }
+    }
+
+    @Override
+    public boolean threadSafe() {
+        return true;
     }
 
     @Override

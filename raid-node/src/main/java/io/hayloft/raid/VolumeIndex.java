@@ -36,7 +36,7 @@ public final class VolumeIndex {
     public static final int FLAG_DELETED = 1;
 
     /** One needle: its place in the volume file. */
-    public record Entry(long key, int alt, int flags, long offset, int length, int dataSize) {
+    public record Entry(long key, int alt, int flags, long offset, int length, int dataSize) implements java.io.Serializable {
         public boolean deleted() {
             return (flags & FLAG_DELETED) != 0;
         }

@@ -19,22 +19,25 @@ import java.util.Map;
 import java.util.Random;
 import java.util.function.BooleanSupplier;
 
-/** A real directory and N real store servers on loopback, one rack per store, and a photo model. */
-final class TestCluster implements AutoCloseable {
+/**
+ * A real directory and N real store servers on loopback, one rack per store, and a photo model.
+ * Published in raid-node's test-jar for raid-spark's tests. Not thread-safe.
+ */
+public final class TestCluster implements AutoCloseable {
 
     /** A photo the test wrote: the source of truth reads are compared against. */
-    record Photo(long key, int volume, String cookie, byte[] data) {
+    public record Photo(long key, int volume, String cookie, byte[] data) {
     }
 
     final Path dir;
-    final DirectoryServer directory;
+    public final DirectoryServer directory;
     final Map<String, StoreServer> stores = new LinkedHashMap<>();
-    final Map<Long, Photo> photos = new LinkedHashMap<>();
+    public final Map<Long, Photo> photos = new LinkedHashMap<>();
     final java.util.Set<String> stopped = new java.util.HashSet<>();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Random random = new Random(42);
 
-    TestCluster(Path dir, int n) throws Exception {
+    public TestCluster(Path dir, int n) throws Exception {
         this.dir = dir;
         DirectoryConfig d = new DirectoryConfig();
         d.dataDir = dir.resolve("directory").toString();
@@ -74,7 +77,7 @@ final class TestCluster implements AutoCloseable {
                 .anyMatch(s -> s.id().equals(id) && s.state() == StoreInfo.StoreState.FAILED));
     }
 
-    RaidConfig raidConfig(String codec, long blockSize) {
+    public RaidConfig raidConfig(String codec, long blockSize) {
         RaidConfig c = new RaidConfig();
         c.directory = directory.address();
         c.codec = codec;
@@ -86,7 +89,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
-    int writeVolume(int count, int maxSize) throws Exception {
+    public int writeVolume(int count, int maxSize) throws Exception {
         Wire.AssignResponse a = directory.directory().assign(count);
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         java.io.DataOutputStream batch = new java.io.DataOutputStream(bytes);
@@ -123,7 +126,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     /** Every block on every running store, as store/name. */
-    List<String> allBlocks() throws Exception {
+    public List<String> allBlocks() throws Exception {
         List<String> out = new ArrayList<>();
         for (Map.Entry<String, StoreServer> e : stores.entrySet()) {
             if (!stopped.contains(e.getKey())) {

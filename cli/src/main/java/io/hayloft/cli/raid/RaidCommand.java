@@ -108,7 +108,7 @@ public final class RaidCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+            try (ThreadPoolRunner runner = new ThreadPoolRunner(workers)) {
                 RaidNode node = new RaidNode(config(), runner);
                 try (RaidLease lease = lease(node)) {
                     return encode(node);
