@@ -28,6 +28,13 @@ public final class RaidConfig {
     public long requestTimeoutMillis = 10_000;
     /** Parallel encode or repair jobs. */
     public int workers = 4;
+    /**
+     * Most stripes repaired at once by {@code BlockFixer.repairAll}: it runs one worker per damaged
+     * stripe up to this bound (each holds at most {@code 2 × k × repairWindowBytes}).
+     */
+    public int repairWorkers = 16;
+    /** Bytes of each unit a repair fetches per round (rounds are fetched one ahead of decoding). */
+    public int repairWindowBytes = 1 << 20;
     /** Bytes per second each store may spend on repair reads (0: unlimited). */
     public long repairBytesPerSecondPerStore = 0;
     /** Directory for the raid-node's per-stripe spool files; null: the system temp directory. */
@@ -54,6 +61,12 @@ public final class RaidConfig {
         }
         if (workers < 1) {
             throw new IllegalArgumentException("workers must be >= 1, was " + workers);
+        }
+        if (repairWorkers < 1) {
+            throw new IllegalArgumentException("repairWorkers must be >= 1, was " + repairWorkers);
+        }
+        if (repairWindowBytes < 2 || repairWindowBytes % 2 != 0) {
+            throw new IllegalArgumentException("repairWindowBytes must be an even number >= 2, was " + repairWindowBytes);
         }
         if (requestTimeoutMillis < 1) {
             throw new IllegalArgumentException("requestTimeoutMillis must be >= 1, was " + requestTimeoutMillis);
