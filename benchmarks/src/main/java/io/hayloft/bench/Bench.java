@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 @Command(name = "hayloft bench", mixinStandardHelpOptions = true,
         description = "Benchmarks: JMH for code paths, load tools for servers.",
         subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, io.hayloft.bench.store.StoreBench.class,
-                io.hayloft.bench.cluster.ClusterLoad.class, io.hayloft.bench.cache.CacheLoad.class, io.hayloft.bench.raid.RaidBench.class})
+                io.hayloft.bench.cluster.ClusterLoad.class, io.hayloft.bench.cache.CacheLoad.class, io.hayloft.bench.raid.RaidBench.class,
+                io.hayloft.bench.raid.RaidRecoveryBench.class})
 public final class Bench implements Runnable {
 
     @CommandLine.Spec
