@@ -78,6 +78,8 @@ public final class BlockFixer {
     private final AtomicLong totalRead = new AtomicLong();
     private final AtomicLong totalWritten = new AtomicLong();
     private final AtomicInteger rotation = new AtomicInteger();
+    /** Repairs in flight per target store: new repairs go to the least busy targets. */
+    private final Map<String, AtomicInteger> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
 
     public BlockFixer(Cluster cluster, RaidConfig config) {
         this.cluster = cluster;
@@ -201,14 +203,20 @@ public final class BlockFixer {
                 exclude.add(blocks.get(u).store());
             }
         }
-        List<Cluster.StoreRef> chosen = BlockPlacement.choose(stores, lost.size(), rotation.getAndIncrement(), exclude);
+        List<Cluster.StoreRef> chosen = chooseTargets(stores, lost.size(), exclude);
         Map<Integer, Cluster.StoreRef> targets = new HashMap<>();
         for (int u : lost) {
             targets.put(u, chosen.get(targets.size()));
         }
         String ingress = chosen.get(0).id();
         Set<Integer> unreadable = new TreeSet<>();
-        Path dir = Files.createTempDirectory(spoolDir, "hayloft-repair-v" + d.volume() + "-s" + d.stripe() + "-");
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(spoolDir, "hayloft-repair-v" + d.volume() + "-s" + d.stripe() + "-");
+        } catch (IOException e) {
+            chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
+            throw e;
+        }
         try (ErasureCodec codec = ErasureCodec.create(CodecKind.fromWireName(m.codec()), m.k(), m.r())) {
             while (true) {
                 Map<Integer, FileChannel> out = new HashMap<>();
@@ -244,7 +252,56 @@ public final class BlockFixer {
             }
         } finally {
             Files.deleteIfExists(dir);
+            chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
         }
+    }
+
+    /**
+     * {@code n} targets outside {@code exclude}: the stores on racks the stripe does not use come
+     * first (as {@link BlockPlacement} orders them), and within each group the stores with the
+     * fewest repairs in flight, ties broken by a rotating start. Spreading targets by load, not by a
+     * static rotation alone, keeps one target's ingress from becoming the straggler (FDS).
+     */
+    private synchronized List<Cluster.StoreRef> chooseTargets(Map<String, Cluster.StoreRef> stores, int n, Set<String> exclude) {
+        long eligible = stores.values().stream().filter(s -> s.up() && !exclude.contains(s.id())).count();
+        List<Cluster.StoreRef> ordered = BlockPlacement.choose(stores, (int) Math.max(n, eligible), rotation.getAndIncrement(), exclude);
+        Set<String> usedRacks = new HashSet<>();
+        exclude.forEach(id -> {
+            Cluster.StoreRef s = stores.get(id);
+            if (s != null) {
+                usedRacks.add(s.rack());
+            }
+        });
+        List<Cluster.StoreRef> out = new ArrayList<>();
+        List<Cluster.StoreRef> left = new ArrayList<>(ordered);
+        while (out.size() < n) {
+            Cluster.StoreRef best = null;
+            for (Cluster.StoreRef s : left) {
+                if (best == null || better(s, best, usedRacks)) {
+                    best = s;
+                }
+            }
+            left.remove(best);
+            usedRacks.add(best.rack());
+            out.add(best);
+            inFlight.computeIfAbsent(best.id(), id -> new AtomicInteger()).incrementAndGet();
+        }
+        return out;
+    }
+
+    /** New rack first, then fewer repairs in flight; earlier in rotation order wins ties (strictly better only). */
+    private boolean better(Cluster.StoreRef s, Cluster.StoreRef best, Set<String> usedRacks) {
+        boolean newRack = !usedRacks.contains(s.rack());
+        boolean bestNewRack = !usedRacks.contains(best.rack());
+        if (newRack != bestNewRack) {
+            return newRack;
+        }
+        return load(s) < load(best);
+    }
+
+    private int load(Cluster.StoreRef s) {
+        AtomicInteger n = inFlight.get(s.id());
+        return n == null ? 0 : n.get();
     }
 
     /**

@@ -6,12 +6,12 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A bandwidth budget per link, as a NIC would impose: callers reserve bytes against one or two
  * links (a source store's egress and the repairer's ingress) and are paced so each link carries at
- * most {@code bytesPerSecond}. A transfer over two links occupies both from the moment both are
- * free until its bytes have crossed (one FIFO queue per link, full duplex: a store's egress and
- * ingress are separate links). Zero means unlimited.
+ * most {@code bytesPerSecond}. Each link is a FIFO queue of bytes at that rate; a transfer over two
+ * links is done when both have carried its bytes (the later of its two finishing times), so a busy
+ * ingress never leaves a source idle and vice versa — close to how flows share links. Full duplex:
+ * a store's egress and ingress are separate links. Zero means unlimited.
  *
- * <p>Thread-safe: reservations are made under the links' locks (taken in name order); waits happen
- * outside them.
+ * <p>Thread-safe: each link's reservation is made under its own lock; waits happen outside them.
  */
 public final class Throttle {
 
@@ -33,7 +33,7 @@ public final class Throttle {
     /**
      * Reserves {@code bytes} on the egress of {@code source} and, when not null, the ingress of
      * {@code sink}; returns the {@link System#nanoTime()} at which the transfer has crossed both
-     * (now when unlimited). The caller waits until then, blocking or not.
+     * links (now when unlimited). The caller waits until then, blocking or not.
      */
     public long reserve(String source, String sink, long bytes) {
         long now = System.nanoTime();
@@ -49,14 +49,15 @@ public final class Throttle {
             }
         }
         long[] in = slot("in:" + sink);
-        // Lock order: "in:" < "out:" always, so two reservations never wait on each other crosswise.
+        long outDone;
+        synchronized (out) {
+            outDone = Math.max(now, out[0]) + duration;
+            out[0] = outDone;
+        }
         synchronized (in) {
-            synchronized (out) {
-                long until = Math.max(now, Math.max(in[0], out[0])) + duration;
-                in[0] = until;
-                out[0] = until;
-                return until;
-            }
+            long inDone = Math.max(now, in[0]) + duration;
+            in[0] = inDone;
+            return Math.max(outDone, inDone);
         }
     }
 

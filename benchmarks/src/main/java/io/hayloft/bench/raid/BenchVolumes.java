@@ -101,6 +101,20 @@ final class BenchVolumes {
         }
     }
 
+    /** Waits (bounded) until the directory sees store {@code i} UP again. */
+    static void awaitUp(EmbeddedCluster cluster, int i) throws Exception {
+        String id = EmbeddedCluster.storeId(i);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (cluster.directory().directory().stores().stream()
+                .noneMatch(s -> s.id().equals(id) && s.state() == StoreInfo.StoreState.UP)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("store " + id + " not UP within 60 s");
+            }
+            cluster.heartbeat();
+            Thread.sleep(20); // a benchmark polling the directory, not a test
+        }
+    }
+
     /** Stops store {@code i} and waits (bounded) until the directory has marked it FAILED. */
     static void kill(EmbeddedCluster cluster, int i) throws Exception {
         String id = EmbeddedCluster.storeId(i);

@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
  * per store ({@code --per-store-mib} of blocks, in volumes of {@code --stripes-per-volume} stripes),
  * then one store is stopped and {@link BlockFixer#repairAll} rebuilds every block it held, each
  * store's egress and ingress throttled to {@code --store-mbps}. Prints the time to restore full
- * redundancy per cluster size and the speedup over the smallest.
+ * redundancy per cluster size (median of {@code --rounds} stores killed one after another, each
+ * after the previous one's blocks were rebuilt and it came back) and the speedup over the smallest.
  */
 @Command(name = "raid-recovery", mixinStandardHelpOptions = true,
         description = "Cold tier: time to restore full redundancy after a store dies, by cluster size.")
@@ -42,14 +43,16 @@ public final class RaidRecoveryBench implements Callable<Integer> {
     double storeMbps;
     @Option(names = "--workers", defaultValue = "64", description = "most repairs in flight (repairWorkers)")
     int workers;
+    @Option(names = "--rounds", defaultValue = "3", description = "stores killed one after another (median time reported)")
+    int rounds;
     @Option(names = "--codec", defaultValue = "hh-xor+")
     String codec;
 
     @Override
     public Integer call() throws Exception {
         long block = (long) blockKib << 10;
-        System.out.printf(Locale.ROOT, "%-6s %8s %8s %10s %12s %10s %8s %9s%n", "stores", "stripes", "lost",
-                "repairs", "bytes read", "seconds", "speedup", "failures");
+        System.out.printf(Locale.ROOT, "%-6s %8s %8s %12s %10s %18s %8s %9s%n", "stores", "stripes", "lost",
+                "bytes read", "median s", "rounds s", "speedup", "failures");
         Double first = null;
         for (int n : sizes) {
             Path dir = Files.createTempDirectory("hayloft-raid-recovery");
@@ -74,25 +77,42 @@ public final class RaidRecoveryBench implements Callable<Integer> {
                     List<BenchVolumes.Needle> written = filler.fill(count * config.k * block - 4L * needle, needle);
                     raid.encode(written.get(0).volume());
                 }
-                // The store with the median block count dies.
-                Map<String, Integer> perStore = new HashMap<>();
-                for (StripeMap m : raid.cluster().stripeMaps()) {
-                    for (StripeMap.Stripe st : m.stripes()) {
-                        st.blocks().forEach(b -> perStore.merge(b.store(), 1, Integer::sum));
+                double[] times = new double[rounds];
+                int lost = 0;
+                long bytes = 0;
+                int failures = 0;
+                for (int round = 0; round < rounds; round++) {
+                    // A store with the median block count dies (another one each round).
+                    Map<String, Integer> perStore = new HashMap<>();
+                    Map<String, io.hayloft.raid.Cluster.StoreRef> refs = raid.cluster().stores();
+                    for (StripeMap m : raid.cluster().stripeMaps()) {
+                        for (StripeMap.Stripe st : m.stripes()) {
+                            st.blocks().forEach(b -> perStore.merge(b.store(), 1, Integer::sum));
+                        }
+                    }
+                    List<Map.Entry<String, Integer>> sorted = perStore.entrySet().stream()
+                            .filter(e -> refs.get(e.getKey()).up()).sorted(Map.Entry.comparingByValue()).toList();
+                    Map.Entry<String, Integer> victim = sorted.get(sorted.size() / 2);
+                    int dead = cluster.storeIndex(refs.get(victim.getKey()).address());
+                    BenchVolumes.kill(cluster, dead);
+                    BlockFixer fixer = new BlockFixer(raid.cluster(), config);
+                    BlockFixer.Report report = fixer.repairAll();
+                    // The store comes back as an empty replacement (its old blocks are orphans now).
+                    cluster.startStore(dead);
+                    BenchVolumes.awaitUp(cluster, dead);
+                    times[round] = report.nanos() / 1e9;
+                    lost += victim.getValue();
+                    bytes += report.bytesRead();
+                    failures += report.failures().size();
+                    if (!report.failures().isEmpty()) {
+                        System.out.println("  first failure: " + report.failures().get(0));
                     }
                 }
-                List<Map.Entry<String, Integer>> sorted = perStore.entrySet().stream().sorted(Map.Entry.comparingByValue()).toList();
-                Map.Entry<String, Integer> victim = sorted.get(sorted.size() / 2);
-                BenchVolumes.kill(cluster, cluster.storeIndex(raid.cluster().stores().get(victim.getKey()).address()));
-                BlockFixer fixer = new BlockFixer(raid.cluster(), config);
-                BlockFixer.Report report = fixer.repairAll();
-                double seconds = report.nanos() / 1e9;
+                double seconds = RaidBench.median(times);
                 first = first == null ? seconds : first;
-                System.out.printf(Locale.ROOT, "%-6d %8d %8d %10d %12d %10.2f %8.2f %9d%n", n, stripes, victim.getValue(),
-                        report.blocks(), report.bytesRead(), seconds, first / seconds, report.failures().size());
-                if (!report.failures().isEmpty()) {
-                    System.out.println("  first failure: " + report.failures().get(0));
-                }
+                System.out.printf(Locale.ROOT, "%-6d %8d %8.1f %12d %10.2f %18s %8.2f %9d%n", n, stripes, (double) lost / rounds,
+                        bytes / rounds, seconds, java.util.Arrays.toString(java.util.Arrays.stream(times)
+                                .map(t -> Math.round(t * 100) / 100.0).toArray()), first / seconds, failures);
             } finally {
                 FileTrees.delete(dir);
             }
