@@ -117,6 +117,24 @@ public interface ErasureCodec extends AutoCloseable {
     List<ReadRange> planRepair(long unitSize, int lost, int... unavailable);
 
     /**
+     * The byte ranges {@link #decode(long, int[], UnitReader, UnitWriter)} will read to rebuild
+     * {@code erased}: whole units (or whole substripes) of {@code k} survivors. Lets a caller fetch
+     * them concurrently before decoding from memory.
+     *
+     * @throws TooManyErasuresException if more than {@code r} units are erased
+     */
+    List<ReadRange> planDecode(long unitSize, int... erased);
+
+    /**
+     * The byte ranges {@link #readRange} will read to rebuild bytes {@code [offset, offset + length)}
+     * of {@code unit} when the units in {@code unavailable} cannot be read: the same range of
+     * {@code k} other units when the code allows. Lets a caller fetch them concurrently.
+     *
+     * @throws TooManyErasuresException if the unit and the unavailable ones are more than {@code r}
+     */
+    List<ReadRange> planReadRange(long unitSize, int unit, long offset, int length, int... unavailable);
+
+    /**
      * Rebuilds one unit with the fewest reads the code allows, reading exactly
      * {@link #planRepair} through {@code source} and writing the unit through {@code out}.
      *

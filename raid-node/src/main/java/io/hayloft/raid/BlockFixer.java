@@ -4,7 +4,9 @@ import io.hayloft.common.wire.StripeMap;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.TooManyErasuresException;
+import io.hayloft.erasure.ReadRange;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,6 +20,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,8 +42,14 @@ import org.slf4j.LoggerFactory;
  * name); the old block is deleted last. A crash between the steps leaves at most an unreferenced
  * block, which {@link RaidNode#recover()} sweeps.
  *
- * <p>Stripes to repair go into one shared queue that {@code workers} threads drain (FDS: no static
- * split, so no stragglers), reading through a per-store {@link Throttle}.
+ * <p>Stripes to repair go into one shared queue drained by one worker per damaged stripe, at most
+ * {@code repairWorkers} (FDS: no static split, so no stragglers; targets rotate over the healthy
+ * stores). Each repair fetches the ranges the codec plans ({@link ErasureCodec#planRepair},
+ * {@link ErasureCodec#planDecode}) from all its sources at once, a window of {@code
+ * repairWindowBytes} per unit at a time with the next window fetched while the current one
+ * decodes (at most {@code 2 × k × repairWindowBytes} held per repair). Every source read is paced
+ * by a {@link Throttle} on the source's egress and the first target's ingress (the repair is
+ * modelled as running on its target, as a NIC on each would impose).
  *
  * <p>Thread-safe: counters are atomic; each repair works on its own spool files.
  */
@@ -67,6 +78,8 @@ public final class BlockFixer {
     private final AtomicLong totalRead = new AtomicLong();
     private final AtomicLong totalWritten = new AtomicLong();
     private final AtomicInteger rotation = new AtomicInteger();
+    /** Repairs in flight per target store: new repairs go to the least busy targets. */
+    private final Map<String, AtomicInteger> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
 
     public BlockFixer(Cluster cluster, RaidConfig config) {
         this.cluster = cluster;
@@ -129,7 +142,7 @@ public final class BlockFixer {
         return out;
     }
 
-    /** Scans, then repairs every damaged stripe with {@code config.workers} threads pulling from one queue. */
+    /** Scans, then repairs every damaged stripe with up to {@code config.repairWorkers} threads pulling from one queue. */
     public Report repairAll() throws Exception {
         return repairAll(scan());
     }
@@ -145,7 +158,10 @@ public final class BlockFixer {
         AtomicInteger stripes = new AtomicInteger();
         AtomicInteger blocks = new AtomicInteger();
         List<Callable<Void>> workers = new ArrayList<>();
-        for (int w = 0; w < config.workers; w++) {
+        // One worker per damaged stripe up to the bound: with throttled links a repair mostly waits,
+        // so more stores (more sources and targets) need more repairs in flight to go faster.
+        int threads = Math.max(1, Math.min(queue.size(), config.repairWorkers));
+        for (int w = 0; w < threads; w++) {
             workers.add(() -> {
                 Damage d;
                 while ((d = queue.poll()) != null) {
@@ -164,7 +180,7 @@ public final class BlockFixer {
                 return null;
             });
         }
-        try (ThreadPoolRunner runner = new ThreadPoolRunner(config.workers)) {
+        try (ThreadPoolRunner runner = new ThreadPoolRunner(threads)) {
             runner.runAll(workers);
         }
         return new Report(stripes.get(), blocks.get(), totalRead.get() - read0, totalWritten.get() - written0,
@@ -215,13 +231,32 @@ public final class BlockFixer {
         StripeMap m = cluster.stripeMap(d.volume());
         Map<String, Cluster.StoreRef> stores = cluster.stores();
         List<StripeMap.Block> blocks = m.stripes().get(d.stripe()).blocks();
-        long b = m.blockSize();
         TreeSet<Integer> lost = new TreeSet<>();
         for (int u : d.units()) {
             lost.add(u);
         }
+        // Targets first: the repair's reads cross the first target's ingress, as if it ran there.
+        // A store may take a rebuilt block if it holds no surviving block of the stripe.
+        Set<String> exclude = new HashSet<>();
+        for (int u = 0; u < blocks.size(); u++) {
+            if (!lost.contains(u)) {
+                exclude.add(blocks.get(u).store());
+            }
+        }
+        List<Cluster.StoreRef> chosen = chooseTargets(stores, lost.size(), exclude);
+        Map<Integer, Cluster.StoreRef> targets = new HashMap<>();
+        for (int u : lost) {
+            targets.put(u, chosen.get(targets.size()));
+        }
+        String ingress = chosen.get(0).id();
         Set<Integer> unreadable = new TreeSet<>();
-        Path dir = Files.createTempDirectory(spoolDir, "hayloft-repair-v" + d.volume() + "-s" + d.stripe() + "-");
+        Path dir;
+        try {
+            dir = Files.createTempDirectory(spoolDir, "hayloft-repair-v" + d.volume() + "-s" + d.stripe() + "-");
+        } catch (IOException e) {
+            chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
+            throw e;
+        }
         try (ErasureCodec codec = ErasureCodec.create(CodecKind.fromWireName(m.codec()), m.k(), m.r())) {
             while (true) {
                 Map<Integer, FileChannel> out = new HashMap<>();
@@ -231,47 +266,21 @@ public final class BlockFixer {
                         out.put(u, FileChannel.open(dir.resolve("u" + u), StandardOpenOption.CREATE, StandardOpenOption.READ,
                                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.DELETE_ON_CLOSE));
                     }
-                    io.hayloft.erasure.UnitReader reader = (u, off, dst) -> {
-                        StripeMap.Block blk = blocks.get(u);
-                        Cluster.StoreRef ref = stores.get(blk.store());
-                        try {
-                            if (ref == null || !ref.up()) {
-                                throw new IOException("store " + blk.store() + " is down");
-                            }
-                            throttle.acquire(ref.id(), dst.remaining());
-                            byte[] got = cluster.readBlock(ref.address(), blk.name(), off, dst.remaining());
-                            read.addAndGet(got.length);
-                            dst.put(got);
-                        } catch (IOException e) {
-                            throw new UnitFailed(u, e);
-                        }
-                    };
-                    io.hayloft.erasure.UnitWriter writer = (u, off, src) -> EncodeJob.writeFully(out.get(u), src, off);
-                    int[] others = unreadable.stream().mapToInt(Integer::intValue).toArray();
-                    if (lost.size() == 1 && unreadable.isEmpty()) {
-                        codec.repair(b, lost.first(), others, reader, writer);
-                    } else {
-                        TreeSet<Integer> all = new TreeSet<>(lost);
-                        all.addAll(unreadable);
-                        int[] erased = all.stream().mapToInt(Integer::intValue).toArray();
-                        codec.decode(b, erased, reader, (u, off, src) -> {
-                            if (out.containsKey(u)) {
-                                EncodeJob.writeFully(out.get(u), src, off);
-                            }
-                        });
-                    }
+                    rebuild(codec, m, blocks, stores, lost, unreadable, ingress, out, read);
                     totalRead.addAndGet(read.get());
                     for (int u : lost) {
-                        replace(m, d.stripe(), u, out.get(u), stores, blocks);
+                        replace(m, d.stripe(), u, out.get(u), stores, blocks, targets.get(u));
                     }
                     return read.get();
-                } catch (UnitFailed f) {
+                } catch (RangeFetch.SourcesFailed f) {
                     totalRead.addAndGet(read.get());
-                    if (!unreadable.add(f.unit) || lost.contains(f.unit)) {
-                        throw f;
+                    for (int u : f.units) {
+                        if (lost.contains(u) || !unreadable.add(u)) {
+                            throw f;
+                        }
                     }
-                    LOG.info("repair of volume {} stripe {}: unit {} unreadable ({}); retrying without it", d.volume(),
-                            d.stripe(), f.unit, f.getMessage());
+                    LOG.info("repair of volume {} stripe {}: units {} unreadable ({}); retrying without them", d.volume(),
+                            d.stripe(), f.units, f.getMessage());
                 } catch (TooManyErasuresException e) {
                     throw new IOException("volume " + d.volume() + " stripe " + d.stripe() + ": units " + lost
                             + " lost and " + unreadable + " unreadable, more than the " + m.r() + " the code tolerates", e);
@@ -283,14 +292,132 @@ public final class BlockFixer {
             }
         } finally {
             Files.deleteIfExists(dir);
+            chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
         }
     }
 
+    /**
+     * {@code n} targets outside {@code exclude}: the stores on racks the stripe does not use come
+     * first (as {@link BlockPlacement} orders them), and within each group the stores with the
+     * fewest repairs in flight, ties broken by a rotating start. Spreading targets by load, not by a
+     * static rotation alone, keeps one target's ingress from becoming the straggler (FDS).
+     */
+    private synchronized List<Cluster.StoreRef> chooseTargets(Map<String, Cluster.StoreRef> stores, int n, Set<String> exclude) {
+        long eligible = stores.values().stream().filter(s -> s.up() && !exclude.contains(s.id())).count();
+        List<Cluster.StoreRef> ordered = BlockPlacement.choose(stores, (int) Math.max(n, eligible), rotation.getAndIncrement(), exclude);
+        Set<String> usedRacks = new HashSet<>();
+        exclude.forEach(id -> {
+            Cluster.StoreRef s = stores.get(id);
+            if (s != null) {
+                usedRacks.add(s.rack());
+            }
+        });
+        List<Cluster.StoreRef> out = new ArrayList<>();
+        List<Cluster.StoreRef> left = new ArrayList<>(ordered);
+        while (out.size() < n) {
+            Cluster.StoreRef best = null;
+            for (Cluster.StoreRef s : left) {
+                if (best == null || better(s, best, usedRacks)) {
+                    best = s;
+                }
+            }
+            left.remove(best);
+            usedRacks.add(best.rack());
+            out.add(best);
+            inFlight.computeIfAbsent(best.id(), id -> new AtomicInteger()).incrementAndGet();
+        }
+        return out;
+    }
+
+    /** New rack first, then fewer repairs in flight; earlier in rotation order wins ties (strictly better only). */
+    private boolean better(Cluster.StoreRef s, Cluster.StoreRef best, Set<String> usedRacks) {
+        boolean newRack = !usedRacks.contains(s.rack());
+        boolean bestNewRack = !usedRacks.contains(best.rack());
+        if (newRack != bestNewRack) {
+            return newRack;
+        }
+        return load(s) < load(best);
+    }
+
+    private int load(Cluster.StoreRef s) {
+        AtomicInteger n = inFlight.get(s.id());
+        return n == null ? 0 : n.get();
+    }
+
+    /**
+     * Rebuilds the lost units into {@code out} window by window: each window's source ranges (the
+     * codec's plan for units of {@code substripes × window} bytes, mapped back to the blocks) are
+     * fetched concurrently while the previous window decodes, so at most two windows are held.
+     * Hitchhiker's couplings are position-wise, so a window of every substripe is a small stripe.
+     */
+    private void rebuild(ErasureCodec codec, StripeMap m, List<StripeMap.Block> blocks, Map<String, Cluster.StoreRef> stores,
+                         Set<Integer> lost, Set<Integer> unreadable, String ingress, Map<Integer, FileChannel> out,
+                         AtomicLong read) throws IOException {
+        int sub = codec.substripes();
+        long piece = m.blockSize() / sub;
+        long window = Math.max(1, config.repairWindowBytes / sub);
+        boolean single = lost.size() == 1 && unreadable.isEmpty();
+        int lostUnit = lost.iterator().next();
+        int[] others = unreadable.stream().mapToInt(Integer::intValue).toArray();
+        TreeSet<Integer> all = new TreeSet<>(lost);
+        all.addAll(unreadable);
+        int[] erased = all.stream().mapToInt(Integer::intValue).toArray();
+        RangeFetch next = null;
+        try {
+            for (long x = 0; x < piece; x += window) {
+                long c = Math.min(window, piece - x);
+                RangeFetch.OffsetMap map = RangeFetch.OffsetMap.window(piece, x, c);
+                RangeFetch current = next != null ? next : fetch(codec, single, lostUnit, others, erased, x, c, piece,
+                        blocks, stores, ingress, read);
+                long after = x + c;
+                next = after < piece ? fetch(codec, single, lostUnit, others, erased, after, Math.min(window, piece - after),
+                        piece, blocks, stores, ingress, read) : null;
+                current.await();
+                io.hayloft.erasure.UnitWriter writer = (u, off, src) -> {
+                    FileChannel ch = out.get(u);
+                    if (ch != null) {
+                        EncodeJob.writeFully(ch, src, map.toReal(off));
+                    }
+                };
+                if (single) {
+                    codec.repair(sub * c, lostUnit, others, current.reader(), writer);
+                } else {
+                    codec.decode(sub * c, erased, current.reader(), writer);
+                }
+                checkpoints.reached("window");
+            }
+            next = null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted repairing volume " + m.volume());
+        } finally {
+            if (next != null) {
+                next.cancel();
+            }
+        }
+    }
+
+    /** Starts fetching the sources of the window {@code [x, x + c)} of every substripe. */
+    private RangeFetch fetch(ErasureCodec codec, boolean single, int lostUnit, int[] others, int[] erased, long x, long c,
+                             long piece, List<StripeMap.Block> blocks, Map<String, Cluster.StoreRef> stores, String ingress,
+                             AtomicLong read) {
+        long size = codec.substripes() * c;
+        List<ReadRange> plan = single ? codec.planRepair(size, lostUnit, others) : codec.planDecode(size, erased);
+        return new RangeFetch(plan, RangeFetch.OffsetMap.window(piece, x, c), r -> {
+            StripeMap.Block blk = blocks.get(r.unit());
+            Cluster.StoreRef ref = stores.get(blk.store());
+            if (ref == null || !ref.up()) {
+                return CompletableFuture.failedFuture(new IOException("store " + blk.store() + " is down"));
+            }
+            long wait = throttle.reserve(ref.id(), ingress, r.length()) - System.nanoTime();
+            Executor paced = wait <= 0 ? Runnable::run : CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS);
+            return CompletableFuture.supplyAsync(() -> ref, paced)
+                    .thenCompose(s -> cluster.readBlockAsync(s.address(), blk.name(), r.offset(), (int) r.length()));
+        }, read::addAndGet);
+    }
+
     private void replace(StripeMap m, int stripe, int unit, FileChannel rebuilt, Map<String, Cluster.StoreRef> stores,
-                         List<StripeMap.Block> blocks) throws IOException {
-        Set<String> exclude = new HashSet<>();
-        blocks.forEach(x -> exclude.add(x.store()));
-        Cluster.StoreRef target = BlockPlacement.choose(stores, 1, rotation.getAndIncrement(), exclude).get(0);
+                         List<StripeMap.Block> blocks, Cluster.StoreRef target) throws IOException {
         StripeMap.Block old = blocks.get(unit);
         String name = EncodeJob.blockName(m.volume(), m.job(), stripe, unit, generation(old.name()) + 1);
         long crc = new EncodeJob(cluster, config, Checkpoints.NONE).upload(target.address(), name, rebuilt, m.blockSize());
@@ -322,16 +449,6 @@ public final class BlockFixer {
             return Integer.parseInt(name.substring(g + 2));
         } catch (NumberFormatException e) {
             return 0;
-        }
-    }
-
-    /** One surviving block failed while being read. */
-    private static final class UnitFailed extends IOException {
-        final int unit;
-
-        UnitFailed(int unit, IOException cause) {
-            super("unit " + unit + ": " + cause.getMessage(), cause);
-            this.unit = unit;
         }
     }
 }

@@ -10,7 +10,10 @@ import java.util.Set;
 
 /**
  * Chooses stores for the blocks of a stripe: {@code n} distinct healthy stores, on distinct racks
- * while racks remain, starting at a rotating position so stripes spread over the whole cluster.
+ * while racks remain, in a pseudo-random order seeded by {@code rotation} (deterministic per
+ * stripe): stripes spread over the whole cluster, and the stores sharing stripes with any one store
+ * are all the others, not a window of neighbours (declustering, as in FDS: when a store dies its
+ * blocks are rebuilt from and onto every store, so recovery gets faster as the cluster grows).
  * Stateless and thread-safe.
  */
 final class BlockPlacement {
@@ -27,7 +30,9 @@ final class BlockPlacement {
         if (up.size() < n) {
             throw new IllegalStateException("need " + n + " healthy stores outside the stripe, " + up.size() + " are up");
         }
-        java.util.Collections.rotate(up, -Math.floorMod(rotation, up.size()));
+        // A pseudo-random order per stripe (not a rotating window of neighbours): every store then
+        // shares stripes with every other, so a dead store is rebuilt from and onto the whole cluster.
+        java.util.Collections.shuffle(up, new java.util.Random(rotation * 0x9E3779B97F4A7C15L));
         Map<String, List<Cluster.StoreRef>> byRack = new LinkedHashMap<>();
         for (Cluster.StoreRef s : up) {
             byRack.computeIfAbsent(s.rack(), r -> new ArrayList<>()).add(s);

@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The raid-node's view of the cluster over HTTP: the directory's volume, store and stripe-map
@@ -194,6 +196,25 @@ public final class Cluster {
         return call("GET", store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length), null, true);
     }
 
+    /**
+     * As {@link #readBlock(String, String, long, int)} without blocking a thread: the future fails
+     * with the same IOException (a timeout past the deadline included).
+     */
+    public CompletableFuture<byte[]> readBlockAsync(String store, String name, long offset, int length) {
+        URI uri = store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length);
+        return http.sendAsync(request("GET", uri, null), HttpResponse.BodyHandlers.ofByteArray()).handle((r, e) -> {
+            if (e != null) {
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                throw new CompletionException(new IOException("GET " + uri + " failed: " + cause, cause));
+            }
+            try {
+                return answer("GET", uri, r, true);
+            } catch (IOException failed) {
+                throw new CompletionException(failed);
+            }
+        });
+    }
+
     public byte[] readBlock(String store, String name) throws IOException {
         return call("GET", store(store, "/blocks/" + name), null, true);
     }
@@ -242,6 +263,19 @@ public final class Cluster {
      * a timeout or a connection failure is an IOException naming the request and the server's message.
      */
     private byte[] call(String method, URI uri, byte[] body, boolean required) throws IOException {
+        HttpResponse<byte[]> r;
+        try {
+            r = http.send(request(method, uri, body), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(method + " " + uri + " interrupted", e);
+        } catch (IOException e) {
+            throw new IOException(method + " " + uri + " failed: " + e, e);
+        }
+        return answer(method, uri, r, required);
+    }
+
+    private HttpRequest request(String method, URI uri, byte[] body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
         if (body != null) {
@@ -250,15 +284,10 @@ public final class Cluster {
         if (adminToken != null && uri.getAuthority().equals(directory)) {
             b.header("Authorization", "Bearer " + adminToken);
         }
-        HttpResponse<byte[]> r;
-        try {
-            r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(method + " " + uri + " interrupted", e);
-        } catch (IOException e) {
-            throw new IOException(method + " " + uri + " failed: " + e, e);
-        }
+        return b.build();
+    }
+
+    private static byte[] answer(String method, URI uri, HttpResponse<byte[]> r, boolean required) throws IOException {
         int code = r.statusCode();
         if (code / 100 == 2) {
             return r.body();

@@ -4,23 +4,32 @@ import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
+import io.hayloft.erasure.ReadRange;
 import io.hayloft.erasure.TooManyErasuresException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Reads needles of erasure-coded volumes (DESIGN.md "Reads of cold data"). Healthy: one range read
  * from the store holding the needle's block (two when the needle crosses a block boundary).
- * Degraded — the store is down, slower than the request deadline, or the needle fails its CRC —
- * the range is rebuilt from the same range of {@code k} other blocks of the stripe with
- * {@link ErasureCodec#readRange}, holding at most {@code k × needle size} bytes; a block that fails
- * during the rebuild is added to the unavailable set and the rebuild retried. More than {@code r}
+ * Degraded — the directory reports the store down, the direct read fails, has not answered within
+ * the hedge delay (then the first of the two answers wins), or the needle fails its CRC — the range
+ * is rebuilt from the same range of {@code k} other blocks of the stripe: the ranges
+ * {@link ErasureCodec#planReadRange} names are fetched from their stores all at once and
+ * {@link ErasureCodec#readRange} decodes from memory, so at most {@code k × needle size} bytes are
+ * held and the rebuild takes one round trip to the slowest source. A source that fails or passes the
+ * request deadline is added to the unavailable set and the round planned again. More than {@code r}
  * unavailable blocks is a {@link StripeLostException} that says so.
  *
  * <p>Deletes made after encoding are honoured through the directory's photo record, which the
@@ -30,6 +39,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread-safe; the caches are concurrent maps and codecs are thread-safe.
  */
 public final class ColdReader implements AutoCloseable {
+
+    /** Default hedge delay: a direct read slower than this is raced by a degraded read. */
+    public static final long DEFAULT_HEDGE_MILLIS = 200;
 
     /** More blocks of a stripe are unavailable than the code tolerates. */
     public static final class StripeLostException extends IOException {
@@ -48,9 +60,36 @@ public final class ColdReader implements AutoCloseable {
     private final LongAdder healthy = new LongAdder();
     private final LongAdder degraded = new LongAdder();
     private final LongAdder bytesRead = new LongAdder();
+    private final LongAdder hedged = new LongAdder();
+    private final LongAdder sourceFailures = new LongAdder();
+    private final long hedgeAfterMillis;
 
+    /** A reader that goes degraded when a direct read has not answered within {@link #DEFAULT_HEDGE_MILLIS}. */
     public ColdReader(Cluster cluster) {
+        this(cluster, DEFAULT_HEDGE_MILLIS);
+    }
+
+    /**
+     * @param hedgeAfterMillis how long a direct read may take before the range is rebuilt from other
+     *                         blocks as well (the first answer wins); the direct read itself gives up
+     *                         at the cluster's request deadline
+     */
+    public ColdReader(Cluster cluster, long hedgeAfterMillis) {
+        if (hedgeAfterMillis < 1) {
+            throw new IllegalArgumentException("hedgeAfterMillis must be >= 1, was " + hedgeAfterMillis);
+        }
         this.cluster = cluster;
+        this.hedgeAfterMillis = hedgeAfterMillis;
+    }
+
+    /** Reads that waited past the hedge delay and were rebuilt from other blocks. */
+    public long hedgedReads() {
+        return hedged.sum();
+    }
+
+    /** Source reads of degraded reads that failed (their unit then counted as unavailable). */
+    public long sourceFailures() {
+        return sourceFailures.sum();
     }
 
     public long healthyReads() {
@@ -192,33 +231,74 @@ public final class ColdReader implements AutoCloseable {
             long inBlock = pos % b;
             int n = (int) Math.min(out.remaining(), b - inBlock);
             ByteBuffer piece = out.slice().limit(n);
-            boolean done = false;
             StripeMap.Block blk = m.stripes().get(stripe).blocks().get(unit);
             Cluster.StoreRef ref = stores(false).get(blk.store());
-            if (!forceDegraded && ref != null && ref.up()) {
-                try {
-                    byte[] got = cluster.readBlock(ref.address(), blk.name(), inBlock, n);
-                    bytesRead.add(got.length);
-                    piece.put(got);
-                    done = true;
-                    healthy.increment();
-                } catch (IOException e) {
-                    // fall through to a degraded read of this piece
-                }
-            }
-            if (!done) {
+            if (forceDegraded || ref == null || !ref.up()) {
                 degradedRead(cv, stripe, unit, inBlock, piece);
-                degraded.increment();
+            } else {
+                hedgedRead(cv, stripe, unit, inBlock, piece, cluster.readBlockAsync(ref.address(), blk.name(), inBlock, n));
             }
             out.position(out.position() + n);
         }
         return out.flip();
     }
 
+    /**
+     * Waits for the direct read up to the hedge delay; past it (or when it fails) rebuilds the
+     * range from other blocks instead. A degraded read that cannot succeed falls back on the direct
+     * read until its own deadline.
+     */
+    private void hedgedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst, CompletableFuture<byte[]> direct)
+            throws IOException {
+        try {
+            byte[] got = direct.get(hedgeAfterMillis, TimeUnit.MILLISECONDS);
+            if (got.length == dst.remaining()) {
+                bytesRead.add(got.length);
+                dst.put(got);
+                healthy.increment();
+                return;
+            }
+        } catch (ExecutionException e) {
+            // the store failed: go degraded
+        } catch (TimeoutException e) {
+            hedged.increment();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted reading volume " + cv.map().volume());
+        }
+        int start = dst.position();
+        try {
+            degradedRead(cv, stripe, unit, inBlock, dst);
+            direct.cancel(false);
+        } catch (StripeLostException lost) {
+            try {
+                byte[] got = direct.get();
+                if (got.length != dst.limit() - start) {
+                    throw lost;
+                }
+                bytesRead.add(got.length);
+                dst.position(start);
+                dst.put(got);
+                healthy.increment();
+            } catch (ExecutionException e) {
+                throw lost;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted reading volume " + cv.map().volume());
+            }
+        }
+    }
+
+    /**
+     * Rebuilds {@code dst.remaining()} bytes at {@code inBlock} of one unit: plans the ranges the
+     * codec needs, fetches them from their stores all at once, decodes from memory. A store the
+     * directory reports down is never asked; a source that fails or passes the deadline joins the
+     * unavailable set and the round is planned again.
+     */
     private void degradedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst) throws IOException {
         StripeMap m = cv.map();
         List<StripeMap.Block> blocks = m.stripes().get(stripe).blocks();
-        Map<String, Cluster.StoreRef> s = stores(true);
+        Map<String, Cluster.StoreRef> s = stores(false);
         TreeSet<Integer> unavailable = new TreeSet<>();
         for (int u = 0; u < blocks.size(); u++) {
             Cluster.StoreRef ref = s.get(blocks.get(u).store());
@@ -226,24 +306,26 @@ public final class ColdReader implements AutoCloseable {
                 unavailable.add(u);
             }
         }
-        int start = dst.position();
         while (true) {
-            dst.position(start);
             int[] un = unavailable.stream().mapToInt(Integer::intValue).toArray();
             try {
-                long n = cv.codec().readRange(m.blockSize(), unit, inBlock, dst, un, (u, off, into) -> {
-                    Cluster.StoreRef ref = s.get(blocks.get(u).store());
-                    try {
-                        byte[] got = cluster.readBlock(ref.address(), blocks.get(u).name(), off, into.remaining());
-                        into.put(got);
-                    } catch (IOException e) {
-                        throw new UnitFailed(u, e);
-                    }
-                });
-                bytesRead.add(n);
+                List<ReadRange> plan = cv.codec().planReadRange(m.blockSize(), unit, inBlock, dst.remaining(), un);
+                RangeFetch round = new RangeFetch(plan, RangeFetch.OffsetMap.IDENTITY, r -> {
+                    StripeMap.Block blk = blocks.get(r.unit());
+                    Cluster.StoreRef ref = s.get(blk.store());
+                    return ref == null ? CompletableFuture.failedFuture(new IOException("store " + blk.store() + " unknown"))
+                            : cluster.readBlockAsync(ref.address(), blk.name(), r.offset(), (int) r.length());
+                }, bytesRead::add);
+                round.await();
+                cv.codec().readRange(m.blockSize(), unit, inBlock, dst, un, round.reader());
+                degraded.increment();
                 return;
-            } catch (UnitFailed f) {
-                unavailable.add(f.unit);
+            } catch (RangeFetch.SourcesFailed f) {
+                sourceFailures.increment();
+                unavailable.addAll(f.units);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted rebuilding a range of volume " + m.volume());
             } catch (TooManyErasuresException e) {
                 TreeSet<Integer> lost = new TreeSet<>(unavailable);
                 lost.add(unit);
@@ -305,16 +387,6 @@ public final class ColdReader implements AutoCloseable {
             }
         }
         return b.array();
-    }
-
-    /** One block failed while rebuilding a range. */
-    private static final class UnitFailed extends IOException {
-        final int unit;
-
-        UnitFailed(int unit, IOException cause) {
-            super("unit " + unit + ": " + cause.getMessage(), cause);
-            this.unit = unit;
-        }
     }
 
     @Override

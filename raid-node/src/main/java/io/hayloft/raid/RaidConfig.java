@@ -32,6 +32,13 @@ public final class RaidConfig implements java.io.Serializable {
     public long requestTimeoutMillis = 10_000;
     /** Parallel encode or repair jobs. */
     public int workers = 4;
+    /**
+     * Most stripes repaired at once by {@code BlockFixer.repairAll}: it runs one worker per damaged
+     * stripe up to this bound (each holds at most {@code 2 × k × repairWindowBytes}).
+     */
+    public int repairWorkers = 16;
+    /** Bytes of each unit a repair fetches per round (rounds are fetched one ahead of decoding). */
+    public int repairWindowBytes = 1 << 20;
     /** Bytes per second each store may spend on repair reads (0: unlimited). */
     public long repairBytesPerSecondPerStore = 0;
     /** A coded volume is reclaimed once more than this fraction of its bytes is dead (deleted or overwritten needles). */
@@ -63,6 +70,12 @@ public final class RaidConfig implements java.io.Serializable {
         }
         if (!(reclaimThreshold >= 0 && reclaimThreshold < 1)) {
             throw new IllegalArgumentException("reclaimThreshold must be in [0, 1), was " + reclaimThreshold);
+        }
+        if (repairWorkers < 1) {
+            throw new IllegalArgumentException("repairWorkers must be >= 1, was " + repairWorkers);
+        }
+        if (repairWindowBytes < 2 || repairWindowBytes % 2 != 0) {
+            throw new IllegalArgumentException("repairWindowBytes must be an even number >= 2, was " + repairWindowBytes);
         }
         if (requestTimeoutMillis < 1) {
             throw new IllegalArgumentException("requestTimeoutMillis must be >= 1, was " + requestTimeoutMillis);

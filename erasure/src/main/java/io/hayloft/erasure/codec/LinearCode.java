@@ -215,22 +215,52 @@ public abstract class LinearCode implements ErasureCodec {
         checkUnitSize(unitSize);
         Plan plan = repairPlan(lost, unavailable);
         try {
-            long piece = unitSize / substripes;
-            List<ReadRange> ranges = new ArrayList<>();
-            for (int p : plan.reads()) {
-                int unit = p / substripes;
-                long off = (p % substripes) * piece;
-                ReadRange last = ranges.isEmpty() ? null : ranges.get(ranges.size() - 1);
-                if (last != null && last.unit() == unit && last.offset() + last.length() == off) {
-                    ranges.set(ranges.size() - 1, new ReadRange(unit, last.offset(), last.length() + piece));
-                } else {
-                    ranges.add(new ReadRange(unit, off, piece));
-                }
-            }
-            return ranges;
+            return plan.ranges(substripes, unitSize / substripes, 0, unitSize / substripes);
         } finally {
             release(plan);
         }
+    }
+
+    @Override
+    public List<ReadRange> planDecode(long unitSize, int... erased) {
+        checkOpen();
+        checkUnitSize(unitSize);
+        int[] lost = checkUnits(erased, "erased");
+        if (lost.length == 0) {
+            return List.of();
+        }
+        Plan plan = fullDecodePlan(lost, lost);
+        try {
+            return plan.ranges(substripes, unitSize / substripes, 0, unitSize / substripes);
+        } finally {
+            release(plan);
+        }
+    }
+
+    @Override
+    public List<ReadRange> planReadRange(long unitSize, int unit, long offset, int length, int... unavailable) {
+        checkOpen();
+        checkUnitSize(unitSize);
+        checkUnit(unit, "unit");
+        if (length < 0 || offset < 0 || offset > unitSize - length) {
+            throw new IllegalArgumentException("range [" + offset + ", " + (offset + length) + ") is outside the unit of "
+                    + unitSize + " bytes");
+        }
+        long piece = unitSize / substripes;
+        List<ReadRange> ranges = new ArrayList<>();
+        for (int s = 0; s < substripes; s++) {
+            long from = Math.max(offset, s * piece);
+            long to = Math.min(offset + length, (s + 1) * piece);
+            if (from < to) {
+                Plan plan = degradedPlan(unit * substripes + s, unavailable);
+                try {
+                    ranges.addAll(plan.ranges(substripes, piece, from - s * piece, to - from));
+                } finally {
+                    release(plan);
+                }
+            }
+        }
+        return ranges;
     }
 
     @Override
