@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +40,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread-safe; the caches are concurrent maps and codecs are thread-safe.
  */
 public final class ColdReader implements AutoCloseable {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ColdReader.class);
 
     /** Default hedge delay: a direct read slower than this is raced by a degraded read. */
     public static final long DEFAULT_HEDGE_MILLIS = 200;
@@ -146,16 +149,95 @@ public final class ColdReader implements AutoCloseable {
             return null;
         }
         long photoCookie = Long.parseUnsignedLong(l.get("cookie").asText(), 16);
+        byte[][] data = new byte[1][];
+        checkedRead(cv, e, n -> data[0] = NeedleFormat.data(n, key, alt, photoCookie));
+        return data[0];
+    }
+
+    /** Most rebuilds {@link #checkedRead} tries to find the corrupt blocks under a needle. */
+    static final int MAX_CORRUPTION_ATTEMPTS = 256;
+
+    /** Adds {@code base ∪ S} for every subset S of {@code from[start..]} of {@code size} more elements. */
+    private static void addSubsets(List<Long> from, int size, int start, List<Long> chosen, Set<Long> base, List<Set<Long>> out) {
+        if (out.size() >= MAX_CORRUPTION_ATTEMPTS) {
+            return;
+        }
+        if (chosen.size() == size) {
+            Set<Long> x = new TreeSet<>(base);
+            x.addAll(chosen);
+            out.add(x);
+            return;
+        }
+        for (int i = start; i < from.size(); i++) {
+            chosen.add(from.get(i));
+            addSubsets(from, size, i + 1, chosen, base, out);
+            chosen.remove(chosen.size() - 1);
+        }
+    }
+
+    /** Checks the bytes of a needle; throws when they are corrupt. */
+    @FunctionalInterface
+    private interface NeedleCheck {
+        void check(ByteBuffer needle) throws NeedleFormat.CorruptNeedleException;
+    }
+
+    /**
+     * Reads needle {@code e} and checks it. When the bytes fail their check, some block the read
+     * used is corrupt in place (still listed, wrong bytes): rebuild the needle without every block it
+     * touches; if that fails too, a block the rebuild used is also bad, so try again leaving out
+     * every other block of the stripe, then every pair, and so on while the code can still rebuild
+     * (at most {@link #MAX_CORRUPTION_ATTEMPTS} rebuilds of {@code k} × the needle's bytes, only for a
+     * needle that is corrupt).
+     *
+     * @return the checked bytes
+     * @throws IOException naming the needle when no combination of blocks gives a correct needle
+     */
+    private ByteBuffer checkedRead(ColdVolume cv, VolumeIndex.Entry e, NeedleCheck check) throws IOException {
+        ByteBuffer b = read(cv, e.offset(), e.length(), null);
+        NeedleFormat.CorruptNeedleException last;
         try {
-            return NeedleFormat.data(read(cv, e.offset(), e.length(), false), key, alt, photoCookie);
+            check.check(b);
+            return b;
         } catch (NeedleFormat.CorruptNeedleException first) {
-            try {
-                return NeedleFormat.data(read(cv, e.offset(), e.length(), true), key, alt, photoCookie);
-            } catch (NeedleFormat.CorruptNeedleException again) {
-                throw new IOException("needle " + key + "/" + alt + " of volume " + cv.map().volume()
-                        + " is corrupt even when rebuilt from other blocks: " + again.getMessage(), again);
+            last = first;
+        }
+        StripeMap m = cv.map();
+        int n = m.k() + m.r();
+        Set<Long> touched = new TreeSet<>();
+        for (long block = e.offset() / m.blockSize(); block <= (e.offset() + e.length() - 1) / m.blockSize(); block++) {
+            touched.add(block / m.k() * n + block % m.k());
+        }
+        // Leave out the needle's own blocks, then also 1, 2, ... other blocks of its stripe(s), up to
+        // what the code tolerates: the first set that gives a needle passing its check wins.
+        List<Long> others = new ArrayList<>();
+        for (long t : touched) {
+            for (int u = 0; u < n; u++) {
+                long other = t / n * n + u;
+                if (!touched.contains(other) && !others.contains(other)) {
+                    others.add(other);
+                }
             }
         }
+        List<Set<Long>> attempts = new ArrayList<>();
+        attempts.add(touched);
+        for (int extra = 1; extra <= m.r() - 1 && attempts.size() < MAX_CORRUPTION_ATTEMPTS; extra++) {
+            addSubsets(others, extra, 0, new ArrayList<>(), touched, attempts);
+        }
+        for (Set<Long> exclude : attempts) {
+            try {
+                b = read(cv, e.offset(), e.length(), exclude);
+                check.check(b);
+                LOG.warn("volume {}: needle {}/{} rebuilt without blocks {} (stripe * {} + unit): a block is corrupt in place",
+                        m.volume(), e.key(), e.alt(), exclude, n);
+                return b;
+            } catch (NeedleFormat.CorruptNeedleException again) {
+                last = again;
+            } catch (StripeLostException tooMany) {
+                // this combination leaves too few blocks; try the next
+            }
+        }
+        throw new IOException("needle " + e.key() + "/" + e.alt() + " of volume " + m.volume()
+                + " is corrupt even when rebuilt from other blocks: " + last.getMessage(), last);
     }
 
     /** Forgets a volume's cached stripe map (after a repair moved a block). */
@@ -219,7 +301,11 @@ public final class ColdReader implements AutoCloseable {
     }
 
     /** Reads bytes [offset, offset + length) of the volume file from its blocks. */
-    private ByteBuffer read(ColdVolume cv, long offset, int length, boolean forceDegraded) throws IOException {
+    /**
+     * @param exclude null for a normal read (direct, degraded when a store is down or slow); else every
+     *                piece is rebuilt without the blocks in it (keys {@code stripe * (k + r) + unit})
+     */
+    private ByteBuffer read(ColdVolume cv, long offset, int length, Set<Long> exclude) throws IOException {
         StripeMap m = cv.map();
         long b = m.blockSize();
         ByteBuffer out = ByteBuffer.allocate(length);
@@ -233,8 +319,17 @@ public final class ColdReader implements AutoCloseable {
             ByteBuffer piece = out.slice().limit(n);
             StripeMap.Block blk = m.stripes().get(stripe).blocks().get(unit);
             Cluster.StoreRef ref = stores(false).get(blk.store());
-            if (forceDegraded || ref == null || !ref.up()) {
-                degradedRead(cv, stripe, unit, inBlock, piece);
+            if (exclude != null) {
+                Set<Integer> units = new TreeSet<>();
+                int n1 = m.k() + m.r();
+                for (long x : exclude) {
+                    if (x / n1 == stripe && x % n1 != unit) {
+                        units.add((int) (x % n1));
+                    }
+                }
+                degradedRead(cv, stripe, unit, inBlock, piece, units);
+            } else if (ref == null || !ref.up()) {
+                degradedRead(cv, stripe, unit, inBlock, piece, Set.of());
             } else {
                 hedgedRead(cv, stripe, unit, inBlock, piece, cluster.readBlockAsync(ref.address(), blk.name(), inBlock, n));
             }
@@ -268,7 +363,7 @@ public final class ColdReader implements AutoCloseable {
         }
         int start = dst.position();
         try {
-            degradedRead(cv, stripe, unit, inBlock, dst);
+            degradedRead(cv, stripe, unit, inBlock, dst, Set.of());
             direct.cancel(false);
         } catch (StripeLostException lost) {
             try {
@@ -295,11 +390,12 @@ public final class ColdReader implements AutoCloseable {
      * directory reports down is never asked; a source that fails or passes the deadline joins the
      * unavailable set and the round is planned again.
      */
-    private void degradedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst) throws IOException {
+    private void degradedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst, Set<Integer> exclude)
+            throws IOException {
         StripeMap m = cv.map();
         List<StripeMap.Block> blocks = m.stripes().get(stripe).blocks();
         Map<String, Cluster.StoreRef> s = stores(false);
-        TreeSet<Integer> unavailable = new TreeSet<>();
+        TreeSet<Integer> unavailable = new TreeSet<>(exclude);
         for (int u = 0; u < blocks.size(); u++) {
             Cluster.StoreRef ref = s.get(blocks.get(u).store());
             if (u != unit && (ref == null || !ref.up())) {
@@ -365,7 +461,7 @@ public final class ColdReader implements AutoCloseable {
 
     /** Bytes {@code [offset, offset + length)} of the encoded volume file, degraded if need be; unchecked. */
     byte[] rawRange(int volume, long offset, int length) throws IOException {
-        return read(volume(volume), offset, length, false).array();
+        return read(volume(volume), offset, length, null).array();
     }
 
     /**
@@ -373,20 +469,7 @@ public final class ColdReader implements AutoCloseable {
      * key, alt); rebuilt from other blocks if the direct read is corrupt.
      */
     byte[] rawNeedle(int volume, VolumeIndex.Entry e) throws IOException {
-        ColdVolume cv = volume(volume);
-        ByteBuffer b = read(cv, e.offset(), e.length(), false);
-        try {
-            NeedleFormat.check(b, e.key(), e.alt());
-        } catch (NeedleFormat.CorruptNeedleException first) {
-            b = read(cv, e.offset(), e.length(), true);
-            try {
-                NeedleFormat.check(b, e.key(), e.alt());
-            } catch (NeedleFormat.CorruptNeedleException again) {
-                throw new IOException("needle " + e.key() + "/" + e.alt() + " of volume " + volume
-                        + " is corrupt even when rebuilt from other blocks: " + again.getMessage(), again);
-            }
-        }
-        return b.array();
+        return checkedRead(volume(volume), e, b -> NeedleFormat.check(b, e.key(), e.alt())).array();
     }
 
     @Override
