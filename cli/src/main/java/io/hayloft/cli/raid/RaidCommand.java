@@ -60,8 +60,11 @@ public final class RaidCommand implements Runnable {
         int r;
         @Option(names = "--block-size", defaultValue = "268435456", description = "bytes per block (default ${DEFAULT-VALUE})")
         long blockSize;
-        @Option(names = "--workers", defaultValue = "4", description = "parallel jobs (default ${DEFAULT-VALUE})")
+        @Option(names = "--workers", defaultValue = "4", description = "stripes encoded in parallel (default ${DEFAULT-VALUE})")
         int workers;
+        @Option(names = "--repair-workers", defaultValue = "16",
+                description = "most stripes repaired at once by fix (default ${DEFAULT-VALUE})")
+        int repairWorkers;
         @Option(names = "--repair-bandwidth", defaultValue = "0", description = "repair bytes/s per store, 0 = unlimited")
         long repairBandwidth;
         @Option(names = "--progress", description = "Show a progress bar on stderr even when it is not a terminal.")
@@ -79,6 +82,7 @@ public final class RaidCommand implements Runnable {
             c.r = r;
             c.blockSize = blockSize;
             c.workers = workers;
+            c.repairWorkers = repairWorkers;
             c.repairBytesPerSecondPerStore = repairBandwidth;
             return c.validate();
         }
