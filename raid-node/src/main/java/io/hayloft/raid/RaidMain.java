@@ -1,9 +1,6 @@
 package io.hayloft.raid;
 
 import io.hayloft.common.config.ConfigLoader;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * A bare main for a raid-node process: {@code RaidMain [--config file] [key=value ...]}, keys of
@@ -23,16 +20,7 @@ public final class RaidMain {
     }
 
     public static void main(String[] args) throws Exception {
-        Path config = null;
-        List<String> overrides = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            if ("--config".equals(args[i]) && i + 1 < args.length) {
-                config = Path.of(args[++i]);
-            } else {
-                overrides.add(args[i]);
-            }
-        }
-        RaidServerConfig cfg = ConfigLoader.load(config, overrides, RaidServerConfig.class).validate();
+        RaidServerConfig cfg = ConfigLoader.fromArgs(args, RaidServerConfig.class).validate();
         RaidServer server = RaidServer.start(cfg, checkpoints(System.getProperty("hayloft.raid.haltAt")));
         Runtime.getRuntime().addShutdownHook(new Thread(server::close));
         System.out.println("PORT " + server.port());

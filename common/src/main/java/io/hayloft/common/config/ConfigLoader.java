@@ -30,6 +30,23 @@ public final class ConfigLoader {
     }
 
     /**
+     * Loads from the arguments of a bare server main: {@code [--config FILE] [key=value ...]} (the
+     * {@code hayloft} subcommands parse their own options).
+     */
+    public static <T> T fromArgs(String[] args, Class<T> type) throws IOException {
+        Path config = null;
+        java.util.List<String> overrides = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if ("--config".equals(args[i]) && i + 1 < args.length) {
+                config = Path.of(args[++i]);
+            } else {
+                overrides.add(args[i]);
+            }
+        }
+        return load(config, overrides, type);
+    }
+
+    /**
      * @param yaml the file, or null to start from the class's defaults
      * @param overrides {@code key=value} strings, applied in order after the file
      * @throws IllegalArgumentException naming the file, key or value that is wrong
