@@ -248,7 +248,7 @@ public final class BlockFixer {
         for (int u : d.units()) {
             lost.add(u);
         }
-        // Targets first: the repair's reads cross the first target's ingress, as if it ran there.
+        // Targets first, then the repairer whose ingress the repair's reads cross (as if it ran there).
         // A store may take a rebuilt block if it holds no surviving block of the stripe.
         Set<String> exclude = new HashSet<>();
         for (int u = 0; u < blocks.size(); u++) {
