@@ -48,8 +48,14 @@ import org.slf4j.LoggerFactory;
  * {@link ErasureCodec#planDecode}) from all its sources at once, a window of {@code
  * repairWindowBytes} per unit at a time with the next window fetched while the current one
  * decodes (at most {@code 2 × k × repairWindowBytes} held per repair). Every source read is paced
- * by a {@link Throttle} on the source's egress and the first target's ingress (the repair is
- * modelled as running on its target, as a NIC on each would impose).
+ * by a {@link Throttle} on the source's egress and the repairer's ingress, and each rebuilt block's
+ * upload on the repairer's egress and its target's ingress (as a NIC on each would impose). The
+ * repair is modelled as running on a <em>repairer</em> store, chosen apart from the target: the
+ * store with the fewest repairs in flight (decoding or receiving), the target itself on a tie, so
+ * its upload is local. Tying the repair to its target put every source read through one store's
+ * ingress when one store was the only legal target of many stripes (a replacement store in a
+ * cluster of {@code k + r + 1}: it is the one store outside every stripe), about nine times the
+ * bytes of the blocks it receives.
  *
  * <p>Thread-safe: counters are atomic; each repair works on its own spool files.
  */
@@ -80,6 +86,8 @@ public final class BlockFixer {
     private final AtomicInteger rotation = new AtomicInteger();
     /** Repairs in flight per target store: new repairs go to the least busy targets. */
     private final Map<String, AtomicInteger> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Repairs in flight per repairer store (whose ingress carries their source reads). */
+    private final Map<String, AtomicInteger> decoding = new java.util.concurrent.ConcurrentHashMap<>();
 
     public BlockFixer(Cluster cluster, RaidConfig config) {
         this.cluster = cluster;
@@ -90,6 +98,11 @@ public final class BlockFixer {
 
     public void checkpoints(Checkpoints c) {
         this.checkpoints = c;
+    }
+
+    /** The per-store link budget of this fixer's repairs (bytes reserved per link, for tests and benchmarks). */
+    public Throttle throttle() {
+        return throttle;
     }
 
     /** Bytes read and rebuilt by this fixer since it was made. */
@@ -235,7 +248,7 @@ public final class BlockFixer {
         for (int u : d.units()) {
             lost.add(u);
         }
-        // Targets first: the repair's reads cross the first target's ingress, as if it ran there.
+        // Targets first, then the repairer whose ingress the repair's reads cross (as if it ran there).
         // A store may take a rebuilt block if it holds no surviving block of the stripe.
         Set<String> exclude = new HashSet<>();
         for (int u = 0; u < blocks.size(); u++) {
@@ -248,13 +261,16 @@ public final class BlockFixer {
         for (int u : lost) {
             targets.put(u, chosen.get(targets.size()));
         }
-        String ingress = chosen.get(0).id();
+        Set<String> lostStores = new HashSet<>();
+        lost.forEach(u -> lostStores.add(blocks.get(u).store()));
+        String ingress = chooseRepairer(stores, chosen.get(0), lostStores).id();
         Set<Integer> unreadable = new TreeSet<>();
         Path dir;
         try {
             dir = Files.createTempDirectory(spoolDir, "hayloft-repair-v" + d.volume() + "-s" + d.stripe() + "-");
         } catch (IOException e) {
             chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
+            decoding.get(ingress).decrementAndGet();
             throw e;
         }
         try (ErasureCodec codec = ErasureCodec.create(CodecKind.fromWireName(m.codec()), m.k(), m.r())) {
@@ -269,7 +285,7 @@ public final class BlockFixer {
                     rebuild(codec, m, blocks, stores, lost, unreadable, ingress, out, read);
                     totalRead.addAndGet(read.get());
                     for (int u : lost) {
-                        replace(m, d.stripe(), u, out.get(u), stores, blocks, targets.get(u));
+                        replace(m, d.stripe(), u, out.get(u), stores, blocks, targets.get(u), ingress);
                     }
                     return read.get();
                 } catch (RangeFetch.SourcesFailed f) {
@@ -293,6 +309,7 @@ public final class BlockFixer {
         } finally {
             Files.deleteIfExists(dir);
             chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
+            decoding.get(ingress).decrementAndGet();
         }
     }
 
@@ -329,6 +346,37 @@ public final class BlockFixer {
         return out;
     }
 
+    /**
+     * The store the repair is modelled to run on (its ingress carries the source reads): a healthy
+     * store not holding one of the lost blocks, with the fewest repairs in flight there (decoding
+     * plus receiving), {@code target} first on a tie (its upload is then local), then in a
+     * per-repair pseudo-random order. Separate from the target so that a store which is the only
+     * legal target of many stripes receives only their rebuilt blocks.
+     */
+    private synchronized Cluster.StoreRef chooseRepairer(Map<String, Cluster.StoreRef> stores, Cluster.StoreRef target,
+                                                         Set<String> lostStores) {
+        List<Cluster.StoreRef> order = new ArrayList<>();
+        order.add(target);
+        Set<String> skip = new HashSet<>(lostStores);
+        skip.add(target.id());
+        long others = stores.values().stream().filter(s -> s.up() && !skip.contains(s.id())).count();
+        if (others > 0) {
+            order.addAll(BlockPlacement.choose(stores, (int) others, rotation.getAndIncrement(), skip));
+        }
+        Cluster.StoreRef best = null;
+        int bestLoad = Integer.MAX_VALUE;
+        for (Cluster.StoreRef s : order) {
+            // The target's own count includes this repair: it would receive the block either way.
+            int l = load(s) - (s == target ? 1 : 0);
+            if (l < bestLoad) {
+                best = s;
+                bestLoad = l;
+            }
+        }
+        decoding.computeIfAbsent(best.id(), id -> new AtomicInteger()).incrementAndGet();
+        return best;
+    }
+
     /** New rack first, then fewer repairs in flight; earlier in rotation order wins ties (strictly better only). */
     private boolean better(Cluster.StoreRef s, Cluster.StoreRef best, Set<String> usedRacks) {
         boolean newRack = !usedRacks.contains(s.rack());
@@ -339,9 +387,11 @@ public final class BlockFixer {
         return load(s) < load(best);
     }
 
+    /** Repairs in flight on a store's ingress: those it receives a block of, plus those it decodes. */
     private int load(Cluster.StoreRef s) {
         AtomicInteger n = inFlight.get(s.id());
-        return n == null ? 0 : n.get();
+        AtomicInteger d = decoding.get(s.id());
+        return (n == null ? 0 : n.get()) + (d == null ? 0 : d.get());
     }
 
     /**
@@ -409,17 +459,28 @@ public final class BlockFixer {
             if (ref == null || !ref.up()) {
                 return CompletableFuture.failedFuture(new IOException("store " + blk.store() + " is down"));
             }
+            if (ref.id().equals(ingress)) { // the repairer's own block: read locally, no link crossed
+                return cluster.readBlockAsync(ref.address(), blk.name(), r.offset(), (int) r.length());
+            }
             long wait = throttle.reserve(ref.id(), ingress, r.length()) - System.nanoTime();
             Executor paced = wait <= 0 ? Runnable::run : CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS);
             return CompletableFuture.supplyAsync(() -> ref, paced)
-                    .thenCompose(s -> cluster.readBlockAsync(s.address(), blk.name(), r.offset(), (int) r.length()));
+                    .thenCompose(s -> cluster.readBlockAsync(s.address(), blk.name(), r.offset(), (int) r.length()))
+                    .whenComplete((b, e) -> {
+                        if (e != null) { // nothing carried: give the links their time back
+                            throttle.release(ref.id(), ingress, r.length());
+                        }
+                    });
         }, read::addAndGet);
     }
 
     private void replace(StripeMap m, int stripe, int unit, FileChannel rebuilt, Map<String, Cluster.StoreRef> stores,
-                         List<StripeMap.Block> blocks, Cluster.StoreRef target) throws IOException {
+                         List<StripeMap.Block> blocks, Cluster.StoreRef target, String repairer) throws IOException {
         StripeMap.Block old = blocks.get(unit);
         String name = EncodeJob.blockName(m.volume(), m.job(), stripe, unit, generation(old.name()) + 1);
+        if (!repairer.equals(target.id())) { // the rebuilt block crosses the repairer's egress and the target's ingress
+            Throttle.pace(throttle.reserve(repairer, target.id(), m.blockSize()));
+        }
         long crc = new EncodeJob(cluster, config, Checkpoints.NONE).upload(target.address(), name, rebuilt, m.blockSize());
         Cluster.BlockInfo listed = cluster.listBlocks(target.address()).get(name);
         if (listed == null || listed.length() != m.blockSize() || listed.crc32c() != crc) {
@@ -437,7 +498,8 @@ public final class BlockFixer {
                 LOG.info("old block {} on {} not deleted ({}); the orphan sweep will", old.name(), old.store(), e.toString());
             }
         }
-        LOG.info("volume {} block {}/{} rebuilt on {} as {}", m.volume(), stripe, unit, target.id(), name);
+        LOG.info("volume {} block {}/{} rebuilt on {} as {} (decoded on {})", m.volume(), stripe, unit, target.id(), name,
+                repairer);
     }
 
     static int generation(String name) {

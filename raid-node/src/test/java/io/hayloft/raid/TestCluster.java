@@ -56,10 +56,29 @@ public final class TestCluster implements AutoCloseable {
     }
 
     StoreServer startStore(String id) throws Exception {
+        return startStore(id, 0, dir.resolve(id));
+    }
+
+    /**
+     * Starts an empty store in place of the stopped store {@code id}, as an operator replacing a dead
+     * disk would: same id, rack and port, a fresh data directory; then restores it in the directory (UP).
+     */
+    StoreServer replaceStore(String id) throws Exception {
+        if (!stopped.contains(id)) {
+            throw new IllegalStateException("store " + id + " is running; stop it first");
+        }
+        int port = stores.get(id).port();
+        StoreServer s = startStore(id, port, dir.resolve(id + "-replacement-" + System.nanoTime()));
+        stopped.remove(id);
+        directory.directory().restore(id); // the operator brings the replacement in (the directory does not auto-restore)
+        return s;
+    }
+
+    private StoreServer startStore(String id, int port, Path data) throws Exception {
         StoreConfig c = new StoreConfig();
-        c.dataDirs = List.of(dir.resolve(id).toString());
+        c.dataDirs = List.of(data.toString());
         c.host = "127.0.0.1";
-        c.port = 0;
+        c.port = port;
         c.directory = directory.address();
         c.storeId = id;
         c.rack = "rack-" + id;

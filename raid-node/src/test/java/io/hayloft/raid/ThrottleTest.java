@@ -27,6 +27,23 @@ class ThrottleTest {
     }
 
     @Test
+    void aReleasedReservationGivesItsLinksTimeAndBytesBack() {
+        Throttle t = new Throttle(1_000_000);
+        long now = System.nanoTime();
+        t.reserve("dead", "target", 1_000_000);
+        t.reserve("dead", "target", 1_000_000);
+        assertThat(t.ingressBytes("target")).isEqualTo(2_000_000);
+        // Both reads failed without carrying a byte: the next read is not queued behind them.
+        t.release("dead", "target", 1_000_000);
+        t.release("dead", "target", 1_000_000);
+        assertThat(t.ingressBytes("target")).isZero();
+        assertThat(t.egressBytes("dead")).isZero();
+        assertThat(t.reserve("live", "target", 1_000_000) - now).isBetween(SECOND, SECOND + SECOND / 10);
+        assertThat(t.ingressBytes("target")).isEqualTo(1_000_000);
+        assertThat(t.egressBytes("live")).isEqualTo(1_000_000);
+    }
+
+    @Test
     void unlimitedNeverWaitsAndANegativeBudgetIsRefused() {
         Throttle t = new Throttle(0);
         long before = System.nanoTime();

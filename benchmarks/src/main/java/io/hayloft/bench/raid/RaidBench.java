@@ -26,11 +26,12 @@ import picocli.CommandLine.Option;
  * {@code hayloft bench raid}: on an embedded cluster of 15 stores (15 racks, one replica per
  * volume, fsync off), per block size and codec (10,4): fill one volume of {@code k} blocks, encode
  * it end to end (MB/s), then {@code --rounds} times lose data block 0 of the stripe and rebuild it
- * with {@link BlockFixer#repair}, every source store's egress and the target's ingress throttled to
- * {@code --store-mbps} (the Hitchhiker paper's Fig. 11 setup: the repairer's NIC carries every byte
- * read). Then, when {@code --reads} is positive, times needle reads of that block through
- * {@link ColdReader}, healthy and with the block's store stopped (degraded). Blocks are deleted
- * after each codec. Prints one row per codec and the repair-time ratios to RS of the same run.
+ * with {@link BlockFixer#repair}, every source store's egress and the repairer's ingress (the
+ * target's, one repair at a time) throttled to {@code --store-mbps} (the Hitchhiker paper's Fig. 11
+ * setup: the repairer's NIC carries every byte read). Then, when {@code --reads} is positive,
+ * times needle reads of that block through {@link ColdReader}, healthy and with the block's store
+ * stopped (degraded). Blocks are deleted after each codec. Prints one row per codec and the
+ * repair-time ratios to RS of the same run.
  */
 @Command(name = "raid", mixinStandardHelpOptions = true, description = "Cold tier: encode, single-block repair, degraded reads.")
 public final class RaidBench implements Callable<Integer> {

@@ -97,7 +97,7 @@ public final class RaidRecoveryBench implements Callable<Integer> {
                     BenchVolumes.kill(cluster, dead);
                     BlockFixer fixer = new BlockFixer(raid.cluster(), config);
                     BlockFixer.Report report = fixer.repairAll();
-                    // The store comes back as an empty replacement (its old blocks are orphans now).
+                    // The store comes back on its port as a replacement: no map names its old blocks (orphans).
                     cluster.startStore(dead);
                     BenchVolumes.awaitUp(cluster, dead);
                     times[round] = report.nanos() / 1e9;

@@ -1,0 +1,159 @@
+package io.hayloft.raid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hayloft.common.wire.StripeMap;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Reclaim with a real raid-node process ({@link RaidMain}, the daemon's policy pass: {@code
+ * ReclaimHook.DUE} → {@link RaidNode#reclaimDue()}) halted dead ({@code Runtime.halt(137)}, no
+ * shutdown hooks, as {@code kill -9}) at every step of a reclaim, {@link EncodeJob#writeAll}'s
+ * included, against one in-process cluster of 15 stores. Each time a coded volume has two thirds of
+ * its photos deleted (over the policy's threshold) before the process starts. After each death the
+ * raid-node recovers — in process ({@link RaidNode#recover()}) after even steps, as a fresh daemon
+ * process (which recovers before it serves) after odd ones — and the test checks: the old map in
+ * force before the swap and the new one from it on, no pending reclaim, every live needle reads back,
+ * every deleted one stays deleted, no store holds a block no map names, no spool image is left. A
+ * last fresh process finds nothing due.
+ */
+class ProcessReclaimCrashTest {
+
+    static final long BLOCK = 16 << 10;
+    /** A reclaim's steps for a compacted image of one stripe (checked against a clean run first). */
+    static final List<String> STEPS = List.of("compacted", "reclaim-begun", "stripe-0", "index", "verified", "swapped",
+            "old-deleted");
+
+    @TempDir
+    Path dir;
+
+    private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @Test
+    void aRaidNodeKilledAtEveryReclaimStepLeavesTheOldOrTheNewMapAndNoOrphans() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 15); ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+            Path due = dir.resolve("policy.json");
+            RaidServerTest.writePolicy(due, "\"encode\": false, \"reclaimThreshold\": 0.3, \"workers\": 1, "
+                    + "\"scrubBytesPerSecond\": 0, \"policyIntervalMillis\": 3600000");
+            Path notDue = dir.resolve("policy-recover.json");
+            RaidServerTest.writePolicy(notDue, "\"encode\": false, \"reclaimThreshold\": 0.99, \"workers\": 1, "
+                    + "\"scrubBytesPerSecond\": 0, \"policyIntervalMillis\": 3600000");
+            Path log = dir.resolve("raid-node.log");
+            RaidConfig config = cluster.raidConfig("hh-xor+", BLOCK);
+            RaidNode raid = new RaidNode(config, runner);
+            Set<Long> deleted = new HashSet<>();
+
+            // The steps of a clean reclaim of such a volume, in process.
+            int clean = prepared(cluster, raid, deleted);
+            List<String> seen = new ArrayList<>();
+            raid.checkpoints(seen::add);
+            assertThat(raid.reclaim(clean).reclaimed()).isTrue();
+            raid.checkpoints(Checkpoints.NONE);
+            assertThat(seen).containsExactlyElementsOf(STEPS);
+
+            for (String step : STEPS) {
+                int volume = prepared(cluster, raid, deleted);
+                String oldJob = raid.cluster().stripeMap(volume).job();
+                try (RaidProcess p = new RaidProcess(step, log, settings(cluster, due))) {
+                    int status = p.exit(120);
+                    assertThat(p.printed()).as("process output").contains("CHECKPOINT " + step);
+                    assertThat(status).as("exit status of a raid-node halted at " + step).isEqualTo(RaidMain.HALT_STATUS);
+                }
+                boolean inProcess = STEPS.indexOf(step) % 2 == 0;
+                if (inProcess) {
+                    new RaidNode(config, runner).recover();
+                } else {
+                    try (RaidProcess p = new RaidProcess(null, log, settings(cluster, notDue))) {
+                        // Serving means recovered; the first pass (nothing due) ends before this answers.
+                        assertThat(post("http://127.0.0.1:" + p.port(60) + "/admin/run")).contains("\"reclaimed\":0");
+                    }
+                }
+
+                String when = step + (inProcess ? " (recovered in process)" : " (recovered by a fresh process)");
+                boolean swapped = STEPS.indexOf(step) >= STEPS.indexOf("swapped");
+                StripeMap now = raid.cluster().stripeMap(volume);
+                assertThat(now.status()).isEqualTo(StripeMap.COMMITTED);
+                assertThat(now.job().equals(oldJob)).as("old map in force after a death at " + when).isEqualTo(!swapped);
+                assertThat(raid.cluster().reclaims()).as("pending reclaims after " + when).isEmpty();
+                assertNoOrphans(cluster, raid, when);
+                readAll(cluster, raid, deleted, when);
+                try (var images = Files.newDirectoryStream(dir, "hayloft-reclaim-*")) {
+                    assertThat(images).as("reclaim images after " + when).isEmpty();
+                }
+                if (!swapped) { // so the next process has only its own volume due
+                    assertThat(raid.reclaim(volume).reclaimed()).isTrue();
+                    assertNoOrphans(cluster, raid, when + " then a clean reclaim");
+                    readAll(cluster, raid, deleted, when + " then a clean reclaim");
+                }
+            }
+
+            // A fresh daemon with the reclaiming policy finds nothing due, damaged or orphaned.
+            try (RaidProcess p = new RaidProcess(null, log, settings(cluster, due))) {
+                assertThat(post("http://127.0.0.1:" + p.port(60) + "/admin/run"))
+                        .contains("\"reclaimed\":0", "\"repairFailures\":[]", "\"orphansDeleted\":0");
+            }
+            assertThat(new BlockFixer(raid.cluster(), config).scan()).isEmpty();
+            assertNoOrphans(cluster, raid, "the end");
+            readAll(cluster, raid, deleted, "the end");
+        }
+    }
+
+    private String[] settings(TestCluster cluster, Path policy) {
+        return new String[] {"port=0", "directory=" + cluster.directory.address(), "policyFile=" + policy,
+            "transferBytes=16384", "requestTimeoutMillis=5000", "spoolDir=" + dir};
+    }
+
+    /** A volume encoded in process, then two thirds of its photos deleted (about 0.67 of its bytes dead). */
+    private static int prepared(TestCluster cluster, RaidNode raid, Set<Long> deleted) throws Exception {
+        int volume = cluster.writeVolume(100, 4000);
+        raid.encode(volume);
+        int i = 0;
+        for (TestCluster.Photo p : new ArrayList<>(cluster.photos.values())) {
+            if (p.volume() == volume && i++ % 3 != 0) {
+                cluster.directory.directory().delete(p.key());
+                cluster.photos.remove(p.key());
+                deleted.add(p.key());
+            }
+        }
+        return volume;
+    }
+
+    private static String post(String url) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(90))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return r.body();
+    }
+
+    /** The blocks on the stores are exactly those the committed maps name. */
+    private static void assertNoOrphans(TestCluster cluster, RaidNode raid, String when) throws Exception {
+        Set<String> expected = new HashSet<>();
+        for (StripeMap m : raid.cluster().stripeMaps()) {
+            m.allBlocks().forEach(b -> expected.add(b.store() + "/" + b.name()));
+        }
+        assertThat(cluster.allBlocks()).as("blocks after a death at " + when).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    private static void readAll(TestCluster cluster, RaidNode raid, Set<Long> deleted, String when) throws Exception {
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            for (TestCluster.Photo p : cluster.photos.values()) {
+                assertThat(reader.get(p.key(), 0)).as("photo " + p.key() + " after a death at " + when).isEqualTo(p.data());
+            }
+            for (long k : deleted) {
+                assertThat(reader.get(k, 0)).as("deleted photo " + k + " after a death at " + when).isNull();
+            }
+        }
+    }
+}
