@@ -1,6 +1,7 @@
 package io.hayloft.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.client.HayloftClient;
 import io.hayloft.common.wire.PhotoId;
@@ -100,9 +101,57 @@ class ColdCacheTest {
                 .as("admitCold is off: cold needles are not kept").isFalse();
 
         StripeMap map = new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)).stripeMap(volume);
-        cluster.stopStore(map.stripes().get(0).blocks().get(0).store());
+        List<String> victims = map.stripes().get(0).blocks().stream().map(StripeMap.Block::store)
+                .filter(s -> !s.equals(map.index().holders().get(0))).distinct().limit(5).toList();
+        cluster.stopStore(victims.get(0));
         readAll();
         assertThat(cache.cold().degradedReads()).isPositive();
+
+        // Four more stores of stripe 0 (five blocks gone, RS 10+4 tolerates four): its needles answer
+        // 503 and say why; the cache keeps serving the other stripes.
+        for (String v : victims.subList(1, 5)) {
+            cluster.stopStore(v);
+        }
+        int lost = 0;
+        int served = 0;
+        for (TestCluster.Photo p : cluster.photos.values()) {
+            HttpResponse<byte[]> r = get("/cold/" + volume + "/" + p.key() + "/0?cookie=" + p.cookie());
+            if (r.statusCode() == 200) {
+                assertThat(r.body()).isEqualTo(p.data());
+                served++;
+            } else {
+                assertThat(r.statusCode()).isEqualTo(503);
+                assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains("COLD_STRIPE_LOST")
+                        .contains("too many blocks").contains("5 of 14 blocks unavailable");
+                lost++;
+            }
+        }
+        assertThat(lost).isPositive();
+        assertThat(served).isPositive();
+    }
+
+    @Test
+    void admitColdKeepsColdNeedlesAndWithoutADirectoryColdUrlsAreRefused() throws Exception {
+        CacheConfig c = new CacheConfig();
+        c.directory = cluster.directory.address();
+        c.admitCold = true;
+        c.validate();
+        TestCluster.Photo p = cluster.photos.values().iterator().next();
+        CacheUrl url = CacheUrl.parse("/cold/" + volume + "/" + p.key() + "/0?cookie=" + p.cookie(), true);
+        try (StoreFetcher stores = new StoreFetcher(2000, Executors.newSingleThreadExecutor());
+             ColdFetcher cold = new ColdFetcher(c.directory, null, 5000, 20_000, Executors.newFixedThreadPool(2))) {
+            ReadThroughCache rtc = new ReadThroughCache(c, stores, cold);
+            assertThat(rtc.get(url, true).source()).isEqualTo(ReadThroughCache.Source.MISS);
+            ReadThroughCache.Answer hit = rtc.get(url, true);
+            assertThat(hit.source()).isEqualTo(ReadThroughCache.Source.HIT);
+            assertThat(hit.body()).isEqualTo(p.data());
+            assertThat(rtc.stats().snapshot().get("coldReads")).isEqualTo(1L);
+
+            CacheConfig plain = new CacheConfig().validate();
+            ReadThroughCache noDirectory = new ReadThroughCache(plain, stores);
+            assertThatThrownBy(() -> noDirectory.get(url, true)).isInstanceOf(io.hayloft.common.http.ApiException.class)
+                    .hasMessageContaining("no directory configured");
+        }
     }
 
     @Test
