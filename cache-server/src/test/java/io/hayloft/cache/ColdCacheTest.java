@@ -215,7 +215,8 @@ class ColdCacheTest {
 
     @Test
     void theClientReadsColdPhotosThroughTheCacheAndByItselfWhenTheCacheIsDown() throws Exception {
-        try (HayloftClient client = HayloftClient.builder().directory(cluster.directory.address()).build()) {
+        try (HayloftClient client = HayloftClient.builder().directory(cluster.directory.address())
+                .cacheNodes(List.of(cacheAddress), List.of()).build()) {
             int n = 0;
             for (TestCluster.Photo p : cluster.photos.values()) {
                 assertThat(client.get(id(p))).isEqualTo(p.data());
@@ -224,6 +225,13 @@ class ColdCacheTest {
                 }
             }
             assertThat(cache.cache().stats().snapshot().get("coldReads")).as("cache first").isEqualTo(10L);
+
+            // Deleting a cold photo invalidates it in its cache node (under its cold URL); it then reads as missing.
+            TestCluster.Photo gone = cluster.photos.values().iterator().next();
+            client.delete(id(gone));
+            cluster.photos.remove(gone.key());
+            assertThat(cache.cache().stats().snapshot().get("invalidations")).isEqualTo(1L);
+            assertThatThrownBy(() -> client.get(id(gone))).isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
             cache.close();
             cache = null;
             for (TestCluster.Photo p : cluster.photos.values()) {

@@ -348,13 +348,15 @@ public final class HayloftClient implements AutoCloseable {
     /** After the needles' delete (done or failed), drops them from their cache nodes; keeps the delete's outcome. */
     private CompletableFuture<Void> invalidateInCache(CompletableFuture<Void> deleted, List<PhotoId> ids, List<String> replicas,
                                                       String token) {
-        if (cache == null || replicas.isEmpty()) {
+        if (cache == null) {
             return deleted;
         }
+        // No replica: an erasure-coded photo, cached (admitCold) under its cold URL; entries are keyed by needle either way.
+        String store = replicas.isEmpty() ? COLD_PREFIX : replicas.get(0);
         return deleted.handle((v, t) -> {
             List<CompletableFuture<Void>> calls = new ArrayList<>();
             for (PhotoId i : ids) {
-                calls.add(cache.invalidate(replicas.get(0), i, token == null || token.isEmpty() ? null : token));
+                calls.add(cache.invalidate(store, i, token == null || token.isEmpty() ? null : token));
             }
             return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]))
                     .thenCompose(x -> t == null ? CompletableFuture.<Void>completedFuture(null) : CompletableFuture.<Void>failedFuture(t));
