@@ -19,6 +19,11 @@ import java.util.Locale;
  * gutterTtlMillis        10000             entry lifetime on a gutter node (role gutter), 1..600000
  * admitOnlyUsers         true              cache a miss only when the request comes straight from a user, not a CDN
  * admitOnlyWritable      true              cache a miss only when the store says the volume is writable
+ * admitCold              false             cache misses of cold URLs (needles of erasure-coded volumes)
+ * directory              (none)            directory host:port; set: cold URLs (/cold/...) are read through the stripes
+ * directoryToken         (none)            bearer token for the directory's admin reads (stripe maps), if it has one
+ * coldTimeoutMillis      10000             a cold read (degraded ones included) slower than this fails with STORE_TIMEOUT
+ * coldThreads            16                threads running cold reads (they block on the directory and stores)
  * cdnHeader              X-Hayloft-Cdn     a request carrying this header comes from a CDN
  * cdnNetworks            []                CIDRs (10.1.0.0/16, ::1/128) whose clients are CDNs
  * allowedStores          []                host:port of stores the cache may fetch from; empty: any
@@ -46,6 +51,11 @@ public final class CacheConfig {
     public long gutterTtlMillis = 10_000;
     public boolean admitOnlyUsers = true;
     public boolean admitOnlyWritable = true;
+    public boolean admitCold = false;
+    public String directory;
+    public String directoryToken;
+    public long coldTimeoutMillis = 10_000;
+    public int coldThreads = 16;
     public String cdnHeader = "X-Hayloft-Cdn";
     public List<String> cdnNetworks = new ArrayList<>();
     public List<String> allowedStores = new ArrayList<>();
@@ -78,6 +88,15 @@ public final class CacheConfig {
         for (String s : allowedStores) {
             CacheUrl.checkStore(s);
         }
+        if (directory != null && !directory.isEmpty()) {
+            try {
+                CacheUrl.checkStore(directory);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("directory must be host:port, was '" + directory + "': " + e.getMessage());
+            }
+        }
+        check(coldTimeoutMillis >= 1, "coldTimeoutMillis must be >= 1, was " + coldTimeoutMillis);
+        check(coldThreads >= 1, "coldThreads must be >= 1, was " + coldThreads);
         check(storeTimeoutMillis >= 1, "storeTimeoutMillis must be >= 1, was " + storeTimeoutMillis);
         check(leaseTimeoutMillis >= 1, "leaseTimeoutMillis must be >= 1, was " + leaseTimeoutMillis);
         check(tombstoneMillis >= 0, "tombstoneMillis must be >= 0, was " + tombstoneMillis);
@@ -107,6 +126,11 @@ public final class CacheConfig {
     /** The largest needle kept: {@code maxObjectBytes}, at most {@code maxBytes}. */
     public int objectLimit() {
         return (int) Math.min(maxObjectBytes, maxBytes);
+    }
+
+    /** True when cold URLs can be served (a directory is configured). */
+    public boolean coldEnabled() {
+        return directory != null && !directory.isEmpty();
     }
 
     public boolean secured() {

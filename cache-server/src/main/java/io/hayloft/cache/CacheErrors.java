@@ -26,4 +26,12 @@ public final class CacheErrors {
     public static final ApiError PUSH_CRC_MISMATCH = new ApiError(305, "PUSH_CRC_MISMATCH", HttpResponseStatus.BAD_REQUEST);
     /** A pushed needle is larger than {@code maxObjectBytes}. */
     public static final ApiError PUSH_TOO_LARGE = new ApiError(306, "PUSH_TOO_LARGE", HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+    /** A cold URL ({@code /cold/...}) reached a cache configured without {@code directory}. */
+    public static final ApiError COLD_NOT_CONFIGURED = new ApiError(307, "COLD_NOT_CONFIGURED", HttpResponseStatus.SERVICE_UNAVAILABLE);
+    /** More blocks of the needle's stripe are unavailable than the code tolerates: the needle cannot be rebuilt now. */
+    public static final ApiError COLD_STRIPE_LOST = new ApiError(308, "COLD_STRIPE_LOST", HttpResponseStatus.SERVICE_UNAVAILABLE);
+    /** A cold read failed otherwise (directory unreachable, a block corrupt beyond rebuilding). */
+    public static final ApiError COLD_READ_FAILED = new ApiError(309, "COLD_READ_FAILED", HttpResponseStatus.BAD_GATEWAY);
+    /** A cold URL names a photo whose volume is not erasure-coded: read it from its replicas. */
+    public static final ApiError NOT_ERASURE_CODED = new ApiError(310, "NOT_ERASURE_CODED", HttpResponseStatus.CONFLICT);
 }

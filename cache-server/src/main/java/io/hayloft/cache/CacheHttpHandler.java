@@ -100,7 +100,7 @@ public final class CacheHttpHandler implements RequestHandler {
         } catch (ApiException e) {
             return null;
         }
-        if (!config.allowedStores.isEmpty() && !config.allowedStores.contains(url.store())) {
+        if (!url.cold() && !config.allowedStores.isEmpty() && !config.allowedStores.contains(url.store())) {
             return null;
         }
         ReadThroughCache.Answer a = cache.hit(url);
@@ -160,7 +160,7 @@ public final class CacheHttpHandler implements RequestHandler {
     }
 
     private void checkStoreAllowed(CacheUrl url) {
-        if (!config.allowedStores.isEmpty() && !config.allowedStores.contains(url.store())) {
+        if (!url.cold() && !config.allowedStores.isEmpty() && !config.allowedStores.contains(url.store())) {
             throw CacheErrors.STORE_NOT_ALLOWED.exception("store " + url.store() + " is not in allowedStores");
         }
     }

@@ -22,6 +22,7 @@ public final class CacheServer implements AutoCloseable {
     private final CacheConfig config;
     private final ReadThroughCache cache;
     private final StoreFetcher fetcher;
+    private final ColdFetcher cold; // null without a directory
     private final ExecutorService workers;
     private final HttpServer http;
 
@@ -29,7 +30,9 @@ public final class CacheServer implements AutoCloseable {
         config.validate();
         this.config = config;
         fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")));
-        cache = new ReadThroughCache(config, fetcher);
+        cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,
+                config.coldTimeoutMillis, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold"))) : null;
+        cache = new ReadThroughCache(config, fetcher, cold);
         PrometheusEndpoint metrics = new PrometheusEndpoint();
         cache.stats().register(metrics.registry());
         workers = new ThreadPoolExecutor(config.workerThreads, config.workerThreads, 60, TimeUnit.SECONDS,
@@ -42,6 +45,9 @@ public final class CacheServer implements AutoCloseable {
         } catch (RuntimeException | InterruptedException e) {
             workers.shutdownNow();
             fetcher.close();
+            if (cold != null) {
+                cold.close();
+            }
             throw e;
         }
     }
@@ -65,6 +71,11 @@ public final class CacheServer implements AutoCloseable {
         return cache;
     }
 
+    /** The cold reader, or null when no directory is configured. */
+    public ColdFetcher cold() {
+        return cold;
+    }
+
     public CacheConfig config() {
         return config;
     }
@@ -75,6 +86,9 @@ public final class CacheServer implements AutoCloseable {
         workers.shutdownNow();
         workers.awaitTermination(10, TimeUnit.SECONDS);
         fetcher.close();
+        if (cold != null) {
+            cold.close();
+        }
     }
 
     private static ThreadFactory named(String prefix) {

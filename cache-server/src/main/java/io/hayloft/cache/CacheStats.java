@@ -23,6 +23,7 @@ public final class CacheStats {
     final LongAdder leaseExpiries = new LongAdder();
     final LongAdder leasesCancelled = new LongAdder();
     final LongAdder storeReads = new LongAdder();
+    final LongAdder coldReads = new LongAdder();
     final LongAdder fetchErrors = new LongAdder();
     final LongAdder corrupt = new LongAdder();
     final LongAdder stored = new LongAdder();
@@ -54,6 +55,7 @@ public final class CacheStats {
         m.put("leaseWaits", leaseWaits.sum());
         m.put("hitRate", hitRate());
         m.put("storeReads", storeReads.sum());
+        m.put("coldReads", coldReads.sum());
         m.put("fetchErrors", fetchErrors.sum());
         m.put("corrupt", corrupt.sum());
         m.put("stored", stored.sum());
@@ -76,6 +78,7 @@ public final class CacheStats {
         counter(r, "hayloft_cache_lease_expiries", leaseExpiries, "lease waits that gave up and read the store");
         counter(r, "hayloft_cache_leases_cancelled", leasesCancelled, "fills dropped because an invalidation arrived");
         counter(r, "hayloft_cache_store_reads", storeReads, "GETs sent to stores");
+        counter(r, "hayloft_cache_cold_reads", coldReads, "reads of needles of erasure-coded volumes (through the stripes)");
         counter(r, "hayloft_cache_fetch_errors", fetchErrors, "store fetches that failed (unreachable, timeout, corrupt)");
         counter(r, "hayloft_cache_corrupt", corrupt, "store answers whose data failed its CRC32C");
         counter(r, "hayloft_cache_stored", stored, "needles put into memory (fills and pushes)");

@@ -9,6 +9,8 @@ import java.util.Map;
 /**
  * A parsed cache URL, {@code /<store>/<volume>/<key>/<alt>?cookie=<hex>}: the store the cache would
  * fetch from (Haystack's cache URLs name it, so any cache node can fill from it) and the needle.
+ * The store part {@value #COLD} marks a needle of an erasure-coded volume, read through the
+ * directory and the stripes ({@link ColdFetcher}) instead of from one store.
  * The cookie is optional only where {@code cookieRequired} is false (invalidation).
  *
  * @param store {@code host:port} of the store
@@ -18,6 +20,13 @@ import java.util.Map;
  * <p>Immutable and thread-safe.
  */
 public record CacheUrl(String store, NeedleKey needle, long cookie, boolean hasCookie) {
+    /** The store part of a cold URL: {@code /cold/<volume>/<key>/<alt>?cookie=<hex>}. */
+    public static final String COLD = "cold";
+
+    /** True for a needle of an erasure-coded volume ({@code /cold/...}). */
+    public boolean cold() {
+        return COLD.equals(store);
+    }
 
     /** A needle's identity in the cache: volume, key, alternate key (the cookie is checked, not keyed). */
     public record NeedleKey(int volume, long key, int alt) {
@@ -51,10 +60,11 @@ public record CacheUrl(String store, NeedleKey needle, long cookie, boolean hasC
     public static CacheUrl parse(QueryStringDecoder q, boolean cookieRequired) {
         List<String> seg = List.of(q.path().split("/", -1));
         if (seg.size() != 5 || !seg.get(0).isEmpty()) {
-            throw bad("cache URL must be /<store host:port>/<volume>/<key>/<alt>?cookie=<hex>, got '" + q.path() + "'");
+            throw bad("cache URL must be /<store host:port>/<volume>/<key>/<alt>?cookie=<hex> (or /cold/...), got '"
+                    + q.path() + "'");
         }
         String store = seg.get(1);
-        String why = storeProblem(store);
+        String why = COLD.equals(store) ? null : storeProblem(store);
         if (why != null) {
             throw bad(why);
         }

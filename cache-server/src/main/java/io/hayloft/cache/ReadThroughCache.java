@@ -29,6 +29,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * lease timeout gives up and reads the store itself, uncached; a newer miss replaces an expired
  * lease (cancelling it).
  *
+ * <p><b>Cold needles.</b> A cold URL ({@code /cold/...}, a needle of an erasure-coded volume) is
+ * filled by the {@link ColdFetcher} under the same lease, so a burst of misses causes one cold read;
+ * its bytes are kept only when {@code admitCold} is set (default false: Haystack keeps the cache for
+ * writable volumes; {@code admitOnlyWritable} does not govern cold needles).
+ *
  * <p>A cached entry keeps its cookie: a read with another cookie is answered 404, as the store
  * would, without a store read.
  *
@@ -80,6 +85,7 @@ public final class ReadThroughCache {
 
     private final CacheConfig config;
     private final StoreFetcher fetcher;
+    private final ColdFetcher cold; // null without a directory
     private final Admission admission;
     private final Cache<NeedleKey, Entry> cache;
     private final Cache<NeedleKey, Boolean> tombstones;
@@ -88,8 +94,14 @@ public final class ReadThroughCache {
     private final CacheStats stats;
 
     public ReadThroughCache(CacheConfig config, StoreFetcher fetcher) {
+        this(config, fetcher, null);
+    }
+
+    /** @param cold reads cold URLs, or null when the cache has no directory (cold URLs then fail 503) */
+    public ReadThroughCache(CacheConfig config, StoreFetcher fetcher, ColdFetcher cold) {
         this.config = config;
         this.fetcher = fetcher;
+        this.cold = cold;
         this.admission = new Admission(config);
         Caffeine<Object, Object> b = Caffeine.newBuilder()
                 // Maintenance (replaying reads into the W-TinyLFU policy, evicting) runs on the calling worker,
@@ -172,20 +184,20 @@ public final class ReadThroughCache {
             if (cur != null && !cur.expired(now)) {
                 if (cur.cookie != url.cookie()) {
                     stats.misses.increment();
-                    return answer(fetchNow(direct(url)), Source.BYPASS);
+                    return answer(fetchNow(url, direct(url)), Source.BYPASS);
                 }
                 stats.leaseWaits.increment();
                 StoreFetcher.Fetched f = await(cur.result, Math.max(1, TimeUnit.NANOSECONDS.toMillis(cur.deadlineNanos - now)));
                 if (f == null) {
                     stats.leaseExpiries.increment(); // the lease was not fulfilled in time: read the store
-                    return answer(fetchNow(direct(url)), Source.BYPASS);
+                    return answer(fetchNow(url, direct(url)), Source.BYPASS);
                 }
                 return answer(f, Source.WAIT);
             }
             if (!admitted) {
                 stats.misses.increment();
                 stats.notAdmitted.increment();
-                return answer(fetchNow(direct(url)), Source.BYPASS);
+                return answer(fetchNow(url, direct(url)), Source.BYPASS);
             }
             Lease mine = new Lease(tokens.incrementAndGet(), url.cookie(),
                     now + TimeUnit.MILLISECONDS.toNanos(config.leaseTimeoutMillis));
@@ -207,13 +219,24 @@ public final class ReadThroughCache {
             }
             stats.misses.increment();
             fill(url, mine);
-            return answer(fetchNow(mine.result), Source.MISS);
+            return answer(fetchNow(url, mine.result), Source.MISS);
         }
     }
 
     private CompletableFuture<StoreFetcher.Fetched> direct(CacheUrl url) {
-        stats.storeReads.increment();
-        return fetcher.fetch(url).whenComplete((f, err) -> {
+        CompletableFuture<StoreFetcher.Fetched> pending;
+        if (url.cold()) {
+            if (cold == null) {
+                return CompletableFuture.failedFuture(CacheErrors.COLD_NOT_CONFIGURED.exception("needle " + url.needle()
+                        + " is on an erasure-coded volume, and this cache has no directory configured to read it"));
+            }
+            stats.coldReads.increment();
+            pending = cold.fetch(url);
+        } else {
+            stats.storeReads.increment();
+            pending = fetcher.fetch(url);
+        }
+        return pending.whenComplete((f, err) -> {
             if (err != null) {
                 countError(err);
             }
@@ -225,7 +248,7 @@ public final class ReadThroughCache {
         direct(url).whenComplete((f, err) -> {
             try {
                 if (err == null) {
-                    keep(k, lease, f);
+                    keep(k, lease, f, url.cold());
                 }
             } finally {
                 leases.remove(k, lease);
@@ -238,11 +261,12 @@ public final class ReadThroughCache {
         });
     }
 
-    private void keep(NeedleKey k, Lease lease, StoreFetcher.Fetched f) {
+    private void keep(NeedleKey k, Lease lease, StoreFetcher.Fetched f, boolean coldNeedle) {
         if (f.status() != 200) {
             return;
         }
-        if (!f.verified() || !admission.admitsVolumeState(f.volumeState()) || f.body().length > config.objectLimit()) {
+        boolean stateOk = coldNeedle ? config.admitCold : admission.admitsVolumeState(f.volumeState());
+        if (!f.verified() || !stateOk || f.body().length > config.objectLimit()) {
             stats.notAdmitted.increment();
             return;
         }
@@ -320,11 +344,13 @@ public final class ReadThroughCache {
         return new Answer(404, json.getBytes(java.nio.charset.StandardCharsets.UTF_8), "application/json", null, s);
     }
 
-    /** Waits for a store fetch, which its own HTTP timeout bounds; a second here is a safety margin. */
-    private StoreFetcher.Fetched fetchNow(CompletableFuture<StoreFetcher.Fetched> f) throws InterruptedException {
-        StoreFetcher.Fetched r = await(f, config.storeTimeoutMillis + 1000);
+    /** Waits for a fetch, which its own timeout bounds; a second here is a safety margin. */
+    private StoreFetcher.Fetched fetchNow(CacheUrl url, CompletableFuture<StoreFetcher.Fetched> f) throws InterruptedException {
+        long limit = url.cold() ? config.coldTimeoutMillis : config.storeTimeoutMillis;
+        StoreFetcher.Fetched r = await(f, limit + 1000);
         if (r == null) {
-            throw CacheErrors.STORE_TIMEOUT.exception("store fetch did not finish within " + config.storeTimeoutMillis + " ms");
+            throw CacheErrors.STORE_TIMEOUT.exception((url.cold() ? "cold read" : "store fetch") + " of needle " + url.needle()
+                    + " did not finish within " + limit + " ms");
         }
         return r;
     }

@@ -23,6 +23,8 @@ class CacheConfigTest {
         assertThatThrownBy(() -> load(Map.of("allowedStores", "s1,")).validate()).hasMessageContaining("store must be host:port, got 's1'");
         assertThatThrownBy(() -> load(Map.of("clusterSecret", "short")).validate()).hasMessageContaining("at least 16");
         assertThatThrownBy(() -> load(Map.of("gutterTtlMillis", "0")).validate()).hasMessageContaining("gutterTtlMillis must be in 1..600000, was 0");
+        assertThatThrownBy(() -> load(Map.of("directory", "d1")).validate()).hasMessageContaining("directory must be host:port, was 'd1'");
+        assertThatThrownBy(() -> load(Map.of("coldTimeoutMillis", "0")).validate()).hasMessageContaining("coldTimeoutMillis must be >= 1, was 0");
         assertThatThrownBy(() -> load(Map.of("maxByte", "1"))).hasMessageContaining("unknown config key 'maxByte'");
     }
 

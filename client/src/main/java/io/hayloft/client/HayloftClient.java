@@ -47,7 +47,9 @@ import javax.net.ssl.SSLContext;
  * the put fails with a {@link PartialFailureException} naming each failed replica. Reads: the
  * directory's lookup (cached, dropped on any read error) gives the places to read from in order;
  * the id's cookie, volume and alternate key must match it; the read fails over from one place to
- * the next on an error or a timeout. A missing or deleted photo, or a wrong cookie, is a
+ * the next on an error or a timeout. A photo of an erasure-coded volume is read through its cache
+ * node's cold URL ({@code http://<cache>/cold/...}, when the directory lists one) and else by the
+ * client itself from the stripes. A missing or deleted photo, or a wrong cookie, is a
  * {@link PhotoNotFoundException}.
  *
  * <p>Every operation has an asynchronous form returning a {@link CompletableFuture} that completes
@@ -57,6 +59,8 @@ import javax.net.ssl.SSLContext;
  * <p>Thread-safe: build one client per application and share it; {@link #close()} it at the end.
  */
 public final class HayloftClient implements AutoCloseable {
+    /** The last path segment of a cache prefix that reads cold needles (directory's {@code readFrom}). */
+    static final String COLD_PREFIX = "cold";
     private final DirectoryClient directory;
     private final StoreClient stores;
     private final Writer writer;
@@ -203,11 +207,41 @@ public final class HayloftClient implements AutoCloseable {
         // encode (replicas dropped), so a fresh lookup decides before the failure is reported.
         return reader.lookup(id.key(), false)
                 .handle((l, t) -> t == null && io.hayloft.client.cold.ColdReads.isCold(l.volumeState())
-                        ? cold.read(id) : reader.read(id, stores::read))
+                        ? coldRead(id, l) : reader.read(id, stores::read))
                 .thenCompose(f -> f)
                 .exceptionallyCompose(e -> reader.lookup(id.key(), true).handle((l, t) ->
                         t == null && io.hayloft.client.cold.ColdReads.isCold(l.volumeState())
-                                ? cold.read(id) : CompletableFuture.<byte[]>failedFuture(e)).thenCompose(f -> f));
+                                ? coldRead(id, l) : CompletableFuture.<byte[]>failedFuture(e)).thenCompose(f -> f));
+    }
+
+    /**
+     * A photo of an erasure-coded volume: through the cache prefixes the lookup lists first
+     * ({@code http://<cache>/cold}, the key's cache node then its gutter node), then, when every one
+     * of them fails (down, 5xx, or 404, which the client's own read then confirms), with the client's
+     * own {@link io.hayloft.client.cold.ColdReads}.
+     */
+    private CompletableFuture<byte[]> coldRead(PhotoId id, io.hayloft.common.wire.Wire.Lookup l) {
+        List<String> caches = new java.util.ArrayList<>();
+        for (String p : l.readFrom()) {
+            if (p.endsWith("/" + COLD_PREFIX)) {
+                caches.add(p);
+            }
+        }
+        return viaCache(id, caches, 0);
+    }
+
+    private CompletableFuture<byte[]> viaCache(PhotoId id, List<String> caches, int i) {
+        if (i == caches.size()) {
+            return cold.read(id);
+        }
+        CompletableFuture<byte[]> f;
+        try {
+            f = stores.read(caches.get(i), id);
+        } catch (IllegalArgumentException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        return f.handle((b, t) -> t == null ? CompletableFuture.completedFuture(b) : viaCache(id, caches, i + 1))
+                .thenCompose(x -> x);
     }
 
     /**
@@ -314,13 +348,15 @@ public final class HayloftClient implements AutoCloseable {
     /** After the needles' delete (done or failed), drops them from their cache nodes; keeps the delete's outcome. */
     private CompletableFuture<Void> invalidateInCache(CompletableFuture<Void> deleted, List<PhotoId> ids, List<String> replicas,
                                                       String token) {
-        if (cache == null || replicas.isEmpty()) {
+        if (cache == null) {
             return deleted;
         }
+        // No replica: an erasure-coded photo, cached (admitCold) under its cold URL; entries are keyed by needle either way.
+        String store = replicas.isEmpty() ? COLD_PREFIX : replicas.get(0);
         return deleted.handle((v, t) -> {
             List<CompletableFuture<Void>> calls = new ArrayList<>();
             for (PhotoId i : ids) {
-                calls.add(cache.invalidate(replicas.get(0), i, token == null || token.isEmpty() ? null : token));
+                calls.add(cache.invalidate(store, i, token == null || token.isEmpty() ? null : token));
             }
             return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]))
                     .thenCompose(x -> t == null ? CompletableFuture.<Void>completedFuture(null) : CompletableFuture.<Void>failedFuture(t));

@@ -337,7 +337,19 @@ public final class Directory {
         }
     }
 
-    /** Where to read a photo: replicas on healthy stores first, rotated to balance reads. */
+    /** The store part of a cache's cold URLs: the cache reads such a needle from the stripes, not a store. */
+    public static final String COLD_STORE = "cold";
+
+    private static boolean coded(VolumeState s) {
+        return s == VolumeState.ERASURE_CODED || s == VolumeState.DEGRADED || s == VolumeState.REPAIRING;
+    }
+
+    /**
+     * Where to read a photo: replicas on healthy stores first, rotated to balance reads. With
+     * {@code readPolicy: cache} the key's cache node and gutter node come first: for a writable
+     * volume as {@code http://<cache>/<store>}, for an erasure-coded one (ERASURE_CODED, DEGRADED,
+     * REPAIRING) as {@code http://<cache>/cold}.
+     */
     public Wire.Lookup lookup(long key) {
         PhotoMeta m = photo(key);
         VolumeInfo v = meta.volume(m.volume());
@@ -358,6 +370,9 @@ public final class Directory {
         if ("cache".equals(config.readPolicy) && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
             // The key's cache node on the consistent-hash ring, then its gutter node (if any) for when it is down.
             readFrom.addAll(config.cacheRouting().urlPrefixes(key, healthy.get(0)));
+        } else if ("cache".equals(config.readPolicy) && v != null && coded(v.state())) {
+            // Erasure-coded: the cache reads the stripes itself (cold URL form, http://<cache>/cold/<volume>/...).
+            readFrom.addAll(config.cacheRouting().urlPrefixes(key, COLD_STORE));
         }
         for (String a : healthy) {
             readFrom.add("http://" + a);

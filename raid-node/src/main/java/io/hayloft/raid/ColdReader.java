@@ -119,8 +119,19 @@ public final class ColdReader implements AutoCloseable {
 
     /** As {@link #get(long, int)}, and null when {@code cookie} (if given) is not the photo's: a wrong cookie looks missing. */
     public byte[] get(long key, int alt, Long cookie) throws IOException {
+        return get(key, alt, cookie, null);
+    }
+
+    /**
+     * As {@link #get(long, int, Long)}, and null when {@code volume} (if given) is not the photo's
+     * volume: a URL naming the wrong volume looks missing, as on a store.
+     */
+    public byte[] get(long key, int alt, Long cookie, Integer volume) throws IOException {
         JsonNode l = cluster.lookup(key);
         if (cookie != null && cookie != Long.parseUnsignedLong(l.get("cookie").asText(), 16)) {
+            return null;
+        }
+        if (volume != null && volume != l.get("volume").asInt()) {
             return null;
         }
         if (l.get("deleted").asBoolean()) {

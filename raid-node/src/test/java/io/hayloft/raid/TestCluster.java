@@ -38,6 +38,11 @@ public final class TestCluster implements AutoCloseable {
     private final Random random = new Random(42);
 
     public TestCluster(Path dir, int n) throws Exception {
+        this(dir, n, d -> { });
+    }
+
+    /** As {@link #TestCluster(Path, int)}, with {@code tune} adjusting the directory's config before it starts. */
+    public TestCluster(Path dir, int n, java.util.function.Consumer<DirectoryConfig> tune) throws Exception {
         this.dir = dir;
         DirectoryConfig d = new DirectoryConfig();
         d.dataDir = dir.resolve("directory").toString();
@@ -48,6 +53,7 @@ public final class TestCluster implements AutoCloseable {
         d.failureThreshold = 2;
         d.minWritableVolumes = 1;
         d.volumeLimitBytes = 1L << 30;
+        tune.accept(d);
         directory = DirectoryServer.start(d);
         for (int i = 0; i < n; i++) {
             startStore("s" + (i < 10 ? "0" : "") + i);
@@ -89,7 +95,8 @@ public final class TestCluster implements AutoCloseable {
         return s;
     }
 
-    void stopStore(String id) throws Exception {
+    /** Stops store {@code id} and waits until the directory marks it FAILED. */
+    public void stopStore(String id) throws Exception {
         stores.get(id).close();
         stopped.add(id);
         await(() -> directory.directory().stores().stream()

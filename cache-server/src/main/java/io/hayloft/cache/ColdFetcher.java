@@ -1,0 +1,128 @@
+package io.hayloft.cache;
+
+import io.hayloft.common.http.ApiException;
+import io.hayloft.common.http.CommonErrors;
+import io.hayloft.raid.Cluster;
+import io.hayloft.raid.ColdReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Fetches needles of erasure-coded volumes (cold URLs, {@code /cold/<volume>/<key>/<alt>?cookie=})
+ * through the raid-node's {@link ColdReader}: a directory lookup (cached stripe map and needle
+ * index per volume), one range read from the store holding the needle's block (two across a block
+ * boundary), and a degraded read from {@code k} other blocks when that store is down, slow or
+ * corrupt (docs/raid.md "Reads"). The reader checks the needle's own CRC32C (header and data)
+ * before the data is used; the fetch then computes the data's CRC32C for {@value StoreFetcher#CRC_HEADER},
+ * so a cold answer is {@link StoreFetcher.Fetched#verified() verified} like a hot one.
+ *
+ * <p>Answers: 200 with the data and volume state {@value #VOLUME_STATE}; 404 (the common NOT_FOUND
+ * body) when the key is unknown, the photo or needle deleted, the cookie wrong or the volume not the
+ * photo's. Failures: {@link CacheErrors#COLD_STRIPE_LOST} (503) when more blocks of the stripe are
+ * gone than the code tolerates, {@link CacheErrors#NOT_ERASURE_CODED} (409) for a hot volume,
+ * {@link CacheErrors#STORE_TIMEOUT} past {@code coldTimeoutMillis}, {@link CacheErrors#COLD_READ_FAILED}
+ * (502) otherwise.
+ *
+ * <p>Thread-safe. Reads block, so they run on this fetcher's own pool, never on a Netty thread.
+ */
+public final class ColdFetcher implements AutoCloseable {
+    /** The volume state a cold fetch reports to the admission rules. */
+    public static final String VOLUME_STATE = "erasure-coded";
+
+    private final ColdReader reader;
+    private final ExecutorService executor;
+    private final long timeoutMillis;
+
+    /**
+     * @param directory     the directory's {@code host:port}
+     * @param token         bearer token for the directory's admin reads (stripe maps), or null
+     * @param requestMillis deadline of each request to the directory or a store
+     * @param timeoutMillis deadline of a whole cold read (degraded reads take more than one round)
+     * @param executor      runs the blocking reads; owned and shut down by this fetcher
+     */
+    public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, ExecutorService executor) {
+        if (timeoutMillis < 1) {
+            throw new IllegalArgumentException("timeoutMillis must be >= 1, was " + timeoutMillis);
+        }
+        this.reader = new ColdReader(new Cluster(directory, token, Duration.ofMillis(requestMillis)));
+        this.executor = executor;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /** Starts a cold read; the future fails with an {@link ApiException} of {@link CacheErrors}. */
+    public CompletableFuture<StoreFetcher.Fetched> fetch(CacheUrl url) {
+        if (!url.cold()) {
+            throw new IllegalArgumentException("not a cold URL: /" + url.store() + "/" + url.needle());
+        }
+        return CompletableFuture.supplyAsync(() -> read(url), executor)
+                .orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                .exceptionally(err -> {
+                    Throwable t = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
+                    if (t instanceof TimeoutException) {
+                        throw new CompletionException(CacheErrors.STORE_TIMEOUT.exception("cold read of needle " + url.needle()
+                                + " did not finish within coldTimeoutMillis " + timeoutMillis));
+                    }
+                    throw t instanceof CompletionException c ? c : new CompletionException(t);
+                });
+    }
+
+    /** Healthy (direct) and degraded cold reads so far, for tests and stats. */
+    public long healthyReads() {
+        return reader.healthyReads();
+    }
+
+    public long degradedReads() {
+        return reader.degradedReads();
+    }
+
+    private StoreFetcher.Fetched read(CacheUrl url) {
+        CacheUrl.NeedleKey n = url.needle();
+        byte[] data;
+        try {
+            data = reader.get(n.key(), n.alt(), url.cookie(), n.volume());
+        } catch (ColdReader.StripeLostException e) {
+            throw CacheErrors.COLD_STRIPE_LOST.exception("needle " + n + " cannot be read now: too many blocks of its stripe"
+                    + " are unavailable (" + e.getMessage() + ")");
+        } catch (Cluster.HttpStatusException e) {
+            if (e.status() == 404) {
+                return notFound(n, "the directory does not know key " + Long.toUnsignedString(n.key()));
+            }
+            throw CacheErrors.COLD_READ_FAILED.exception("cold read of needle " + n + " failed: " + e.getMessage());
+        } catch (IOException e) {
+            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                if (c instanceof ColdReader.StripeLostException) {
+                    throw CacheErrors.COLD_STRIPE_LOST.exception("needle " + n + " cannot be read now: too many blocks of"
+                            + " its stripe are unavailable (" + e.getMessage() + ")");
+                }
+            }
+            throw CacheErrors.COLD_READ_FAILED.exception("cold read of needle " + n + " failed: " + e.getMessage());
+        } catch (IllegalStateException e) {
+            throw CacheErrors.NOT_ERASURE_CODED.exception(e.getMessage());
+        } catch (RuntimeException e) {
+            throw CacheErrors.COLD_READ_FAILED.exception("cold read of needle " + n + " failed: " + e);
+        }
+        if (data == null) {
+            return notFound(n, "deleted, wrong cookie, or not in erasure-coded volume " + n.volume());
+        }
+        return new StoreFetcher.Fetched(200, data, "application/octet-stream", StoreFetcher.crc32c(data), VOLUME_STATE);
+    }
+
+    private static StoreFetcher.Fetched notFound(CacheUrl.NeedleKey n, String why) {
+        ApiException e = CommonErrors.NOT_FOUND.exception("needle " + n + " not found: " + why);
+        String json = "{\"error\":{\"code\":" + e.error().code() + ",\"name\":\"" + e.error().name() + "\",\"message\":\""
+                + e.getMessage().replace("\\", "\\\\").replace("\"", "\\\"") + "\"}}";
+        return new StoreFetcher.Fetched(404, json.getBytes(StandardCharsets.UTF_8), "application/json", -1, null);
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        reader.close();
+    }
+}
