@@ -6,6 +6,7 @@ import io.hayloft.common.wire.StripeMap;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class CorruptBlockReadTest {
 
         zero(s0.blocks().get(5));
         try (ColdReader reader = new ColdReader(raid.cluster())) {
-            readAll(reader);
+            cluster.assertColdReads(reader, List.of(), "");
             assertThat(reader.degradedReads()).as("needles of unit 5 were rebuilt").isPositive();
         }
 
@@ -58,13 +59,7 @@ class CorruptBlockReadTest {
         zero(s0.blocks().get(map.k()));
         cluster.stopStore(s0.blocks().get(2).store()); // the reader uses another index holder if it was one
         try (ColdReader reader = new ColdReader(raid.cluster())) {
-            readAll(reader);
-        }
-    }
-
-    private void readAll(ColdReader reader) throws Exception {
-        for (TestCluster.Photo p : cluster.photos.values()) {
-            assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
+            cluster.assertColdReads(reader, List.of(), "");
         }
     }
 

@@ -44,7 +44,7 @@ class ParallelFetchTest {
             for (int stopped = 1; stopped <= 3; stopped++) {
                 cluster.stopStore(victims.get(stopped - 1));
                 try (ColdReader reader = new ColdReader(raid.cluster())) {
-                    readAll(cluster, reader);
+                    cluster.assertColdReads(reader, List.of(), "");
                     assertThat(reader.degradedReads()).as("%d stores stopped", stopped).isPositive();
                 }
             }
@@ -62,14 +62,14 @@ class ParallelFetchTest {
             assertThat(plan).as("the failing unit is a planned source").anyMatch(r -> r.unit() == failingUnit);
             cluster.stores.get(failing.store()).store().blocks().delete(failing.name());
             try (ColdReader reader = new ColdReader(raid.cluster())) {
-                readAll(cluster, reader);
+                cluster.assertColdReads(reader, List.of(), "");
                 assertThat(reader.sourceFailures()).isPositive();
             }
 
             // r = 4 stores stopped: every needle still reads.
             cluster.stopStore(victims.get(3));
             try (ColdReader reader = new ColdReader(raid.cluster())) {
-                readAll(cluster, reader);
+                cluster.assertColdReads(reader, List.of(), "");
                 assertThat(reader.sourceFailures()).isZero();
             }
 
@@ -141,7 +141,7 @@ class ParallelFetchTest {
             failing.repair(left.get(0));
             assertThat(failing.scan()).isEmpty();
             try (ColdReader reader = new ColdReader(raid.cluster())) {
-                readAll(cluster, reader);
+                cluster.assertColdReads(reader, List.of(), "");
                 assertThat(reader.degradedReads()).isZero();
             }
 
@@ -163,11 +163,5 @@ class ParallelFetchTest {
             }
         }
         throw new AssertionError("no block on " + store);
-    }
-
-    private static void readAll(TestCluster cluster, ColdReader reader) throws Exception {
-        for (TestCluster.Photo p : cluster.photos.values()) {
-            assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
-        }
     }
 }

@@ -87,15 +87,19 @@ class ProcessReclaimCrashTest {
                 assertThat(now.status()).isEqualTo(StripeMap.COMMITTED);
                 assertThat(now.job().equals(oldJob)).as("old map in force after a death at " + when).isEqualTo(!swapped);
                 assertThat(raid.cluster().reclaims()).as("pending reclaims after " + when).isEmpty();
-                assertNoOrphans(cluster, raid, when);
-                readAll(cluster, raid, deleted, when);
+                cluster.assertOnlyMappedBlocks(raid.cluster(), "after a death at " + when);
+                try (ColdReader reader = new ColdReader(raid.cluster())) {
+                    cluster.assertColdReads(reader, deleted, "after a death at " + when);
+                }
                 try (var images = Files.newDirectoryStream(dir, "hayloft-reclaim-*")) {
                     assertThat(images).as("reclaim images after " + when).isEmpty();
                 }
                 if (!swapped) { // so the next process has only its own volume due
                     assertThat(raid.reclaim(volume).reclaimed()).isTrue();
-                    assertNoOrphans(cluster, raid, when + " then a clean reclaim");
-                    readAll(cluster, raid, deleted, when + " then a clean reclaim");
+                    cluster.assertOnlyMappedBlocks(raid.cluster(), "after a death at " + when + " then a clean reclaim");
+                    try (ColdReader reader = new ColdReader(raid.cluster())) {
+                        cluster.assertColdReads(reader, deleted, "after a death at " + when + " then a clean reclaim");
+                    }
                 }
             }
 
@@ -105,8 +109,10 @@ class ProcessReclaimCrashTest {
                         .contains("\"reclaimed\":0", "\"repairFailures\":[]", "\"orphansDeleted\":0");
             }
             assertThat(new BlockFixer(raid.cluster(), config).scan()).isEmpty();
-            assertNoOrphans(cluster, raid, "the end");
-            readAll(cluster, raid, deleted, "the end");
+            cluster.assertOnlyMappedBlocks(raid.cluster(), "after a death at " + "the end");
+            try (ColdReader reader = new ColdReader(raid.cluster())) {
+                cluster.assertColdReads(reader, deleted, "after a death at " + "the end");
+            }
         }
     }
 
@@ -135,25 +141,5 @@ class ProcessReclaimCrashTest {
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return r.body();
-    }
-
-    /** The blocks on the stores are exactly those the committed maps name. */
-    private static void assertNoOrphans(TestCluster cluster, RaidNode raid, String when) throws Exception {
-        Set<String> expected = new HashSet<>();
-        for (StripeMap m : raid.cluster().stripeMaps()) {
-            m.allBlocks().forEach(b -> expected.add(b.store() + "/" + b.name()));
-        }
-        assertThat(cluster.allBlocks()).as("blocks after a death at " + when).containsExactlyInAnyOrderElementsOf(expected);
-    }
-
-    private static void readAll(TestCluster cluster, RaidNode raid, Set<Long> deleted, String when) throws Exception {
-        try (ColdReader reader = new ColdReader(raid.cluster())) {
-            for (TestCluster.Photo p : cluster.photos.values()) {
-                assertThat(reader.get(p.key(), 0)).as("photo " + p.key() + " after a death at " + when).isEqualTo(p.data());
-            }
-            for (long k : deleted) {
-                assertThat(reader.get(k, 0)).as("deleted photo " + k + " after a death at " + when).isNull();
-            }
-        }
     }
 }

@@ -53,7 +53,7 @@ class ReclaimTest {
         assertThat(bigBefore.stripes().size()).isGreaterThanOrEqualTo(3);
 
         ColdReader stale = new ColdReader(raid.cluster());
-        readAll(stale); // caches both volumes' maps and indexes
+        cluster.assertColdReads(stale, List.of(), ""); // caches both volumes' maps and indexes
         long bytesBefore = blockBytes();
 
         // Delete 60% of the big volume's bytes and 10% of the small one's.
@@ -92,7 +92,7 @@ class ReclaimTest {
         assertThat(cluster.allBlocks()).containsExactlyInAnyOrderElementsOf(committedBlocks(raid));
 
         // Reads: through the reader that cached the old map, a fresh one, then degraded.
-        readAll(stale);
+        cluster.assertColdReads(stale, List.of(), "");
         for (long k : deleted) {
             assertThat(stale.get(k, 0)).isNull();
         }
@@ -106,7 +106,7 @@ class ReclaimTest {
                 .filter(s -> !bigAfter.index().holders().contains(s)).findFirst().orElseThrow();
         cluster.stopStore(victim);
         try (ColdReader fresh = new ColdReader(raid.cluster())) {
-            readAll(fresh);
+            cluster.assertColdReads(fresh, List.of(), "");
             assertThat(fresh.degradedReads()).isPositive();
         }
 
@@ -118,12 +118,12 @@ class ReclaimTest {
         ReclaimJob.Result degraded = raid.reclaim(small, 0.3);
         assertThat(degraded.reclaimed()).isTrue();
         try (ColdReader fresh = new ColdReader(raid.cluster())) {
-            readAll(fresh);
+            cluster.assertColdReads(fresh, List.of(), "");
             for (long k : deleted) {
                 assertThat(fresh.get(k, 0)).isNull();
             }
         }
-        readAll(stale);
+        cluster.assertColdReads(stale, List.of(), "");
         stale.close();
     }
 
@@ -245,11 +245,5 @@ class ReclaimTest {
             m.allBlocks().forEach(b -> out.add(b.store() + "/" + b.name()));
         }
         return out;
-    }
-
-    private void readAll(ColdReader reader) throws Exception {
-        for (TestCluster.Photo p : cluster.photos.values()) {
-            assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
-        }
     }
 }

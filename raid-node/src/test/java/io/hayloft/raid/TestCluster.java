@@ -1,5 +1,8 @@
 package io.hayloft.raid;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hayloft.common.wire.StripeMap;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
@@ -149,6 +152,28 @@ public final class TestCluster implements AutoCloseable {
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body))
                 .build();
         return http.send(r, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /**
+     * Every photo written reads back through {@code reader} with the bytes written, and every key
+     * in {@code deleted} reads as missing.
+     */
+    public void assertColdReads(ColdReader reader, java.util.Collection<Long> deleted, String when) throws Exception {
+        for (Photo p : photos.values()) {
+            assertThat(reader.get(p.key(), 0)).as("photo %d %s", p.key(), when).isEqualTo(p.data());
+        }
+        for (long k : deleted) {
+            assertThat(reader.get(k, 0)).as("deleted photo %d %s", k, when).isNull();
+        }
+    }
+
+    /** The running stores hold exactly the blocks the directory's stripe maps name: no orphan, none missing. */
+    public void assertOnlyMappedBlocks(Cluster raid, String when) throws Exception {
+        java.util.Set<String> expected = new java.util.HashSet<>();
+        for (StripeMap m : raid.stripeMaps()) {
+            m.allBlocks().forEach(b -> expected.add(b.store() + "/" + b.name()));
+        }
+        assertThat(allBlocks()).as("blocks %s", when).containsExactlyInAnyOrderElementsOf(expected);
     }
 
     /** Every block on every running store, as store/name. */
