@@ -109,9 +109,9 @@ class ProcessReclaimCrashTest {
                         .contains("\"reclaimed\":0", "\"repairFailures\":[]", "\"orphansDeleted\":0");
             }
             assertThat(new BlockFixer(raid.cluster(), config).scan()).isEmpty();
-            cluster.assertOnlyMappedBlocks(raid.cluster(), "after a death at " + "the end");
+            cluster.assertOnlyMappedBlocks(raid.cluster(), "after a death at the end");
             try (ColdReader reader = new ColdReader(raid.cluster())) {
-                cluster.assertColdReads(reader, deleted, "after a death at " + "the end");
+                cluster.assertColdReads(reader, deleted, "after a death at the end");
             }
         }
     }
@@ -121,18 +121,11 @@ class ProcessReclaimCrashTest {
             "transferBytes=16384", "requestTimeoutMillis=5000", "spoolDir=" + dir};
     }
 
-    /** A volume encoded in process, then two thirds of its photos deleted (about 0.67 of its bytes dead). */
+    /** A volume encoded in process, then two thirds of its needle bytes deleted. */
     private static int prepared(TestCluster cluster, RaidNode raid, Set<Long> deleted) throws Exception {
         int volume = cluster.writeVolume(100, 4000);
         raid.encode(volume);
-        int i = 0;
-        for (TestCluster.Photo p : new ArrayList<>(cluster.photos.values())) {
-            if (p.volume() == volume && i++ % 3 != 0) {
-                cluster.directory.directory().delete(p.key());
-                cluster.photos.remove(p.key());
-                deleted.add(p.key());
-            }
-        }
+        deleted.addAll(cluster.deletePhotos(volume, 0.67));
         return volume;
     }
 

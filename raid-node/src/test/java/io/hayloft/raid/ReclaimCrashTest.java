@@ -77,18 +77,11 @@ class ReclaimCrashTest {
         }
     }
 
-    /** A coded volume with more than half of its photos deleted. */
+    /** A coded volume with two thirds of its needle bytes deleted. */
     private static int prepared(TestCluster cluster, RaidNode raid, Set<Long> deleted) throws Exception {
         int volume = cluster.writeVolume(100, 4000);
         raid.encode(volume);
-        int i = 0;
-        for (TestCluster.Photo p : new ArrayList<>(cluster.photos.values())) {
-            if (p.volume() == volume && i++ % 3 != 0) {
-                cluster.directory.directory().delete(p.key());
-                cluster.photos.remove(p.key());
-                deleted.add(p.key());
-            }
-        }
+        deleted.addAll(cluster.deletePhotos(volume, 0.67));
         return volume;
     }
 }

@@ -58,8 +58,8 @@ class ReclaimTest {
 
         // Delete 60% of the big volume's bytes and 10% of the small one's.
         Set<Long> deleted = new HashSet<>();
-        deleted.addAll(deleteShare(big, 0.6));
-        deleted.addAll(deleteShare(small, 0.1));
+        deleted.addAll(cluster.deletePhotos(big, 0.6));
+        deleted.addAll(cluster.deletePhotos(small, 0.1));
         for (long k : deleted) {
             assertThat(stale.get(k, 0)).as("deleted photo " + k).isNull();
         }
@@ -114,7 +114,7 @@ class ReclaimTest {
         assertThat(raid.reclaimDue()).allMatch(x -> !x.reclaimed());
 
         // A reclaim with a store down: compaction reads degraded, blocks go to the 14 stores up.
-        deleted.addAll(deleteShare(small, 0.4));
+        deleted.addAll(cluster.deletePhotos(small, 0.4));
         ReclaimJob.Result degraded = raid.reclaim(small, 0.3);
         assertThat(degraded.reclaimed()).isTrue();
         try (ColdReader fresh = new ColdReader(raid.cluster())) {
@@ -204,27 +204,6 @@ class ReclaimTest {
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             assertThat(ReclaimJob.survey(raid.cluster(), reader, a.volume()).deadBytes()).isZero();
         }
-    }
-
-    /** Deletes photos of {@code volume} (in the directory, as a client would) until {@code share} of its needle bytes are gone. */
-    private List<Long> deleteShare(int volume, double share) {
-        long total = 0;
-        for (TestCluster.Photo p : cluster.photos.values()) {
-            if (p.volume() == volume) {
-                total += NeedleFormat.totalLength(p.data().length);
-            }
-        }
-        long gone = 0;
-        List<Long> out = new ArrayList<>();
-        for (TestCluster.Photo p : new ArrayList<>(cluster.photos.values())) {
-            if (p.volume() == volume && gone < share * total) {
-                cluster.directory.directory().delete(p.key());
-                cluster.photos.remove(p.key());
-                gone += NeedleFormat.totalLength(p.data().length);
-                out.add(p.key());
-            }
-        }
-        return out;
     }
 
     private long blockBytes() throws Exception {

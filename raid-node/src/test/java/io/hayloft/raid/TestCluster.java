@@ -167,6 +167,27 @@ public final class TestCluster implements AutoCloseable {
         }
     }
 
+    /** Deletes photos of {@code volume} (in the directory, as a client would) until {@code share} of its needle bytes are gone. */
+    public List<Long> deletePhotos(int volume, double share) {
+        long total = 0;
+        for (Photo p : photos.values()) {
+            if (p.volume() == volume) {
+                total += NeedleFormat.totalLength(p.data().length);
+            }
+        }
+        long gone = 0;
+        List<Long> out = new ArrayList<>();
+        for (Photo p : new ArrayList<>(photos.values())) {
+            if (p.volume() == volume && gone < share * total) {
+                directory.directory().delete(p.key());
+                photos.remove(p.key());
+                gone += NeedleFormat.totalLength(p.data().length);
+                out.add(p.key());
+            }
+        }
+        return out;
+    }
+
     /** The running stores hold exactly the blocks the directory's stripe maps name: no orphan, none missing. */
     public void assertOnlyMappedBlocks(Cluster raid, String when) throws Exception {
         java.util.Set<String> expected = new java.util.HashSet<>();
