@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import io.hayloft.common.wire.StripeMap;
+import io.hayloft.common.wire.VolumeIndex;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -166,6 +167,12 @@ public final class Cluster {
 
     public long volumeSize(String store, int volume) throws IOException {
         return JSON.readTree(call("GET", store(store, "/admin/volumes/" + volume), null, true)).get("sizeBytes").asLong();
+    }
+
+    /** A replica's own index of {@code volume} on {@code store}, as that store's index holds it. */
+    public VolumeIndex volumeIndex(String store, int volume) throws IOException {
+        byte[] b = call("GET", store(store, "/admin/volumes/" + volume + "/index"), null, true);
+        return VolumeIndex.decode(b, "listing of volume " + volume + " from store " + store, 0);
     }
 
     public byte[] readRaw(String store, int volume, long offset, int length) throws IOException {

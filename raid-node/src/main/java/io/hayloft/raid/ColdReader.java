@@ -1,5 +1,7 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.VolumeIndex;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.erasure.CodecKind;
@@ -34,7 +36,8 @@ import java.util.concurrent.atomic.LongAdder;
  * unavailable blocks is a {@link StripeLostException} that says so.
  *
  * <p>Deletes made after encoding are honoured through the directory's photo record, which the
- * lookup returns. Stripe maps and needle indexes are cached per volume; a read that fails checks the
+ * lookup returns. Stripe maps and needle indexes are cached per volume, bounded by the bytes they
+ * hold (least recently used first out); a read that fails checks the
  * directory's map, and if a reclaim replaced it (another job id) reads again from the new one.
  *
  * <p>Thread-safe; the caches are concurrent maps and codecs are thread-safe.
@@ -54,10 +57,19 @@ public final class ColdReader implements AutoCloseable {
     }
 
     private record ColdVolume(StripeMap map, VolumeIndex index, ErasureCodec codec) {
+        /** Bytes held: the index's arrays and about 96 bytes per block of the map. */
+        int weight() {
+            return (int) Math.min(Integer.MAX_VALUE, index.memoryBytes() + 96L * map.allBlocks().size());
+        }
     }
 
+    /** Default bound of the cached needle indexes and stripe maps: 64 MiB, about 2 million needles. */
+    public static final long DEFAULT_CACHE_BYTES = 64L << 20;
+
     private final Cluster cluster;
-    private final Map<Integer, ColdVolume> volumes = new ConcurrentHashMap<>();
+    private final Map<Integer, ColdVolume> volumes;
+    /** One codec per (codec, k, r), kept until {@link #close}: an evicted volume never closes a codec in use. */
+    private final Map<String, ErasureCodec> codecs = new ConcurrentHashMap<>();
     private volatile Map<String, Cluster.StoreRef> stores;
     private volatile long storesAt;
     private final LongAdder healthy = new LongAdder();
@@ -78,11 +90,30 @@ public final class ColdReader implements AutoCloseable {
      *                         at the cluster's request deadline
      */
     public ColdReader(Cluster cluster, long hedgeAfterMillis) {
+        this(cluster, hedgeAfterMillis, DEFAULT_CACHE_BYTES);
+    }
+
+    /**
+     * @param cacheBytes bound of the cached stripe maps and needle indexes, by their size in memory;
+     *                   the least recently used volume is dropped first (and read again when needed)
+     */
+    public ColdReader(Cluster cluster, long hedgeAfterMillis, long cacheBytes) {
         if (hedgeAfterMillis < 1) {
             throw new IllegalArgumentException("hedgeAfterMillis must be >= 1, was " + hedgeAfterMillis);
         }
+        if (cacheBytes < 1) {
+            throw new IllegalArgumentException("cacheBytes must be >= 1, was " + cacheBytes);
+        }
         this.cluster = cluster;
         this.hedgeAfterMillis = hedgeAfterMillis;
+        this.volumes = Caffeine.newBuilder().maximumWeight(cacheBytes)
+                .weigher((Integer id, ColdVolume cv) -> cv.weight()).executor(Runnable::run)
+                .<Integer, ColdVolume>build().asMap();
+    }
+
+    /** Bytes the cached maps and indexes hold now (at most the bound given when built). */
+    public long cachedBytes() {
+        return volumes.values().stream().mapToLong(ColdVolume::weight).sum();
     }
 
     /** Reads that waited past the hedge delay and were rebuilt from other blocks. */
@@ -253,10 +284,7 @@ public final class ColdReader implements AutoCloseable {
 
     /** Forgets a volume's cached stripe map (after a repair moved a block). */
     public void invalidate(int volume) {
-        ColdVolume cv = volumes.remove(volume);
-        if (cv != null) {
-            cv.codec().close();
-        }
+        volumes.remove(volume);
     }
 
     private ColdVolume volume(int id) throws IOException {
@@ -269,14 +297,11 @@ public final class ColdReader implements AutoCloseable {
             throw new IOException("volume " + id + " has no committed stripe map");
         }
         VolumeIndex index = readIndex(m);
-        ErasureCodec codec = ErasureCodec.create(CodecKind.fromWireName(m.codec()), m.k(), m.r());
+        ErasureCodec codec = codecs.computeIfAbsent(m.codec() + "/" + m.k() + "/" + m.r(),
+                x -> ErasureCodec.create(CodecKind.fromWireName(m.codec()), m.k(), m.r()));
         ColdVolume fresh = new ColdVolume(m, index, codec);
         ColdVolume raced = volumes.putIfAbsent(id, fresh);
-        if (raced != null) {
-            codec.close();
-            return raced;
-        }
-        return fresh;
+        return raced != null ? raced : fresh;
     }
 
     private VolumeIndex readIndex(StripeMap m) throws IOException {
@@ -292,7 +317,7 @@ public final class ColdReader implements AutoCloseable {
                 if (b.length != m.index().length() || EncodeJob.crc(b, 0, b.length) != m.index().crc32c()) {
                     throw new IOException("index block " + m.index().name() + " on " + holder + " fails its CRC32C");
                 }
-                return VolumeIndex.decode(b);
+                return VolumeIndex.decode(b, m.index().name() + " on store " + holder, m.volumeBytes());
             } catch (IOException e) {
                 last = e;
             }
@@ -454,9 +479,7 @@ public final class ColdReader implements AutoCloseable {
         if (now == null || now.job().equals(cv.map().job())) {
             return false;
         }
-        if (volumes.remove(cv.map().volume(), cv)) {
-            cv.codec().close();
-        }
+        volumes.remove(cv.map().volume(), cv);
         return true;
     }
 
@@ -485,8 +508,12 @@ public final class ColdReader implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Integer id : new ArrayList<>(volumes.keySet())) {
-            invalidate(id);
+        volumes.clear();
+        for (String shape : new ArrayList<>(codecs.keySet())) {
+            ErasureCodec c = codecs.remove(shape);
+            if (c != null) {
+                c.close();
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -27,6 +28,9 @@ import org.slf4j.LoggerFactory;
  *       compute the {@code r} parity blocks from the spool, upload all, return the candidate needle
  *       headers of the range — {@code stripe-N} as each finishes, any order; then walk the needle
  *       chain over the candidates ({@link #chain});</li>
+ *   <li>check the index built from the encoded bytes against the replica's own index: every live
+ *       (key, alt) at the same offset with the same size and CRC32C, the same live count (a
+ *       difference aborts and rolls back, naming the needle, before any index block is written);</li>
  *   <li>write the needle index block on several stores — {@code index};</li>
  *   <li>list every target store and check each block's length and CRC32C — {@code verified};</li>
  *   <li>commit the stripe map and ERASURE_CODED in one directory batch — {@code committed};</li>
@@ -126,6 +130,45 @@ public final class EncodeJob {
      *                     chain is broken; nothing is rolled back
      */
     public StripeMap writeAll(StripeMap plan, VolumeSource src, Map<String, Cluster.StoreRef> stores) throws IOException {
+        return writeAll(plan, src, stores, src instanceof ReplicaSource rs ? againstReplica(rs) : built -> { });
+    }
+
+    /** Checks the index an encode built before anything is committed; throws naming the first difference. */
+    @FunctionalInterface
+    public interface IndexCheck {
+        void check(VolumeIndex built) throws IOException;
+    }
+
+    /**
+     * The encode's proof: the index built from the encoded bytes holds every live (key, alt) of the
+     * replica's own index ({@code GET /admin/volumes/ID/index} on the replica the bytes came from) at
+     * the same offset, with the same data size and CRC32C, and no other live needle.
+     */
+    IndexCheck againstReplica(ReplicaSource src) {
+        return built -> {
+            String replica = src.replicas().get(0);
+            VolumeIndex own = cluster.volumeIndex(replica, src.volume());
+            String diff = VolumeIndex.difference(own, built, true);
+            if (diff != null) {
+                throw new IndexMismatchException("volume " + src.volume() + ": the encoded index does not match the replica on "
+                        + replica + ": " + diff + "; encode aborted, the replicas are kept");
+            }
+        };
+    }
+
+    /** What an encode or reclaim built does not hold what its source held: nothing may be committed. */
+    public static final class IndexMismatchException extends IOException {
+        public IndexMismatchException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * As {@link #writeAll(StripeMap, VolumeSource, Map)}, with {@code check} run on the built index
+     * before the index block is written: a failed check fails the job before anything is committed.
+     */
+    public StripeMap writeAll(StripeMap plan, VolumeSource src, Map<String, Cluster.StoreRef> stores, IndexCheck check)
+            throws IOException {
         long size = src.size();
         int n = plan.k() + plan.r();
         List<StripeEncodeTask> tasks = new ArrayList<>();
@@ -157,7 +200,9 @@ public final class EncodeJob {
         };
         runStripes(tasks, src, spec != null, onDone);
         List<VolumeIndex.Entry> entries = chain(plan.volume(), size, candidates);
-        byte[] index = VolumeIndex.of(plan.volume(), entries).encode();
+        VolumeIndex built = VolumeIndex.of(plan.volume(), entries);
+        check.check(built);
+        byte[] index = built.encode();
         for (String holder : plan.index().holders()) {
             cluster.putBlock(stores.get(holder).address(), plan.index().name(), index);
         }
@@ -211,7 +256,7 @@ public final class EncodeJob {
         while (cursor < size) {
             VolumeIndex.Entry e = candidates.get(cursor);
             if (e == null || e.length() < NeedleFormat.HEADER_SIZE + NeedleFormat.FOOTER_SIZE) {
-                throw new IOException("volume " + volume + " is not a clean sealed volume: no needle header at volume offset "
+                throw new IOException("volume " + volume + " is not a clean sealed volume: no needle (header and footer) at volume offset "
                         + cursor + (e == null ? "" : " (data size " + e.dataSize() + ")"));
             }
             out.add(e);

@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.VolumeIndex;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
@@ -24,10 +25,10 @@ final class NeedleFormat {
     }
 
     static int totalLength(int dataSize) {
-        return (HEADER_SIZE + dataSize + FOOTER_SIZE + 7) & -8;
+        return VolumeIndex.needleLength(dataSize);
     }
 
-    /** Parses the header at the buffer's position into an index entry at volume offset {@code offset}. */
+    /** Parses the header at the buffer's position into an index entry at volume offset {@code offset} (CRC32C 0: the footer's is not read). */
     static VolumeIndex.Entry header(ByteBuffer h, long offset) {
         int p = h.position();
         if (h.getInt(p) != HEADER_MAGIC) {
@@ -35,7 +36,7 @@ final class NeedleFormat {
         }
         int size = h.getInt(p + OFF_SIZE);
         int flags = h.get(p + OFF_FLAGS) & 0xFF;
-        return new VolumeIndex.Entry(h.getLong(p + OFF_KEY), h.getInt(p + OFF_ALT), flags, offset, totalLength(size), size);
+        return new VolumeIndex.Entry(h.getLong(p + OFF_KEY), h.getInt(p + OFF_ALT), flags, offset, totalLength(size), size, 0);
     }
 
     /**

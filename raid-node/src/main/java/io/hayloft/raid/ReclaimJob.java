@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.VolumeIndex;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.common.wire.StripeMap;
 import java.io.IOException;
@@ -101,7 +102,13 @@ public final class ReclaimJob {
 
     private static Scan scan(Cluster cluster, ColdReader cold, int volume) throws IOException {
         StripeMap map = cold.committedMap(volume);
-        List<VolumeIndex.Entry> entries = cold.index(volume).entries();
+        VolumeIndex index = cold.index(volume);
+        if (!index.hasCrcs()) {
+            throw new IllegalStateException("volume " + volume + " has a needle index of format version " + index.version()
+                    + ", built before indexes were exact (it may lack needles whose (key, alt) collided); "
+                    + "reclaim refuses it, since it would drop such needles for good (docs/raid.md, Reclaim)");
+        }
+        List<VolumeIndex.Entry> entries = index.entries();
         Set<Long> keys = new HashSet<>();
         for (VolumeIndex.Entry e : entries) {
             if (!e.deleted()) {
@@ -181,7 +188,14 @@ public final class ReclaimJob {
         StripeMap replaced;
         StripeMap done;
         try {
-            done = enc.writeAll(plan, src, stores);
+            VolumeIndex expected = VolumeIndex.of(volume, scan.live());
+            done = enc.writeAll(plan, src, stores, built -> {
+                String diff = VolumeIndex.difference(expected, built, false);
+                if (diff != null) {
+                    throw new EncodeJob.IndexMismatchException("volume " + volume + ": the reclaimed index does not hold every "
+                            + "live needle of job " + old.job() + ": " + diff + "; reclaim aborted, the old stripes are kept");
+                }
+            });
             replaced = cluster.commitReclaim(done, old.job());
         } catch (IOException | RuntimeException e) {
             StripeMap now = cluster.stripeMap(volume);

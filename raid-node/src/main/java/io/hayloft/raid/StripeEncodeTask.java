@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import java.io.IOException;
@@ -26,7 +27,10 @@ import java.util.zip.CRC32C;
  * 8-byte-aligned volume offset in {@code [stripe start, stripe end)} holding the needle header magic,
  * parsed with {@link NeedleFormat#header} (a header that crosses a copy chunk or the stripe's end is
  * read whole from the source). Candidates may include false positives inside photo data; the driver
- * keeps only those on the needle chain ({@link EncodeJob#chain}), so stripes need no order.
+ * keeps only those on the needle chain ({@link EncodeJob#chain}), so stripes need no order. Each
+ * candidate carries the CRC32C of its needle's footer (read from the spool, or from the source when
+ * the footer lies past the stripe); a candidate with no footer magic where its header says is no
+ * needle and is dropped.
  *
  * <p>The task holds only serializable values (configuration, the stripe's shape and block targets, a
  * {@link ReplicaSource.Spec}), so any {@link JobRunner} can run it; {@link #encode(Cluster, VolumeSource)}
@@ -47,7 +51,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
 
     /**
      * What a stripe task sends back: each unit's CRC32C (every block is {@code blockSize} long), the
-     * candidate needle headers of its range, and the bytes it read from the source.
+     * candidate needles of its range (header fields and footer CRC32C), and the bytes it read from the source.
      */
     public record Result(int stripe, long[] crc32c, List<VolumeIndex.Entry> candidates, long bytesRead) implements Serializable {
     }
@@ -144,6 +148,26 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 read += NeedleFormat.HEADER_SIZE;
                 candidates.add(NeedleFormat.header(h, at));
             }
+            List<VolumeIndex.Entry> withFooters = new ArrayList<>(candidates.size());
+            long stripeEnd = Math.min(size, stripeStart + k * b);
+            for (VolumeIndex.Entry c : candidates) {
+                long footer = c.offset() + NeedleFormat.HEADER_SIZE + (long) c.dataSize();
+                if (c.dataSize() < 0 || footer + NeedleFormat.FOOTER_SIZE > size) {
+                    continue; // no needle there: a false candidate inside photo data
+                }
+                ByteBuffer f;
+                if (footer + NeedleFormat.FOOTER_SIZE <= stripeEnd) {
+                    f = ByteBuffer.allocate(NeedleFormat.FOOTER_SIZE);
+                    readSpool(spool, b, footer - stripeStart, f);
+                    f.flip();
+                } else { // a needle running into the next stripe: its footer from the source
+                    f = ByteBuffer.wrap(src.read(footer, NeedleFormat.FOOTER_SIZE));
+                    read += NeedleFormat.FOOTER_SIZE;
+                }
+                if (f.getInt(0) == NeedleFormat.FOOTER_MAGIC) {
+                    withFooters.add(c.withCrc(f.getInt(4)));
+                }
+            }
             coder.encode(b, (unit, off, dst) -> EncodeJob.readFully(spool[unit], dst, off),
                     (unit, off, s) -> EncodeJob.writeFully(spool[unit], s, off));
             long[] crcs = new long[n];
@@ -151,7 +175,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 Target t = targets.get(u);
                 crcs[u] = upload(cluster, config.transferBytes, t.address(), t.name(), spool[u], b);
             }
-            return new Result(stripe, crcs, candidates, read);
+            return new Result(stripe, crcs, withFooters, read);
         } finally {
             for (FileChannel c : spool) {
                 if (c != null) {
@@ -159,6 +183,19 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 }
             }
             Files.deleteIfExists(dir);
+        }
+    }
+
+    /** Reads {@code dst.remaining()} bytes at {@code pos} of the stripe's data (units of {@code b} bytes, back to back). */
+    private static void readSpool(FileChannel[] spool, long b, long pos, ByteBuffer dst) throws IOException {
+        while (dst.hasRemaining()) {
+            int u = (int) (pos / b);
+            long off = pos % b;
+            int n = (int) Math.min(dst.remaining(), b - off);
+            ByteBuffer part = dst.slice().limit(n);
+            EncodeJob.readFully(spool[u], part, off);
+            dst.position(dst.position() + n);
+            pos += n;
         }
     }
 

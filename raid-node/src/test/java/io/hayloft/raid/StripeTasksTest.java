@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.common.wire.VolumeIndex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -60,7 +61,7 @@ class StripeTasksTest {
                 b.putInt(pos + NeedleFormat.HEADER_SIZE + i, NeedleFormat.HEADER_MAGIC); // false candidates
             }
             b.putInt(pos + NeedleFormat.HEADER_SIZE + size, NeedleFormat.FOOTER_MAGIC);
-            needles.add(new VolumeIndex.Entry(key++, 0, 0, pos, total, size));
+            needles.add(new VolumeIndex.Entry(key++, 0, 0, pos, total, size, 0));
             b.position(pos + total);
         }
         return new Image(Arrays.copyOf(b.array(), b.position()), needles);
@@ -113,7 +114,7 @@ class StripeTasksTest {
             assertThat(done.stripes()).hasSize(4);
             assertThat(src.maxInside).as("reads of a source that is not thread-safe").isEqualTo(1);
             byte[] index = http.readBlock(stores.get(done.index().holders().get(0)).address(), done.index().name());
-            assertThat(VolumeIndex.decode(index).entries()).containsExactlyInAnyOrderElementsOf(img.needles());
+            assertThat(VolumeIndex.decode(index, "test", 0).entries()).containsExactlyInAnyOrderElementsOf(img.needles());
             // Every header straddling a block boundary is in the index.
             assertThat(img.needles()).filteredOn(e -> e.offset() % BLOCK == BLOCK - 16).hasSizeGreaterThan(20);
             byte[] padded = Arrays.copyOf(img.bytes(), 4 * K * BLOCK);
@@ -140,18 +141,18 @@ class StripeTasksTest {
             EncodeJob job = new EncodeJob(http, config, Checkpoints.NONE);
             StripeMap plan = job.plan(4242, img.bytes().length, stores);
             assertThatThrownBy(() -> job.writeAll(plan, new LocalSource(img.bytes()), stores)).isInstanceOf(IOException.class)
-                    .hasMessageContaining("not a clean sealed volume: no needle header at volume offset " + victim.offset());
+                    .hasMessageContaining("not a clean sealed volume: no needle (header and footer) at volume offset " + victim.offset());
         }
     }
 
     @Test
     void theChainSkipsFalseCandidatesAndStopsAtAGap() throws Exception {
-        VolumeIndex.Entry a = new VolumeIndex.Entry(1, 0, 0, 32, 48, 8);
-        VolumeIndex.Entry fake = new VolumeIndex.Entry(0x4E45444C, 0, 0, 40, 1 << 30, 7);
-        VolumeIndex.Entry b = new VolumeIndex.Entry(2, 0, 0, 80, 48, 8);
+        VolumeIndex.Entry a = new VolumeIndex.Entry(1, 0, 0, 32, 48, 8, 0);
+        VolumeIndex.Entry fake = new VolumeIndex.Entry(0x4E45444C, 0, 0, 40, 1 << 30, 7, 0);
+        VolumeIndex.Entry b = new VolumeIndex.Entry(2, 0, 0, 80, 48, 8, 0);
         assertThat(EncodeJob.chain(9, 128, Map.of(32L, a, 40L, fake, 80L, b))).containsExactly(a, b);
         assertThatThrownBy(() -> EncodeJob.chain(9, 136, Map.of(32L, a, 80L, b)))
-                .hasMessageContaining("volume 9 is not a clean sealed volume: no needle header at volume offset 128");
+                .hasMessageContaining("volume 9 is not a clean sealed volume: no needle (header and footer) at volume offset 128");
     }
 
     private RaidConfig config(TestCluster cluster) {

@@ -5,6 +5,7 @@ import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
 import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.WriteAuthorizer;
@@ -196,6 +197,12 @@ public final class StoreHttpHandler implements RequestHandler {
             Volume v = store.volume(vol);
             v.seal();
             return HttpResponses.json(HttpResponseStatus.OK, v.status());
+        }
+        if (seg.size() == 4 && "index".equals(seg.get(3))) {
+            allow(m, HttpMethod.GET);
+            Volume v = store.volume(vol);
+            byte[] block = VolumeIndex.of((int) vol, v.indexListing()).encode();
+            return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(block), OCTETS);
         }
         if (seg.size() == 4 && "compact".equals(seg.get(3))) {
             allow(m, HttpMethod.POST);

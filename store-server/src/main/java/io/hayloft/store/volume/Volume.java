@@ -551,6 +551,57 @@ public final class Volume implements Closeable {
         }
     }
 
+    /**
+     * This replica's own index as cold-index entries: for every (key, alt) the in-memory index
+     * holds, its offset, length and deleted bit from the index, and key, alternate key, data size
+     * and CRC32C from the needle's header and footer on disk (two small reads per needle). What the
+     * raid-node compares an encode or a reclaim against ({@code GET /admin/volumes/ID/index}).
+     *
+     * @throws StoreException {@link Reason#CORRUPT_FILE} when the index names a place that holds no
+     *                        needle of that length
+     */
+    public List<io.hayloft.common.wire.VolumeIndex.Entry> indexListing() throws IOException {
+        swapLock.readLock().lock();
+        try {
+            checkOpen();
+            Segment s = seg;
+            long[] packed;
+            synchronized (s.index) {
+                packed = new long[s.index.size()];
+                int[] n = {0};
+                s.index.forEach(p -> packed[n[0]++] = p);
+            }
+            List<io.hayloft.common.wire.VolumeIndex.Entry> out = new java.util.ArrayList<>(packed.length);
+            ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+            ByteBuffer f = ByteBuffer.allocate(Needle.FOOTER_SIZE);
+            for (long p : packed) {
+                long off = NeedleIndex.offset(p);
+                long len = NeedleIndex.length(p);
+                h.clear();
+                FileIo.readFully(s.channel, h, off);
+                h.flip();
+                long size = h.remaining() == Needle.HEADER_SIZE ? Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE)) : -1;
+                if (size < 0 || h.getInt(0) != Needle.HEADER_MAGIC || Needle.totalLength(size) != len) {
+                    throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + ": the index names a needle of " + len
+                            + " bytes at offset " + off + " that the file does not hold");
+                }
+                f.clear();
+                FileIo.readFully(s.channel, f, off + Needle.HEADER_SIZE + size);
+                f.flip();
+                if (f.remaining() != Needle.FOOTER_SIZE || f.getInt(0) != Needle.FOOTER_MAGIC) {
+                    throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + ": the needle at offset " + off
+                            + " has no footer");
+                }
+                out.add(new io.hayloft.common.wire.VolumeIndex.Entry(Needle.key(h), Needle.alt(h),
+                        NeedleIndex.isDeleted(p) ? io.hayloft.common.wire.VolumeIndex.FLAG_DELETED : 0, off, (int) len,
+                        (int) size, f.getInt(4)));
+            }
+            return out;
+        } finally {
+            swapLock.readLock().unlock();
+        }
+    }
+
     /** Writes queued {@code .idx} records (called periodically by the store). */
     public void flushIndex() throws IOException {
         seg.idx.flush(options.fsync() == Fsync.ALWAYS);

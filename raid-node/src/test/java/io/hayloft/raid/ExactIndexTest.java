@@ -1,0 +1,219 @@
+package io.hayloft.raid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.hayloft.common.wire.StripeMap;
+import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.common.wire.Wire;
+import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The cold index is exact over the whole (key, alt) domain, and an encode proves itself against the
+ * replica before it commits: a model of every needle written (newest bytes per exact pair, or
+ * deleted) must read back through the cold tier after the replicas are dropped.
+ */
+class ExactIndexTest {
+
+    @TempDir
+    Path dir;
+    TestCluster cluster;
+    ThreadPoolRunner runner;
+
+    /** The exact (key, alt) pair → the bytes that must read back, or null for deleted. */
+    final Map<String, byte[]> model = new LinkedHashMap<>();
+    final Map<Long, String> cookies = new LinkedHashMap<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        if (runner != null) {
+            runner.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private RaidNode raid(String codec, int k, int r, long block) {
+        RaidConfig c = cluster.raidConfig(codec, block);
+        c.k = k;
+        c.r = r;
+        c.indexReplicas = 2;
+        runner = new ThreadPoolRunner(2);
+        return new RaidNode(c, runner);
+    }
+
+    /** Puts one batch of (key, alt, data) to every replica of {@code a}'s volume and commits the alts. */
+    private void put(Wire.AssignResponse a, List<Object[]> needles) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream batch = new DataOutputStream(bytes);
+        Map<Long, List<Integer>> alts = new LinkedHashMap<>();
+        for (Object[] n : needles) {
+            long key = (Long) n[0];
+            int alt = (Integer) n[1];
+            byte[] data = (byte[]) n[2];
+            batch.writeLong(key);
+            batch.writeLong(Long.parseUnsignedLong(cookies.get(key), 16));
+            batch.writeInt(alt);
+            batch.writeInt(data.length);
+            batch.write(data);
+            model.put(key + "/" + alt, data);
+            alts.computeIfAbsent(key, x -> new ArrayList<>()).add(alt);
+        }
+        for (String replica : a.replicas()) {
+            assertThat(cluster.send("POST", "http://" + replica + "/" + a.volume() + "/batch", bytes.toByteArray()))
+                    .as("batch to %s", replica).isEqualTo(201);
+        }
+        List<Wire.Commit> commits = new ArrayList<>();
+        alts.forEach((key, as) -> commits.add(new Wire.Commit(key, as)));
+        cluster.directory.directory().commit(commits);
+    }
+
+    private Wire.AssignResponse assign(int photos) {
+        Wire.AssignResponse a = cluster.directory.directory().assign(photos);
+        for (Wire.Assignment p : a.photos()) {
+            cookies.put(p.key(), p.cookie());
+        }
+        return a;
+    }
+
+    private void assertModelReads(ColdReader reader) throws Exception {
+        for (Map.Entry<String, byte[]> e : model.entrySet()) {
+            String[] ka = e.getKey().split("/");
+            byte[] got = reader.get(Long.parseLong(ka[0]), Integer.parseInt(ka[1]));
+            assertThat(got).as("needle %s", e.getKey()).isEqualTo(e.getValue());
+        }
+    }
+
+    /** The reproduction: 40 photos with alternate keys 0, 31, 62 and 1000; RS(2, 1), 64 KiB blocks. */
+    @Test
+    void alternateKeysAboveThirtyAllSurviveTheEncode() throws Exception {
+        cluster = new TestCluster(dir, 4);
+        Wire.AssignResponse a = assign(40);
+        Random rnd = new Random(1);
+        List<Object[]> needles = new ArrayList<>();
+        for (Wire.Assignment p : a.photos()) {
+            for (int alt : new int[] {0, 31, 62, 1000}) {
+                byte[] data = new byte[1 + rnd.nextInt(3000)];
+                rnd.nextBytes(data);
+                needles.add(new Object[] {p.key(), alt, data});
+            }
+        }
+        put(a, needles);
+        cluster.directory.directory().markReadOnly(a.volume(), "test");
+        RaidNode raid = raid("rs", 2, 1, 65536);
+        raid.encode(a.volume());
+        assertThat(cluster.directory.directory().volume(a.volume()).replicas()).isEmpty();
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            assertModelReads(reader);
+            assertThat(reader.index(a.volume()).size()).isEqualTo(160);
+        }
+    }
+
+    /**
+     * Alternate keys over the whole 32-bit range (boundaries included), sizes from 0 to past a block,
+     * overwrites and deletes on the replicas: every codec's cold volume holds exactly the model.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"rs", "hh-xor", "hh-xor+", "hh-nonxor"})
+    void theWholeKeyDomainSurvivesEveryCodec(String codec) throws Exception {
+        cluster = new TestCluster(dir, 7);
+        long block = 8 << 10;
+        Random rnd = new Random(codec.hashCode());
+        Wire.AssignResponse a = assign(30);
+        int[] edges = {0, 1, 30, 31, 32, 62, 1000, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, -31};
+        List<Object[]> needles = new ArrayList<>();
+        for (Wire.Assignment p : a.photos()) {
+            for (int i = 0; i < 4; i++) {
+                int alt = rnd.nextBoolean() ? edges[rnd.nextInt(edges.length)] : rnd.nextInt();
+                int size = switch (rnd.nextInt(5)) {
+                    case 0 -> 0;
+                    case 1 -> rnd.nextInt(8);
+                    case 2 -> (int) block + rnd.nextInt(64); // crosses a block boundary
+                    default -> rnd.nextInt(2000);
+                };
+                byte[] data = new byte[size];
+                rnd.nextBytes(data);
+                needles.add(new Object[] {p.key(), alt, data});
+            }
+        }
+        put(a, needles);
+        List<Object[]> again = new ArrayList<>(); // overwrites of some pairs: the newer needle wins
+        for (int i = 0; i < needles.size(); i += 7) {
+            byte[] data = new byte[rnd.nextInt(500)];
+            rnd.nextBytes(data);
+            again.add(new Object[] {needles.get(i)[0], needles.get(i)[1], data});
+        }
+        put(a, again);
+        for (int i = 3; i < needles.size(); i += 11) { // deletes of single needles on every replica
+            long key = (Long) needles.get(i)[0];
+            int alt = (Integer) needles.get(i)[1];
+            for (String replica : a.replicas()) {
+                cluster.send("DELETE", "http://" + replica + "/" + a.volume() + "/" + Long.toUnsignedString(key) + "/"
+                        + Integer.toUnsignedString(alt) + "?cookie=" + cookies.get(key), null);
+            }
+            model.put(key + "/" + alt, null);
+        }
+        cluster.directory.directory().markReadOnly(a.volume(), "test");
+        RaidNode raid = raid(codec, 4, 2, block);
+        EncodeJob.Result res = raid.encode(a.volume());
+        assertThat(res.stripes()).isGreaterThanOrEqualTo(2);
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            assertModelReads(reader);
+            VolumeIndex index = reader.index(a.volume());
+            assertThat(index.liveCount()).isEqualTo(model.values().stream().filter(v -> v != null).count());
+        }
+    }
+
+    /**
+     * A needle deleted on the replica after the stripes read it: the built index has one live needle
+     * more than the replica's own, so the encode aborts naming it, rolls back, and keeps the replicas.
+     */
+    @Test
+    void anIndexThatDiffersFromTheReplicaAbortsTheEncodeAndKeepsTheReplicas() throws Exception {
+        cluster = new TestCluster(dir, 4);
+        Wire.AssignResponse a = assign(10);
+        List<Object[]> needles = new ArrayList<>();
+        for (Wire.Assignment p : a.photos()) {
+            needles.add(new Object[] {p.key(), 31, new byte[] {1, 2, 3}});
+        }
+        put(a, needles);
+        cluster.directory.directory().markReadOnly(a.volume(), "test");
+        RaidNode raid = raid("rs", 2, 1, 65536);
+        long victim = (Long) needles.get(4)[0];
+        AtomicBoolean deleted = new AtomicBoolean();
+        Checkpoints deleteOnReplicas = step -> {
+            if (step.equals("stripe-0") && deleted.compareAndSet(false, true)) {
+                try {
+                    for (String replica : a.replicas()) {
+                        cluster.send("DELETE", "http://" + replica + "/" + a.volume() + "/" + victim + "/31?cookie="
+                                + cookies.get(victim), null);
+                    }
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }
+        };
+        assertThatThrownBy(() -> raid.encode(a.volume(), deleteOnReplicas)).isInstanceOf(EncodeJob.IndexMismatchException.class)
+                .hasMessageContaining("needle " + victim + "/31 is live only in the built index")
+                .hasMessageContaining("the replicas are kept");
+        assertThat(cluster.directory.directory().volume(a.volume()).state()).isEqualTo(VolumeState.READ_ONLY);
+        assertThat(cluster.directory.directory().volume(a.volume()).replicas()).hasSize(a.replicas().size());
+        assertThat(raid.cluster().stripeMap(a.volume())).isNull();
+        assertThat(cluster.allBlocks()).isEmpty();
+    }
+}
