@@ -472,11 +472,14 @@ public final class ColdReader implements AutoCloseable {
 
     /**
      * True (and the cached map forgotten) when the directory's committed map of {@code cv}'s volume
-     * is now another job: a reclaim replaced it, and the cached blocks may be gone.
+     * is not the cached one any more: a reclaim replaced it (another job), or a repair moved a block
+     * (same job, another store and name; the old block is deleted). Comparing the job alone missed
+     * repairs, so a long-lived reader saw one more unit unavailable per repair until a stripe seemed
+     * lost (found by the life-cycle checker, seed 1).
      */
     private boolean replaced(ColdVolume cv) throws IOException {
         StripeMap now = cluster.stripeMap(cv.map().volume());
-        if (now == null || now.job().equals(cv.map().job())) {
+        if (now == null || !StripeMap.COMMITTED.equals(now.status()) || now.equals(cv.map())) {
             return false;
         }
         volumes.remove(cv.map().volume(), cv);

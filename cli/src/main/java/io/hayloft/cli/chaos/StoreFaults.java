@@ -8,6 +8,9 @@ import io.hayloft.cli.cluster.EmbeddedCluster;
  */
 interface StoreFaults {
 
+    /** Whether this build can cut a store's power (it needs {@code SimulatedDisk} and {@code StoreServer.crash()}). */
+    boolean POWER_CUTS_AVAILABLE = false; // TODO(powerloss): true once the powerloss branch is merged.
+
     /** {@code kill -9} of the store: it stops serving and writes nothing more. */
     void crash(EmbeddedCluster cluster, int store) throws Exception;
 
@@ -27,8 +30,7 @@ interface StoreFaults {
 
             @Override
             public boolean powerCuts() {
-                // TODO(powerloss): true once the powerloss branch (SimulatedDisk, StoreServer.crash) is merged.
-                return false;
+                return POWER_CUTS_AVAILABLE;
             }
 
             @Override
