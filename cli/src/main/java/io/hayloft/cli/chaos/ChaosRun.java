@@ -65,8 +65,8 @@ final class ChaosRun implements AutoCloseable {
     /** The operations, with their weights. */
     enum Op {
         PUT(16), PUT_BATCH(10), DELETE(8), OVERWRITE(5), SEAL(5), ENCODE(7), RECLAIM(4), COMPACT(3), FIX(1),
-        STORE_RESTART(2), STORE_CRASH(3), STORE_DOWN(2), POWER_CUT(3), DIRECTORY_RESTART(2), BLOCK_DELETE(3),
-        BLOCK_CORRUPT(3);
+        STORE_RESTART(2), STORE_CRASH(3), STORE_DOWN(2), POWER_CUT(3), DIRECTORY_RESTART(2), CLUSTER_CRASH(1),
+        BLOCK_DELETE(3), BLOCK_CORRUPT(3);
 
         final int weight;
 
@@ -123,6 +123,7 @@ final class ChaosRun implements AutoCloseable {
         Files.createDirectories(dir.resolve("spool"));
         ClusterOptions c = ClusterOptions.of(dir.resolve("cluster")).withStores(options.stores(), options.stores())
                 .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
+        // TODO(powerloss): with options.powerCuts(), EmbeddedCluster.start(c, i -> new SimulatedDisk(seed * 64 + i)).
         this.cluster = EmbeddedCluster.start(c);
         this.faults = StoreFaults.of(cluster);
         this.client = cluster.newClient();
@@ -173,6 +174,9 @@ final class ChaosRun implements AutoCloseable {
         String what;
         try {
             what = execute(op, rnd);
+            if (what.startsWith(op.label() + ": skipped")) {
+                stats.op(op.label() + " (skipped)");
+            }
         } catch (ChaosFailure f) {
             throw f;
         } catch (Exception e) {
@@ -236,6 +240,7 @@ final class ChaosRun implements AutoCloseable {
                 cluster.restartDirectory();
                 yield "directory restarted";
             }
+            case CLUSTER_CRASH -> clusterCrash();
             case BLOCK_DELETE -> damageBlock(rnd, false);
             case BLOCK_CORRUPT -> damageBlock(rnd, true);
         };
@@ -471,6 +476,25 @@ final class ChaosRun implements AutoCloseable {
         }
         cluster.restartStore(i);
         return "store " + i + " restarted";
+    }
+
+    /** Every store crashed at once and the directory stopped, then all started again: the whole cluster process killed. */
+    private String clusterCrash() throws Exception {
+        fault("cluster-crash");
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            if (cluster.store(i) != null) {
+                faults.crash(cluster, i);
+            }
+        }
+        cluster.stopDirectory();
+        cluster.startDirectory();
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            if (i != downStore) {
+                cluster.startStore(i);
+            }
+        }
+        cluster.heartbeat();
+        return "cluster crashed (every store killed, the directory stopped) and restarted";
     }
 
     private String storeDown(Random rnd) throws Exception {
