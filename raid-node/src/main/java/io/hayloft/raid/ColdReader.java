@@ -227,7 +227,9 @@ public final class ColdReader implements AutoCloseable {
      * Reads needle {@code e} and checks it. When the bytes fail their check, some block the read
      * used is corrupt in place (still listed, wrong bytes): rebuild the needle without every block it
      * touches; if that fails too, a block the rebuild used is also bad, so try again leaving out
-     * every other block of the stripe, then every pair, and so on while the code can still rebuild
+     * every other block of the stripe, then every pair, and so on while the code can still rebuild;
+     * a needle over more blocks than r (a large needle, small blocks) leaves out its own blocks one,
+     * two, ... at a time instead
      * (at most {@link #MAX_CORRUPTION_ATTEMPTS} rebuilds of {@code k} × the needle's bytes, only for a
      * needle that is corrupt).
      *
@@ -261,9 +263,26 @@ public final class ColdReader implements AutoCloseable {
             }
         }
         List<Set<Long>> attempts = new ArrayList<>();
-        attempts.add(touched);
-        for (int extra = 1; extra <= m.r() - 1 && attempts.size() < MAX_CORRUPTION_ATTEMPTS; extra++) {
-            addSubsets(others, extra, 0, new ArrayList<>(), touched, attempts);
+        if (touched.size() <= m.r()) {
+            attempts.add(touched);
+            for (int extra = 1; extra <= m.r() - touched.size() && attempts.size() < MAX_CORRUPTION_ATTEMPTS; extra++) {
+                addSubsets(others, extra, 0, new ArrayList<>(), touched, attempts);
+            }
+        }
+        // A needle over more blocks than the code can leave out at once (a large needle, small
+        // blocks), or whose bad block was not found above: leave out its own blocks one by one, then
+        // two by two, ..., with other blocks of the stripe(s) too, up to r.
+        List<Long> own = new ArrayList<>(touched);
+        List<Long> all = new ArrayList<>(own);
+        all.addAll(others);
+        for (int size = 1; size <= m.r() && attempts.size() < MAX_CORRUPTION_ATTEMPTS; size++) {
+            List<Set<Long>> more = new ArrayList<>();
+            addSubsets(all, size, 0, new ArrayList<>(), Set.of(), more);
+            for (Set<Long> x : more) {
+                if (attempts.size() < MAX_CORRUPTION_ATTEMPTS && !attempts.contains(x) && x.stream().anyMatch(touched::contains)) {
+                    attempts.add(x);
+                }
+            }
         }
         for (Set<Long> exclude : attempts) {
             try {

@@ -692,7 +692,7 @@ final class ChaosRun implements AutoCloseable {
         while (history.size() > HISTORY) {
             history.removeFirst();
         }
-        LOG.debug("seed {} {}", seed, line);
+        LOG.info("seed {} {}", seed, line);
     }
 
     private void touchVolume(int v) {
