@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import io.hayloft.common.wire.VolumeIndex;
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -67,6 +68,7 @@ public final class ColdReader implements AutoCloseable {
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
 
     private final Cluster cluster;
+    private final Cache<Integer, ColdVolume> cache;
     private final Map<Integer, ColdVolume> volumes;
     /** One codec per (codec, k, r), kept until {@link #close}: an evicted volume never closes a codec in use. */
     private final Map<String, ErasureCodec> codecs = new ConcurrentHashMap<>();
@@ -106,13 +108,14 @@ public final class ColdReader implements AutoCloseable {
         }
         this.cluster = cluster;
         this.hedgeAfterMillis = hedgeAfterMillis;
-        this.volumes = Caffeine.newBuilder().maximumWeight(cacheBytes)
-                .weigher((Integer id, ColdVolume cv) -> cv.weight()).executor(Runnable::run)
-                .<Integer, ColdVolume>build().asMap();
+        this.cache = Caffeine.newBuilder().maximumWeight(cacheBytes)
+                .weigher((Integer id, ColdVolume cv) -> cv.weight()).executor(Runnable::run).build();
+        this.volumes = cache.asMap();
     }
 
     /** Bytes the cached maps and indexes hold now (at most the bound given when built). */
     public long cachedBytes() {
+        cache.cleanUp();
         return volumes.values().stream().mapToLong(ColdVolume::weight).sum();
     }
 
@@ -341,8 +344,8 @@ public final class ColdReader implements AutoCloseable {
                 last = e;
             }
         }
-        throw new IOException("volume " + m.volume() + ": no copy of its needle index is readable (holders "
-                + m.index().holders() + ")", last);
+        throw new IOException("volume " + m.volume() + ": no copy of its needle index " + m.index().name()
+                + " is readable (holders " + m.index().holders() + ")" + (last == null ? "" : ": " + last.getMessage()), last);
     }
 
     private Map<String, Cluster.StoreRef> stores(boolean refresh) throws IOException {

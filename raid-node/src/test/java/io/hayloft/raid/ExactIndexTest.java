@@ -216,4 +216,83 @@ class ExactIndexTest {
         assertThat(raid.cluster().stripeMap(a.volume())).isNull();
         assertThat(cluster.allBlocks()).isEmpty();
     }
+
+    /** The readers' cache of maps and indexes holds at most the bytes it was given, and reads stay exact past it. */
+    @Test
+    void theIndexCacheIsBoundedByBytes() throws Exception {
+        cluster = new TestCluster(dir, 4);
+        RaidNode raid = raid("rs", 2, 1, 65536);
+        List<Integer> volumes = new ArrayList<>();
+        for (int v = 0; v < 3; v++) {
+            Wire.AssignResponse a = assign(50);
+            List<Object[]> needles = new ArrayList<>();
+            for (Wire.Assignment p : a.photos()) {
+                needles.add(new Object[] {p.key(), 7, new byte[] {(byte) v, 1}});
+            }
+            put(a, needles);
+            cluster.directory.directory().markReadOnly(a.volume(), "test");
+            raid.encode(a.volume());
+            volumes.add(a.volume());
+        }
+        long one;
+        try (ColdReader probe = new ColdReader(raid.cluster())) {
+            probe.index(volumes.get(0));
+            one = probe.cachedBytes();
+        }
+        assertThat(one).isPositive();
+        try (ColdReader reader = new ColdReader(raid.cluster(), ColdReader.DEFAULT_HEDGE_MILLIS, one + one / 2)) {
+            for (int round = 0; round < 2; round++) {
+                assertModelReads(reader);
+                assertThat(reader.cachedBytes()).isLessThanOrEqualTo(one + one / 2);
+            }
+        }
+    }
+
+    /**
+     * A data block cut short on disk is read around (degraded, exact bytes); index copies damaged on
+     * every holder are a clear error naming the volume and the index block, never a wrong photo.
+     */
+    @Test
+    void shortBlocksAndBadIndexesAreClearErrorsNeverWrongPhotos() throws Exception {
+        cluster = new TestCluster(dir, 4);
+        Wire.AssignResponse a = assign(40);
+        Random rnd = new Random(3);
+        List<Object[]> needles = new ArrayList<>();
+        for (Wire.Assignment p : a.photos()) {
+            byte[] data = new byte[rnd.nextInt(4000)];
+            rnd.nextBytes(data);
+            needles.add(new Object[] {p.key(), 1000, data});
+        }
+        put(a, needles);
+        cluster.directory.directory().markReadOnly(a.volume(), "test");
+        RaidNode raid = raid("rs", 2, 1, 16 << 10);
+        raid.encode(a.volume());
+        StripeMap map = raid.cluster().stripeMap(a.volume());
+        StripeMap.Block data = map.stripes().get(0).blocks().get(0);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(blockFile(data.store(), data.name()),
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(data.length() / 2);
+        }
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            assertModelReads(reader);
+            assertThat(reader.degradedReads()).isPositive();
+        }
+        for (String holder : map.index().holders()) {
+            Path f = blockFile(holder, map.index().name());
+            byte[] bad = java.nio.file.Files.readAllBytes(f);
+            java.nio.ByteBuffer.wrap(bad).putInt(4, 3); // a version this build does not read
+            java.nio.file.Files.write(f, bad);
+        }
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            long key = (Long) needles.get(0)[0];
+            assertThatThrownBy(() -> reader.get(key, 1000)).isInstanceOf(java.io.IOException.class)
+                    .hasMessageContaining("volume " + a.volume()).hasMessageContaining(map.index().name());
+        }
+    }
+
+    private Path blockFile(String store, String name) throws Exception {
+        try (var s = java.nio.file.Files.walk(cluster.dir.resolve(store))) {
+            return s.filter(p -> p.getFileName().toString().equals(name + ".blk")).findFirst().orElseThrow();
+        }
+    }
 }
