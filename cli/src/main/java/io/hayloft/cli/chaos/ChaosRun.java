@@ -174,7 +174,7 @@ final class ChaosRun implements AutoCloseable {
         String what;
         try {
             what = execute(op, rnd);
-            if (what.startsWith(op.label() + ": skipped")) {
+            if (what.startsWith(op.label()) && what.contains(": skipped")) {
                 stats.op(op.label() + " (skipped)");
             }
         } catch (ChaosFailure f) {

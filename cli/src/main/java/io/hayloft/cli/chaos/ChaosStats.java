@@ -103,20 +103,20 @@ public final class ChaosStats {
     /** A summary table, one figure per line. */
     public String table() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "schedules", schedules));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "steps", steps));
-        ops.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "op " + k, v)));
-        faults.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "fault " + k, v)));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "faults total", faultCount()));
-        codecs.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "coded with " + k, v)));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "photos checked", photosChecked));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "needles checked", needlesChecked));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "in-doubt needles", inDoubt));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "full checks", fullChecks));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "reads checked", readsChecked));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "wrong-cookie reads", wrongCookieReads));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %d%n", "losses found", losses));
-        b.append(String.format(java.util.Locale.ROOT, "%-22s %.1f s%n", "wall time", nanos / 1e9));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "schedules", schedules));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "steps", steps));
+        ops.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "op " + k, v)));
+        faults.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "fault " + k, v)));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "faults total", faultCount()));
+        codecs.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "coded with " + k, v)));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "photos checked", photosChecked));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "needles checked", needlesChecked));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "in-doubt needles", inDoubt));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "full checks", fullChecks));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "reads checked", readsChecked));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "wrong-cookie reads", wrongCookieReads));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "losses found", losses));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %.1f s%n", "wall time", nanos / 1e9));
         return b.toString();
     }
 }
