@@ -35,7 +35,7 @@ class ChaosTest {
         if (SEED == 1 && STEPS >= 100 && SCHEDULES >= 3) {
             assertThat(stats.codecs().keySet()).as("codecs that coded a volume").containsAll(ChaosOptions.ALL_CODECS);
             assertThat(stats.faults().keySet()).as("faults injected").contains("store-restart", "store-crash", "store-down",
-                    "directory-restart", "block-delete", "block-corrupt", "raid-crash");
+                    "directory-restart", "cluster-crash", "block-delete", "block-corrupt", "raid-crash");
             assertThat(stats.ops().keySet()).contains("put", "put-batch", "delete", "overwrite", "seal", "encode", "reclaim",
                     "compact");
         }
