@@ -43,7 +43,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -528,15 +527,18 @@ final class ChaosRun implements AutoCloseable {
 
     /** Deletes or corrupts one data or parity block file on disk; checks degraded reads, repairs, checks again. */
     private String damageBlock(Random rnd, boolean corrupt) throws Exception {
+        // Through the store's Disk, so a simulated disk (which keeps its files in memory) works too.
         List<Path> blocks = new ArrayList<>();
+        List<Integer> owners = new ArrayList<>();
         for (int i = 0; i < cluster.storeCount(); i++) {
             if (cluster.store(i) == null) {
                 continue;
             }
             Path d = cluster.storeDir(i).resolve("blocks");
-            if (Files.isDirectory(d)) {
-                try (Stream<Path> s = Files.list(d)) {
-                    s.filter(p -> DATA_BLOCK.matcher(p.getFileName().toString()).matches()).sorted().forEach(blocks::add);
+            for (String name : cluster.disk(i).list(d)) {
+                if (DATA_BLOCK.matcher(name).matches()) {
+                    blocks.add(d.resolve(name));
+                    owners.add(i);
                 }
             }
         }
@@ -549,26 +551,29 @@ final class ChaosRun implements AutoCloseable {
             return kind + ": skipped (no block)";
         }
         Path victim = blocks.get(pick % blocks.size());
+        io.hayloft.common.io.Disk disk = cluster.disk(owners.get(pick % blocks.size()));
         Matcher m = DATA_BLOCK.matcher(victim.getFileName().toString());
         m.matches();
         int volume = Integer.parseInt(m.group(1));
-        fault(kind);
+        String where = victim.getParent().getParent().getFileName() + "/" + victim.getFileName();
         String what;
         if (corrupt) {
-            try (FileChannel ch = FileChannel.open(victim, StandardOpenOption.WRITE, StandardOpenOption.READ)) {
-                long size = ch.size();
-                if (size == 0) {
-                    return kind + ": skipped (empty block " + victim.getFileName() + ")";
-                }
+            long size = disk.size(victim);
+            if (size == 0) {
+                return kind + ": skipped (empty block " + where + ")";
+            }
+            fault(kind);
+            try (FileChannel ch = disk.open(victim, StandardOpenOption.WRITE, StandardOpenOption.READ)) {
                 long at = Math.floorMod(offsetSeed, Math.max(1, size - garbage.length));
                 ch.write(ByteBuffer.wrap(garbage, 0, (int) Math.min(garbage.length, size - at)), at);
                 ch.force(true);
-                what = "corrupted " + garbage.length + " bytes at " + at + " of " + victim.getParent().getParent().getFileName()
-                        + "/" + victim.getFileName();
+                what = "corrupted " + garbage.length + " bytes at " + at + " of " + where;
             }
         } else {
-            Files.delete(victim);
-            what = "deleted " + victim.getParent().getParent().getFileName() + "/" + victim.getFileName();
+            fault(kind);
+            disk.deleteIfExists(victim);
+            disk.syncDirectory(victim.getParent());
+            what = "deleted " + where;
         }
         // Degraded reads must work before any repair.
         record("#" + step + " " + what + " (checking degraded reads of volume " + volume + ")");
