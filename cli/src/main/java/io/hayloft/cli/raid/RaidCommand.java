@@ -103,6 +103,32 @@ public final class RaidCommand implements Runnable {
         Progress.Factory bars() {
             return Progress.Factory.of(spec.commandLine().getErr(), progress);
         }
+
+        /** One volume's work; throws what the job throws. */
+        @FunctionalInterface
+        interface VolumeJob {
+            void run(int volume) throws java.io.IOException;
+        }
+
+        /**
+         * Runs {@code job} on each volume, going on past failures: a message per failed volume, exit 2
+         * when a volume is unknown, 1 when a job failed, else 0.
+         */
+        int eachVolume(List<Integer> volumes, String verb, VolumeJob job) {
+            int exit = 0;
+            for (int v : volumes) {
+                try {
+                    job.run(v);
+                } catch (Cluster.HttpStatusException e) {
+                    spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
+                    exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
+                } catch (java.io.IOException | IllegalStateException e) {
+                    spec.commandLine().getErr().println("volume " + v + ": " + verb + " failed: " + e.getMessage());
+                    exit = Math.max(exit, Hayloft.EXIT_FAILED);
+                }
+            }
+            return exit;
+        }
     }
 
     @Command(name = "encode", description = "Encode one READ_ONLY volume now, whatever its age.")
@@ -275,19 +301,7 @@ public final class RaidCommand implements Runnable {
                         rs.stream().filter(ReclaimJob.Result::reclaimed).count());
                 return 0;
             }
-            int exit = 0;
-            for (int v : volumes) {
-                try {
-                    print(node.reclaim(v, threshold));
-                } catch (Cluster.HttpStatusException e) {
-                    spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
-                    exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
-                } catch (java.io.IOException | IllegalStateException e) {
-                    spec.commandLine().getErr().println("volume " + v + ": reclaim failed: " + e.getMessage());
-                    exit = Math.max(exit, Hayloft.EXIT_FAILED);
-                }
-            }
-            return exit;
+            return eachVolume(volumes, "reclaim", v -> print(node.reclaim(v, threshold)));
         }
 
         private void print(ReclaimJob.Result r) {
@@ -318,21 +332,10 @@ public final class RaidCommand implements Runnable {
                 RaidNode node = new RaidNode(config, runner);
                 try (RaidLease lease = lease(node)) {
                     node.recover();
-                    int exit = 0;
-                    for (int v : volumes) {
-                        try {
-                            ReclaimJob.Result r = node.reindex(v);
-                            out().printf(Locale.ROOT, "volume %d: reindexed as job %s (was %s), %d live needles%n", v, r.newJob(),
-                                    r.before().job(), r.before().liveNeedles());
-                        } catch (Cluster.HttpStatusException e) {
-                            spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
-                            exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
-                        } catch (java.io.IOException | IllegalStateException e) {
-                            spec.commandLine().getErr().println("volume " + v + ": reindex failed: " + e.getMessage());
-                            exit = Math.max(exit, Hayloft.EXIT_FAILED);
-                        }
-                    }
-                    return exit;
+                    return eachVolume(volumes, "reindex", v -> {
+                        ReclaimJob.Result r = node.reindex(v);
+                        out().printf(Locale.ROOT, "volume %d: reindexed as job %s (was %s)%n", v, r.newJob(), r.before().job());
+                    });
                 }
             }
         }
