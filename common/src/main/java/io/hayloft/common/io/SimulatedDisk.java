@@ -1,0 +1,676 @@
+package io.hayloft.common.io;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.NonReadableChannelException;
+import java.nio.channels.NonWritableChannelException;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * An in-memory {@link Disk} that loses, at a simulated {@link #powerCut}, everything no completed
+ * fsync covered: what {@code kill -9} never shows, because the page cache survives a process crash.
+ *
+ * <p>The model:
+ * <ul>
+ *   <li>A file is an inode with its <em>current</em> bytes (what reads, sizes and listings see) and
+ *       its <em>durable</em> bytes, plus the list of writes and truncates applied since its last
+ *       {@link FileChannel#force force}. {@code force} (either flag) makes the inode's current
+ *       bytes durable; it does not make its name durable.</li>
+ *   <li>Names map to inodes per directory, in a current and a durable namespace. A create,
+ *       rename or delete changes the current namespace; {@link #syncDirectory syncDirectory(dir)}
+ *       copies the current entries of {@code dir} (and only of {@code dir}) into the durable
+ *       namespace. A rename across directories therefore needs both parents synced; with only the
+ *       target synced, the inode may come back under both names. Directories themselves are
+ *       durable as soon as {@link #createDirectories} returns and are never removed.</li>
+ *   <li>{@link #powerCut}: every channel open at the cut dies (further calls throw
+ *       {@code IOException("simulated power cut")}; {@code close()} succeeds quietly), and so does
+ *       every {@link #session() session} handed out before it. The namespace reverts to the
+ *       durable namespace; each surviving inode reverts to its durable bytes plus a random prefix
+ *       (chosen by the seed) of its unsynced operations, in order; the last operation replayed,
+ *       if a write, may be torn at a random byte, and when a torn write extended the file its
+ *       length may cover the whole write with zeros past the tear (metadata written, data not: the
+ *       zero-filled tail of real file systems). What was replayed becomes durable. Then the disk is
+ *       usable again, as a restarted machine sees it.</li>
+ *   <li>Writes are not reordered within a file: if an unsynced write survives, every unsynced
+ *       write before it in the same file survived. Files are independent of one another.</li>
+ * </ul>
+ * Paths are normalised to absolute paths of the default file system; nothing touches the real
+ * disk. Files are limited to 1 GiB each.
+ *
+ * <p>Thread-safe: every operation holds the disk's monitor. A hook set with {@link #beforeForce}
+ * runs outside it, on the forcing thread, so a test can order events (or cut the power) exactly
+ * before a given fsync without sleeping.
+ */
+public final class SimulatedDisk implements Disk {
+    private static final int MAX_FILE = 1 << 30;
+
+    /** One unsynced write ({@code bytes != null}) or truncate ({@code bytes == null}) of an inode. */
+    private record Op(long pos, byte[] bytes) {
+        long length() {
+            return bytes == null ? 0 : bytes.length;
+        }
+    }
+
+    private static final class Inode {
+        byte[] data = new byte[0];
+        int length;
+        byte[] durable = new byte[0];
+        final List<Op> unsynced = new ArrayList<>();
+
+        void write(long pos, byte[] b) throws IOException {
+            long end = pos + b.length;
+            if (end > MAX_FILE) {
+                throw new FileSystemException("simulated disk: file would exceed " + MAX_FILE + " bytes");
+            }
+            if (end > data.length) {
+                data = Arrays.copyOf(data, (int) Math.max(end, Math.min(MAX_FILE, data.length * 2L)));
+            }
+            if (pos > length) {
+                Arrays.fill(data, length, (int) pos, (byte) 0);
+            }
+            System.arraycopy(b, 0, data, (int) pos, b.length);
+            length = (int) Math.max(length, end);
+        }
+
+        void truncate(long size) {
+            if (size < length) {
+                length = (int) size;
+            }
+        }
+
+        void makeDurable() {
+            durable = Arrays.copyOf(data, length);
+            unsynced.clear();
+        }
+    }
+
+    private final SplittableRandom random;
+    private Map<Path, Inode> names = new HashMap<>();
+    private final Map<Path, Inode> durableNames = new HashMap<>();
+    private final Set<Path> dirs = new HashSet<>();
+    private long generation;
+    private long powerCuts;
+    private long bytesLost;
+    private long tornWrites;
+    private volatile Consumer<Path> forceHook = p -> { };
+
+    public SimulatedDisk(long seed) {
+        this.random = new SplittableRandom(seed);
+        dirs.add(Path.of("").toAbsolutePath().getRoot());
+    }
+
+    private static Path norm(Path p) {
+        return p.toAbsolutePath().normalize();
+    }
+
+    /** The current generation: bumped by every power cut. */
+    private synchronized long generation() {
+        return generation;
+    }
+
+    /** Runs {@code hook} with the file's path before every {@code force} (outside the disk's lock). */
+    public void beforeForce(Consumer<Path> hook) {
+        forceHook = hook == null ? p -> { } : hook;
+    }
+
+    /**
+     * A handle for one process (one server instance): it behaves like this disk until the next
+     * {@link #powerCut}, after which every call on it throws {@code IOException("simulated power
+     * cut")} ({@link #exists} an {@link UncheckedIOException}), so a process that was "killed" by the
+     * cut cannot change what the restarted machine sees.
+     */
+    @Override
+    public Disk session() {
+        return new Session(generation());
+    }
+
+    @Override
+    public FileChannel open(Path file, StandardOpenOption... options) throws IOException {
+        return open(file, generation(), options);
+    }
+
+    private synchronized FileChannel open(Path file, long gen, StandardOpenOption... options) throws IOException {
+        checkGeneration(gen);
+        Path p = norm(file);
+        Set<StandardOpenOption> o = options.length == 0 ? Set.of() : Set.of(options);
+        boolean append = o.contains(StandardOpenOption.APPEND);
+        boolean write = append || o.contains(StandardOpenOption.WRITE);
+        boolean read = o.contains(StandardOpenOption.READ) || !write;
+        if (dirs.contains(p)) {
+            throw new FileSystemException(p + ": is a directory");
+        }
+        if (p.getParent() == null || !dirs.contains(p.getParent())) {
+            throw new NoSuchFileException(p.toString(), null, "no such directory");
+        }
+        Inode inode = names.get(p);
+        if (inode != null && write && o.contains(StandardOpenOption.CREATE_NEW)) {
+            throw new FileAlreadyExistsException(p.toString());
+        }
+        if (inode == null) {
+            if (!write || !(o.contains(StandardOpenOption.CREATE) || o.contains(StandardOpenOption.CREATE_NEW))) {
+                throw new NoSuchFileException(p.toString());
+            }
+            inode = new Inode();
+            names.put(p, inode);
+        } else if (write && o.contains(StandardOpenOption.TRUNCATE_EXISTING) && inode.length > 0) {
+            inode.truncate(0);
+            inode.unsynced.add(new Op(0, null));
+        }
+        return new Channel(p, inode, gen, read, write, append);
+    }
+
+    @Override
+    public void move(Path from, Path to) throws IOException {
+        move(from, to, generation());
+    }
+
+    private synchronized void move(Path from, Path to, long gen) throws IOException {
+        checkGeneration(gen);
+        Path f = norm(from);
+        Path t = norm(to);
+        Inode inode = names.get(f);
+        if (inode == null) {
+            throw new NoSuchFileException(f.toString());
+        }
+        if (!dirs.contains(t.getParent())) {
+            throw new NoSuchFileException(t.toString(), null, "no such directory");
+        }
+        names.remove(f);
+        names.put(t, inode);
+    }
+
+    @Override
+    public boolean deleteIfExists(Path file) throws IOException {
+        return deleteIfExists(file, generation());
+    }
+
+    private synchronized boolean deleteIfExists(Path file, long gen) throws IOException {
+        checkGeneration(gen);
+        return names.remove(norm(file)) != null;
+    }
+
+    @Override
+    public void syncDirectory(Path dir) throws IOException {
+        syncDirectory(dir, generation());
+    }
+
+    private synchronized void syncDirectory(Path dir, long gen) throws IOException {
+        checkGeneration(gen);
+        Path d = norm(dir);
+        if (!dirs.contains(d)) {
+            throw new NoSuchFileException(d.toString());
+        }
+        durableNames.keySet().removeIf(p -> d.equals(p.getParent()));
+        for (Map.Entry<Path, Inode> e : names.entrySet()) {
+            if (d.equals(e.getKey().getParent())) {
+                durableNames.put(e.getKey(), e.getValue());
+            }
+        }
+    }
+
+    @Override
+    public void createDirectories(Path dir) throws IOException {
+        createDirectories(dir, generation());
+    }
+
+    private synchronized void createDirectories(Path dir, long gen) throws IOException {
+        checkGeneration(gen);
+        Path d = norm(dir);
+        for (Path p = d; p != null; p = p.getParent()) {
+            if (names.containsKey(p)) {
+                throw new FileAlreadyExistsException(p.toString(), null, "a file, not a directory");
+            }
+        }
+        for (Path p = d; p != null; p = p.getParent()) {
+            dirs.add(p);
+        }
+    }
+
+    @Override
+    public synchronized boolean exists(Path file) {
+        Path p = norm(file);
+        return names.containsKey(p) || dirs.contains(p);
+    }
+
+    @Override
+    public synchronized long size(Path file) throws IOException {
+        Inode inode = names.get(norm(file));
+        if (inode == null) {
+            throw new NoSuchFileException(file.toString());
+        }
+        return inode.length;
+    }
+
+    @Override
+    public synchronized List<String> list(Path dir) {
+        Path d = norm(dir);
+        List<String> out = new ArrayList<>();
+        for (Path p : names.keySet()) {
+            if (d.equals(p.getParent())) {
+                out.add(p.getFileName().toString());
+            }
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    @Override
+    public long usableSpace(Path dir) {
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public long totalSpace(Path dir) {
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Cuts the power: see the class comment. Every open channel and session dies; files and
+     * names revert to what was durable, plus a random prefix of each file's unsynced operations.
+     */
+    public synchronized void powerCut() {
+        generation++;
+        powerCuts++;
+        Map<Inode, Boolean> all = new IdentityHashMap<>();
+        for (Inode i : names.values()) {
+            all.put(i, Boolean.TRUE);
+        }
+        for (Inode i : durableNames.values()) {
+            all.put(i, Boolean.TRUE);
+        }
+        for (Inode i : all.keySet()) {
+            revert(i);
+        }
+        names = new HashMap<>(durableNames);
+    }
+
+    private void revert(Inode inode) {
+        List<Op> ops = inode.unsynced;
+        int keep = ops.isEmpty() ? 0 : random.nextInt(ops.size() + 1);
+        inode.data = Arrays.copyOf(inode.durable, inode.durable.length);
+        inode.length = inode.durable.length;
+        for (int i = 0; i < ops.size(); i++) {
+            Op op = ops.get(i);
+            if (i >= keep) {
+                bytesLost += op.length();
+                continue;
+            }
+            try {
+                if (op.bytes() == null) {
+                    inode.truncate(op.pos());
+                } else if (i == keep - 1 && op.bytes().length > 0 && random.nextBoolean()) {
+                    int n = random.nextInt(op.bytes().length);
+                    long end = op.pos() + op.bytes().length;
+                    boolean extends_ = end > inode.length;
+                    inode.write(op.pos(), Arrays.copyOf(op.bytes(), n));
+                    if (extends_ && random.nextInt(3) == 0) {
+                        inode.write(op.pos() + n, new byte[op.bytes().length - n]); // zero-filled tail
+                    }
+                    tornWrites++;
+                    bytesLost += op.bytes().length - n;
+                } else {
+                    inode.write(op.pos(), op.bytes());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e); // cannot happen: the op was applied once already
+            }
+        }
+        inode.makeDurable();
+    }
+
+    /** How many times {@link #powerCut} ran. */
+    public synchronized long powerCuts() {
+        return powerCuts;
+    }
+
+    /** Unsynced bytes dropped (not replayed, or past a tear) across all cuts. */
+    public synchronized long bytesLost() {
+        return bytesLost;
+    }
+
+    /** Unsynced writes that survived a cut only in part. */
+    public synchronized long tornWrites() {
+        return tornWrites;
+    }
+
+    private void checkGeneration(long gen) throws IOException {
+        if (gen != generation) {
+            throw new IOException("simulated power cut");
+        }
+    }
+
+    /** A process's handle: dead after the next cut. */
+    private final class Session implements Disk {
+        private final long gen;
+
+        Session(long gen) {
+            this.gen = gen;
+        }
+
+        @Override
+        public FileChannel open(Path file, StandardOpenOption... options) throws IOException {
+            return SimulatedDisk.this.open(file, gen, options);
+        }
+
+        @Override
+        public void move(Path from, Path to) throws IOException {
+            SimulatedDisk.this.move(from, to, gen);
+        }
+
+        @Override
+        public boolean deleteIfExists(Path file) throws IOException {
+            return SimulatedDisk.this.deleteIfExists(file, gen);
+        }
+
+        @Override
+        public void syncDirectory(Path dir) throws IOException {
+            SimulatedDisk.this.syncDirectory(dir, gen);
+        }
+
+        @Override
+        public void createDirectories(Path dir) throws IOException {
+            SimulatedDisk.this.createDirectories(dir, gen);
+        }
+
+        @Override
+        public boolean exists(Path file) {
+            synchronized (SimulatedDisk.this) {
+                try {
+                    checkGeneration(gen);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                return SimulatedDisk.this.exists(file);
+            }
+        }
+
+        @Override
+        public long size(Path file) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                checkGeneration(gen);
+                return SimulatedDisk.this.size(file);
+            }
+        }
+
+        @Override
+        public List<String> list(Path dir) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                checkGeneration(gen);
+                return SimulatedDisk.this.list(dir);
+            }
+        }
+
+        @Override
+        public Disk session() {
+            return this;
+        }
+    }
+
+    /** A channel on one inode; dies at the next power cut. */
+    private final class Channel extends FileChannel {
+        private final Path path;
+        private final Inode inode;
+        private final long gen;
+        private final boolean readable;
+        private final boolean writable;
+        private final boolean append;
+        private long position;
+
+        Channel(Path path, Inode inode, long gen, boolean readable, boolean writable, boolean append) {
+            this.path = path;
+            this.inode = inode;
+            this.gen = gen;
+            this.readable = readable;
+            this.writable = writable;
+            this.append = append;
+        }
+
+        private void check() throws IOException {
+            if (!isOpen()) {
+                throw new ClosedChannelException();
+            }
+            checkGeneration(gen);
+        }
+
+        private void checkRead() throws IOException {
+            check();
+            if (!readable) {
+                throw new NonReadableChannelException();
+            }
+        }
+
+        private void checkWrite() throws IOException {
+            check();
+            if (!writable) {
+                throw new NonWritableChannelException();
+            }
+        }
+
+        @Override
+        public int read(ByteBuffer dst, long pos) throws IOException {
+            if (pos < 0) {
+                throw new IllegalArgumentException("negative position " + pos);
+            }
+            synchronized (SimulatedDisk.this) {
+                checkRead();
+                if (pos >= inode.length) {
+                    return -1;
+                }
+                int n = (int) Math.min(dst.remaining(), inode.length - pos);
+                dst.put(inode.data, (int) pos, n);
+                return n;
+            }
+        }
+
+        @Override
+        public int write(ByteBuffer src, long pos) throws IOException {
+            if (pos < 0) {
+                throw new IllegalArgumentException("negative position " + pos);
+            }
+            synchronized (SimulatedDisk.this) {
+                checkWrite();
+                byte[] b = new byte[src.remaining()];
+                src.duplicate().get(b);
+                inode.write(pos, b);
+                inode.unsynced.add(new Op(pos, b));
+                src.position(src.limit());
+                return b.length;
+            }
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                int n = read(dst, position);
+                if (n > 0) {
+                    position += n;
+                }
+                return n;
+            }
+        }
+
+        @Override
+        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                long total = 0;
+                for (int i = offset; i < offset + length; i++) {
+                    int n = read(dsts[i]);
+                    if (n < 0) {
+                        return total == 0 ? -1 : total;
+                    }
+                    total += n;
+                }
+                return total;
+            }
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                checkWrite();
+                if (append) {
+                    position = inode.length;
+                }
+                int n = write(src, position);
+                position += n;
+                return n;
+            }
+        }
+
+        @Override
+        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                long total = 0;
+                for (int i = offset; i < offset + length; i++) {
+                    total += write(srcs[i]);
+                }
+                return total;
+            }
+        }
+
+        @Override
+        public long position() throws IOException {
+            synchronized (SimulatedDisk.this) {
+                check();
+                return append ? inode.length : position;
+            }
+        }
+
+        @Override
+        public FileChannel position(long newPosition) throws IOException {
+            if (newPosition < 0) {
+                throw new IllegalArgumentException("negative position " + newPosition);
+            }
+            synchronized (SimulatedDisk.this) {
+                check();
+                position = newPosition;
+                return this;
+            }
+        }
+
+        @Override
+        public long size() throws IOException {
+            synchronized (SimulatedDisk.this) {
+                check();
+                return inode.length;
+            }
+        }
+
+        @Override
+        public FileChannel truncate(long size) throws IOException {
+            if (size < 0) {
+                throw new IllegalArgumentException("negative size " + size);
+            }
+            synchronized (SimulatedDisk.this) {
+                checkWrite();
+                if (size < inode.length) {
+                    inode.truncate(size);
+                    inode.unsynced.add(new Op(size, null));
+                }
+                if (position > size) {
+                    position = size;
+                }
+                return this;
+            }
+        }
+
+        @Override
+        public void force(boolean metaData) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                check();
+            }
+            forceHook.accept(path);
+            synchronized (SimulatedDisk.this) {
+                check();
+                inode.makeDurable();
+            }
+        }
+
+        @Override
+        public long transferTo(long pos, long count, WritableByteChannel target) throws IOException {
+            ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 1 << 20));
+            int n = read(b, pos);
+            if (n <= 0) {
+                return 0;
+            }
+            b.flip();
+            int written = 0;
+            while (b.hasRemaining()) {
+                written += target.write(b);
+            }
+            return written;
+        }
+
+        @Override
+        public long transferFrom(ReadableByteChannel src, long pos, long count) throws IOException {
+            ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 1 << 20));
+            while (b.hasRemaining() && src.read(b) > 0) {
+                // fill what the source has now
+            }
+            b.flip();
+            return b.hasRemaining() ? write(b, pos) : 0;
+        }
+
+        @Override
+        public MappedByteBuffer map(MapMode mode, long pos, long size) {
+            throw new UnsupportedOperationException("the simulated disk does not map files");
+        }
+
+        @Override
+        public FileLock lock(long pos, long size, boolean shared) throws IOException {
+            return tryLock(pos, size, shared);
+        }
+
+        @Override
+        public FileLock tryLock(long pos, long size, boolean shared) throws IOException {
+            synchronized (SimulatedDisk.this) {
+                check();
+            }
+            return new FileLock(this, pos, size, shared) {
+                private volatile boolean valid = true;
+
+                @Override
+                public boolean isValid() {
+                    return valid && channel().isOpen();
+                }
+
+                @Override
+                public void release() {
+                    valid = false;
+                }
+            };
+        }
+
+        @Override
+        protected void implCloseChannel() {
+            // nothing to release; a channel killed by a power cut closes quietly too
+        }
+
+        @Override
+        public String toString() {
+            return "SimulatedDisk.Channel[" + path + "]";
+        }
+    }
+}
