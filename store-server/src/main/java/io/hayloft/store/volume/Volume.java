@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.common.io.Disk;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.Closeable;
@@ -7,9 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Objects;
@@ -73,6 +72,7 @@ public final class Volume implements Closeable {
         }
     }
 
+    final Disk disk;
     final Path dir;
     final long id;
     final Options options;
@@ -87,7 +87,8 @@ public final class Volume implements Closeable {
     /** Set when an fsync failed: what reached the disk is unknown, so the volume takes no more writes. */
     private volatile String syncFailure;
 
-    private Volume(Path dir, long id, Options options, Segment seg, Superblock sb) {
+    private Volume(Disk disk, Path dir, long id, Options options, Segment seg, Superblock sb) {
+        this.disk = disk;
         this.dir = dir;
         this.id = id;
         this.options = options;
@@ -100,33 +101,42 @@ public final class Volume implements Closeable {
     }
 
     public static boolean exists(Path dir, long id) {
-        return Files.exists(datPath(dir, id));
+        return exists(Disk.REAL, dir, id);
+    }
+
+    public static boolean exists(Disk disk, Path dir, long id) {
+        return disk.exists(datPath(dir, id));
     }
 
     public static Path idxPath(Path dir, long id) {
         return dir.resolve(id + ".idx");
     }
 
-    /** Creates a new empty volume; refuses if one exists. */
+    /** Creates a new empty volume on the real disk; refuses if one exists. */
     public static Volume create(Path dir, long id, Options options) throws IOException {
+        return create(Disk.REAL, dir, id, options);
+    }
+
+    /** Creates a new empty volume; refuses if one exists. */
+    public static Volume create(Disk disk, Path dir, long id, Options options) throws IOException {
         if (id < 0) {
             throw new IllegalArgumentException("volume id must be >= 0, got " + id);
         }
         Path dat = datPath(dir, id);
-        if (Files.exists(dat)) {
+        if (disk.exists(dat)) {
             throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists in " + dir);
         }
         Path tmp = dir.resolve(id + ".dat.new");
         Superblock sb = new Superblock(Superblock.VERSION, 0, id, System.currentTimeMillis());
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        try (FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
             FileIo.writeFully(ch, sb.encode(), 0);
             ch.force(true);
         }
-        IdxFile.create(idxPath(dir, id), id).close();
-        Files.move(tmp, dat, StandardCopyOption.ATOMIC_MOVE);
-        FileIo.syncDirectory(dir);
-        return open(dir, id, options);
+        IdxFile.create(disk, idxPath(dir, id), id).close();
+        disk.move(tmp, dat);
+        FileIo.syncDirectory(disk, dir);
+        return open(disk, dir, id, options);
     }
 
     /**
@@ -135,12 +145,17 @@ public final class Volume implements Closeable {
      * (appending their records), and truncates a torn or zero-filled tail.
      */
     public static Volume open(Path dir, long id, Options options) throws IOException {
-        CompactionCommit.recover(dir, id);
+        return open(Disk.REAL, dir, id, options);
+    }
+
+    /** {@link #open(Path, long, Options)} on {@code disk}. */
+    public static Volume open(Disk disk, Path dir, long id, Options options) throws IOException {
+        CompactionCommit.recover(disk, dir, id);
         Path dat = datPath(dir, id);
-        if (!Files.exists(dat)) {
+        if (!disk.exists(dat)) {
             throw new StoreException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found in " + dir);
         }
-        FileChannel ch = FileChannel.open(dat, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel ch = disk.open(dat, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer sbBuf = ByteBuffer.allocate(Superblock.SIZE);
             FileIo.readFully(ch, sbBuf, 0);
@@ -151,10 +166,10 @@ public final class Volume implements Closeable {
             }
             long fileSize = ch.size();
             Path idxPath = idxPath(dir, id);
-            long hint = Files.exists(idxPath) ? Files.size(idxPath) / IdxFile.RECORD_SIZE : 0;
+            long hint = disk.exists(idxPath) ? disk.size(idxPath) / IdxFile.RECORD_SIZE : 0;
             NeedleIndex.Builder builder = new NeedleIndex.Builder((int) Math.min(hint, Integer.MAX_VALUE / 2));
             long[] maxEnd = {Superblock.SIZE, 0};
-            IdxFile idx = IdxFile.load(idxPath, id, (key, alt, offset, size, deleted) -> {
+            IdxFile idx = IdxFile.load(disk, idxPath, id, (key, alt, offset, size, deleted) -> {
                 long len = Needle.totalLength(Integer.toUnsignedLong(size));
                 if (offset < Superblock.SIZE || offset + len > fileSize) {
                     return; // a record the volume does not back (written with fsync off): rescanned below
@@ -172,11 +187,11 @@ public final class Volume implements Closeable {
                 LOG.warn("volume {}: the last needle its .idx names (offset {}) fails its check; rebuilding from a full scan",
                         id, maxEnd[1]);
                 idx.abandon();
-                idx = IdxFile.create(idxPath, id);
-                v = new Volume(dir, id, options, new Segment(ch, new NeedleIndex(0), idx, Superblock.SIZE), sb);
+                idx = IdxFile.create(disk, idxPath, id);
+                v = new Volume(disk, dir, id, options, new Segment(ch, new NeedleIndex(0), idx, Superblock.SIZE), sb);
                 scanFrom = Superblock.SIZE;
             } else {
-                v = new Volume(dir, id, options, new Segment(ch, index, idx, scanFrom), sb);
+                v = new Volume(disk, dir, id, options, new Segment(ch, index, idx, scanFrom), sb);
             }
             v.scanTail(scanFrom, fileSize);
             return v;
@@ -227,12 +242,14 @@ public final class Volume implements Closeable {
         if (pos < fileSize) {
             LOG.warn("volume {}: truncating {} bytes at offset {} ({})", id, fileSize - pos, pos, stop);
             s.channel.truncate(pos);
-            s.channel.force(true);
         }
         if (orphans > 0) {
             LOG.info("volume {}: indexed {} needles past the checkpoint", id, orphans);
         }
-        s.idx.flush(true);
+        // The tail just indexed may be only in the page cache (a kill -9 keeps it, a power cut
+        // would not): force it before the .idx records naming it can become durable.
+        s.channel.force(true);
+        s.idx.flush(true, pos);
         s.end = pos;
         s.durable = pos;
     }
@@ -334,8 +351,8 @@ public final class Volume implements Closeable {
             // Queue the .idx records under the append lock, so the checkpoint names needles in file
             // order: recovery scans the tail from the end of the last needle the .idx names, and a
             // record queued out of order could hide an earlier, acknowledged needle from that scan.
-            // A record may reach the .idx before its needle is fsynced; recovery checks the last
-            // needle the .idx names and rescans the whole file when it is not there.
+            // Queued is not written: flushIndex writes only the records whose needles are durable
+            // (Segment.durable), so a record never reaches the disk before its needle.
             long off = pos;
             for (NeedleWrite w : batch) {
                 s.idx.append(w.key(), w.alt(), off, w.data().remaining(), false);
@@ -551,9 +568,16 @@ public final class Volume implements Closeable {
         }
     }
 
-    /** Writes queued {@code .idx} records (called periodically by the store). */
+    /**
+     * Writes the queued {@code .idx} records whose needles are durable (called periodically by the
+     * store): under {@link Fsync#ALWAYS} those ending at or below the last completed fsync of the
+     * volume file, then forces the {@code .idx}; under {@link Fsync#NEVER} every queued record
+     * (its needle is written, which is all that policy promises), without forcing.
+     */
     public void flushIndex() throws IOException {
-        seg.idx.flush(options.fsync() == Fsync.ALWAYS);
+        Segment s = seg;
+        boolean always = options.fsync() == Fsync.ALWAYS;
+        s.idx.flush(always, always ? s.durable : Long.MAX_VALUE);
     }
 
     private void checkOpen() {
@@ -571,10 +595,20 @@ public final class Volume implements Closeable {
                 return;
             }
             closed = true;
+            Segment s = seg;
             try {
-                seg.idx.close();
+                long upTo = Long.MAX_VALUE;
+                if (options.fsync() == Fsync.ALWAYS && syncFailure == null) {
+                    s.channel.force(false);
+                    s.durable = s.end;
+                    upTo = s.end;
+                } else if (options.fsync() == Fsync.ALWAYS) {
+                    upTo = s.durable; // after a failed fsync nothing past the last good one is known durable
+                }
+                s.idx.close(upTo);
             } finally {
-                seg.channel.close();
+                s.idx.abandon();
+                s.channel.close();
             }
         } finally {
             swapLock.writeLock().unlock();
