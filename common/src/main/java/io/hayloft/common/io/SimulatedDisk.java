@@ -130,7 +130,11 @@ public final class SimulatedDisk implements Disk {
         return generation;
     }
 
-    /** Runs {@code hook} with the file's path before every {@code force} (outside the disk's lock). */
+    /**
+     * Runs {@code hook} before every {@code force} of a file (with the file's path) and every
+     * {@link #syncDirectory} (with the directory's path), on the calling thread, outside the disk's
+     * lock: a test can cut the power there, or run another step first. {@code null} removes it.
+     */
     public void beforeForce(Consumer<Path> hook) {
         forceHook = hook == null ? p -> { } : hook;
     }
@@ -216,7 +220,15 @@ public final class SimulatedDisk implements Disk {
         syncDirectory(dir, generation());
     }
 
-    private synchronized void syncDirectory(Path dir, long gen) throws IOException {
+    private void syncDirectory(Path dir, long gen) throws IOException {
+        synchronized (this) {
+            checkGeneration(gen);
+        }
+        forceHook.accept(norm(dir));
+        syncDirectoryLocked(dir, gen);
+    }
+
+    private synchronized void syncDirectoryLocked(Path dir, long gen) throws IOException {
         checkGeneration(gen);
         Path d = norm(dir);
         if (!dirs.contains(d)) {
@@ -425,6 +437,16 @@ public final class SimulatedDisk implements Disk {
         @Override
         public Disk session() {
             return this;
+        }
+
+        @Override
+        public long usableSpace(Path dir) {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public long totalSpace(Path dir) {
+            return Long.MAX_VALUE;
         }
     }
 

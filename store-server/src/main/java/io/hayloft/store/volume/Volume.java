@@ -160,9 +160,14 @@ public final class Volume implements Closeable {
             ByteBuffer sbBuf = ByteBuffer.allocate(Superblock.SIZE);
             FileIo.readFully(ch, sbBuf, 0);
             sbBuf.flip();
-            Superblock sb = Superblock.decode(sbBuf, dat.toString());
+            Superblock sb = Superblock.decodeAllowingTornSeal(sbBuf, dat.toString());
             if (sb.volumeId() != id) {
                 throw new StoreException(Reason.CORRUPT_FILE, dat + " holds volume " + sb.volumeId() + ", not " + id);
+            }
+            if (!sb.encode().equals(sbBuf)) {
+                LOG.warn("volume {}: the superblock was torn by a power cut while sealing; rewriting it sealed", id);
+                FileIo.writeFully(ch, sb.encode(), 0);
+                ch.force(true);
             }
             long fileSize = ch.size();
             Path idxPath = idxPath(dir, id);
