@@ -174,10 +174,14 @@ public final class Volume implements Closeable {
             long hint = disk.exists(idxPath) ? disk.size(idxPath) / IdxFile.RECORD_SIZE : 0;
             NeedleIndex.Builder builder = new NeedleIndex.Builder((int) Math.min(hint, Integer.MAX_VALUE / 2));
             long[] maxEnd = {Superblock.SIZE, 0};
+            long[] unbacked = {-1};
             IdxFile idx = IdxFile.load(disk, idxPath, id, (key, alt, offset, size, deleted) -> {
                 long len = Needle.totalLength(Integer.toUnsignedLong(size));
                 if (offset < Superblock.SIZE || offset + len > fileSize) {
-                    return; // a record the volume does not back (written with fsync off): rescanned below
+                    // A record whose needle a power cut took (fsync off, or an .idx written by an older
+                    // build): kept, it would later misdescribe whatever needle lands at that offset.
+                    unbacked[0] = offset;
+                    return;
                 }
                 builder.add(key, alt, offset, len, deleted);
                 if (offset + len > maxEnd[0]) {
@@ -188,9 +192,9 @@ public final class Volume implements Closeable {
             NeedleIndex index = builder.build(sameKey(ch));
             Volume v;
             long scanFrom = maxEnd[0];
-            if (maxEnd[1] != 0 && !Needle.validAt(ch, maxEnd[1])) {
-                LOG.warn("volume {}: the last needle its .idx names (offset {}) fails its check; rebuilding from a full scan",
-                        id, maxEnd[1]);
+            if (unbacked[0] >= 0 || maxEnd[1] != 0 && !Needle.validAt(ch, maxEnd[1])) {
+                LOG.warn("volume {}: its .idx names a needle (offset {}) the volume does not hold; rebuilding from a full scan",
+                        id, unbacked[0] >= 0 ? unbacked[0] : maxEnd[1]);
                 idx.abandon();
                 idx = IdxFile.create(disk, idxPath, id);
                 v = new Volume(disk, dir, id, options, new Segment(ch, new NeedleIndex(0), idx, Superblock.SIZE), sb);

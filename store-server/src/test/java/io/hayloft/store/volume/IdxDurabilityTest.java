@@ -102,4 +102,74 @@ class IdxDurabilityTest {
             assertIdxNamesOnlyDurableNeedles(d, seed);
         }
     }
+
+    /**
+     * With fsync off a power cut can keep an {@code .idx} record whose needle it lost; a later
+     * needle then lands at the same offset. The stale record must not shadow the key's older,
+     * durable needle on the next start (it would, replayed as "the highest offset wins").
+     */
+    @Test
+    void aRecordWhoseNeedleWasLostNeverShadowsAnOlderNeedle() throws Exception {
+        Volume.Options never = new Volume.Options(64L << 20, Volume.Fsync.NEVER);
+        int staleSeen = 0;
+        for (long seed = 0; seed < SEEDS * 2; seed++) {
+            SimulatedDisk d = new SimulatedDisk(seed);
+            d.createDirectories(DIR);
+            try (Volume v = Volume.create(d, DIR, 1, OPTS)) {
+                v.write(1, 0, 7, VolumeTest.bytes(100, 1)); // durable, and so is its .idx record at close
+            }
+            long end = d.size(Volume.datPath(DIR, 1));
+            Volume v = Volume.open(d, DIR, 1, never);
+            v.write(1, 0, 7, VolumeTest.bytes(300, 2)); // an overwrite, written, never forced
+            v.flushIndex(); // its record written, not forced
+            d.powerCut();
+            v.abandon();
+            boolean stale = d.size(Volume.datPath(DIR, 1)) <= end
+                    && d.size(Volume.idxPath(DIR, 1)) == IdxFile.HEADER_SIZE + 2L * IdxFile.RECORD_SIZE;
+            staleSeen += stale ? 1 : 0;
+            try (Volume r = Volume.open(d, DIR, 1, OPTS)) {
+                r.write(2, 0, 7, VolumeTest.bytes(300, 3)); // lands where the lost overwrite was
+            }
+
+            try (Volume r = Volume.open(d, DIR, 1, OPTS)) {
+                byte[] got = VolumeTest.array(r.read(1, 0, 7));
+                if (stale) {
+                    assertThat(got).as("seed %d", seed).isEqualTo(VolumeTest.array(VolumeTest.bytes(100, 1)));
+                }
+                assertThat(VolumeTest.array(r.read(2, 0, 7))).as("seed %d", seed)
+                        .isEqualTo(VolumeTest.array(VolumeTest.bytes(300, 3)));
+            }
+        }
+        assertThat(staleSeen).as("seeds where the cut kept the record and lost the needle").isPositive();
+    }
+
+    /** As above, but the needle that lands where the lost one was has the same key and another size. */
+    @Test
+    void aRecordWhoseNeedleWasLostNeverMisdescribesANewNeedleOfTheSameKey() throws Exception {
+        Volume.Options never = new Volume.Options(64L << 20, Volume.Fsync.NEVER);
+        int staleSeen = 0;
+        for (long seed = 0; seed < SEEDS * 2; seed++) {
+            SimulatedDisk d = new SimulatedDisk(seed);
+            d.createDirectories(DIR);
+            try (Volume v = Volume.create(d, DIR, 1, OPTS)) {
+                v.write(1, 0, 7, VolumeTest.bytes(100, 1));
+            }
+            long end = d.size(Volume.datPath(DIR, 1));
+            Volume v = Volume.open(d, DIR, 1, never);
+            v.write(1, 0, 7, VolumeTest.bytes(300, 2));
+            v.flushIndex();
+            d.powerCut();
+            v.abandon();
+            staleSeen += d.size(Volume.datPath(DIR, 1)) <= end
+                    && d.size(Volume.idxPath(DIR, 1)) == IdxFile.HEADER_SIZE + 2L * IdxFile.RECORD_SIZE ? 1 : 0;
+            try (Volume r = Volume.open(d, DIR, 1, OPTS)) {
+                r.write(1, 0, 7, VolumeTest.bytes(1000, 3)); // lands where the lost overwrite was, if it was lost
+            }
+            try (Volume r = Volume.open(d, DIR, 1, OPTS)) {
+                assertThat(VolumeTest.array(r.read(1, 0, 7))).as("seed %d", seed)
+                        .isEqualTo(VolumeTest.array(VolumeTest.bytes(1000, 3)));
+            }
+        }
+        assertThat(staleSeen).as("seeds where the cut kept the record and lost the needle").isPositive();
+    }
 }
