@@ -149,13 +149,13 @@ public final class ReclaimJob {
                         s.volumeBytes(), String.format(java.util.Locale.ROOT, "%.3f", s.deadFraction()), threshold);
                 return new Result(s, false, null, s.stripes(), s.volumeBytes(), 0, 0, System.nanoTime() - t0);
             }
-            Path image = Files.createTempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
-            try (FileChannel ch = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            Path image = SpoolDisk.tempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
+            try (FileChannel ch = SpoolDisk.get().open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 long size = compact(cold, volume, scan.live(), ch);
                 checkpoints.reached("compacted");
                 return encodeAndSwap(scan, new ImageSource(volume, ch, size), t0);
             } finally {
-                Files.deleteIfExists(image);
+                SpoolDisk.get().deleteIfExists(image);
             }
         }
     }
@@ -223,10 +223,12 @@ public final class ReclaimJob {
      */
     static void deleteStaleImages(RaidConfig config) {
         Path dir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
-        try (var files = Files.newDirectoryStream(dir, "hayloft-reclaim-v*.img")) {
-            for (Path f : files) {
-                Files.deleteIfExists(f);
-                LOG.info("deleted stale reclaim image {}", f);
+        try {
+            for (String name : SpoolDisk.get().list(dir)) {
+                if (name.startsWith("hayloft-reclaim-v") && name.endsWith(".img")) {
+                    SpoolDisk.get().deleteIfExists(dir.resolve(name));
+                    LOG.info("deleted stale reclaim image {}", dir.resolve(name));
+                }
             }
         } catch (IOException e) {
             LOG.warn("cannot clean reclaim images in {} ({})", dir, e.toString());

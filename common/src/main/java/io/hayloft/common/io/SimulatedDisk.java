@@ -57,7 +57,11 @@ import java.util.function.Consumer;
  *       write before it in the same file survived. Files are independent of one another.</li>
  * </ul>
  * Paths are normalised to absolute paths of the default file system; nothing touches the real
- * disk. Files are limited to 1 GiB each.
+ * disk. Files are limited to 1 GiB each. {@link #open} honours {@code CREATE}, {@code CREATE_NEW},
+ * {@code TRUNCATE_EXISTING}, {@code READ}, {@code WRITE}, {@code APPEND} and {@code DELETE_ON_CLOSE}
+ * (the name goes at close, undurably, unless a cut killed the channel first) and ignores the rest;
+ * channels do not {@code map}; locks are granted at once and exclude nothing.
+ * {@link #deleteIfExists} also removes an empty directory (at once, like its creation).
  *
  * <p>Thread-safe: every operation holds the disk's monitor. A hook set with {@link #beforeForce}
  * runs outside it, on the forcing thread, so a test can order events (or cut the power) exactly
@@ -182,7 +186,7 @@ public final class SimulatedDisk implements Disk {
             inode.truncate(0);
             inode.unsynced.add(new Op(0, null));
         }
-        return new Channel(p, inode, gen, read, write, append);
+        return new Channel(p, inode, gen, read, write, append, o.contains(StandardOpenOption.DELETE_ON_CLOSE));
     }
 
     @Override
@@ -212,7 +216,22 @@ public final class SimulatedDisk implements Disk {
 
     private synchronized boolean deleteIfExists(Path file, long gen) throws IOException {
         checkGeneration(gen);
-        return names.remove(norm(file)) != null;
+        Path p = norm(file);
+        if (dirs.contains(p) && p.getParent() != null) {
+            for (Path q : names.keySet()) {
+                if (p.equals(q.getParent())) {
+                    throw new java.nio.file.DirectoryNotEmptyException(p.toString());
+                }
+            }
+            for (Path q : dirs) {
+                if (p.equals(q.getParent())) {
+                    throw new java.nio.file.DirectoryNotEmptyException(p.toString());
+                }
+            }
+            dirs.remove(p); // an empty directory: gone at once, like its creation
+            return true;
+        }
+        return names.remove(p) != null;
     }
 
     @Override
@@ -458,9 +477,12 @@ public final class SimulatedDisk implements Disk {
         private final boolean readable;
         private final boolean writable;
         private final boolean append;
+        private final boolean deleteOnClose;
         private long position;
 
-        Channel(Path path, Inode inode, long gen, boolean readable, boolean writable, boolean append) {
+        Channel(Path path, Inode inode, long gen, boolean readable, boolean writable, boolean append,
+                boolean deleteOnClose) {
+            this.deleteOnClose = deleteOnClose;
             this.path = path;
             this.inode = inode;
             this.gen = gen;
@@ -687,7 +709,14 @@ public final class SimulatedDisk implements Disk {
 
         @Override
         protected void implCloseChannel() {
-            // nothing to release; a channel killed by a power cut closes quietly too
+            // nothing to release; a channel killed by a power cut closes quietly (and deletes nothing)
+            if (deleteOnClose) {
+                synchronized (SimulatedDisk.this) {
+                    if (gen == generation && names.get(path) == inode) {
+                        names.remove(path);
+                    }
+                }
+            }
         }
 
         @Override

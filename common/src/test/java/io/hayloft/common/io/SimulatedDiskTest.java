@@ -212,4 +212,20 @@ class SimulatedDiskTest {
         assertThat(kept).isPositive();
         assertThat(dropped).isPositive();
     }
+
+    @Test
+    void deleteOnCloseRemovesTheNameUnlessACutKilledTheChannel() throws IOException {
+        SimulatedDisk d = new SimulatedDisk(7);
+        d.createDirectories(DIR);
+        FileChannel ch = d.open(FILE, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE);
+        assertThat(d.exists(FILE)).isTrue();
+        ch.close();
+        assertThat(d.exists(FILE)).isFalse();
+        create(d, FILE).close();
+        d.syncDirectory(DIR);
+        FileChannel dying = d.open(FILE, StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE);
+        d.powerCut();
+        dying.close();
+        assertThat(d.exists(FILE)).as("a dead process deletes nothing").isTrue();
+    }
 }
