@@ -2,15 +2,7 @@ package io.hayloft.common.io;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.NonReadableChannelException;
-import java.nio.channels.NonWritableChannelException;
-import java.nio.channels.ReadableByteChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -71,13 +63,13 @@ public final class SimulatedDisk implements Disk {
     private static final int MAX_FILE = 1 << 30;
 
     /** One unsynced write ({@code bytes != null}) or truncate ({@code bytes == null}) of an inode. */
-    private record Op(long pos, byte[] bytes) {
+    record Op(long pos, byte[] bytes) {
         long length() {
             return bytes == null ? 0 : bytes.length;
         }
     }
 
-    private static final class Inode {
+    static final class Inode {
         byte[] data = new byte[0];
         int length;
         byte[] durable = new byte[0];
@@ -186,7 +178,7 @@ public final class SimulatedDisk implements Disk {
             inode.truncate(0);
             inode.unsynced.add(new Op(0, null));
         }
-        return new Channel(p, inode, gen, read, write, append, o.contains(StandardOpenOption.DELETE_ON_CLOSE));
+        return new SimulatedChannel(this, p, inode, gen, read, write, append, o.contains(StandardOpenOption.DELETE_ON_CLOSE));
     }
 
     @Override
@@ -386,9 +378,22 @@ public final class SimulatedDisk implements Disk {
         return tornWrites;
     }
 
-    private void checkGeneration(long gen) throws IOException {
+    /** Throws {@code IOException("simulated power cut")} if a cut came after {@code gen}; hold the monitor. */
+    void checkGeneration(long gen) throws IOException {
         if (gen != generation) {
             throw new IOException("simulated power cut");
+        }
+    }
+
+    /** The hook of {@link #beforeForce}. */
+    Consumer<Path> forceHook() {
+        return forceHook;
+    }
+
+    /** A {@code DELETE_ON_CLOSE} channel closed: its name goes, unless a cut or a rename came first. */
+    synchronized void closed(Path path, Inode inode, long gen) {
+        if (gen == generation && names.get(path) == inode) {
+            names.remove(path);
         }
     }
 
@@ -466,262 +471,6 @@ public final class SimulatedDisk implements Disk {
         @Override
         public long totalSpace(Path dir) {
             return Long.MAX_VALUE;
-        }
-    }
-
-    /** A channel on one inode; dies at the next power cut. */
-    private final class Channel extends FileChannel {
-        private final Path path;
-        private final Inode inode;
-        private final long gen;
-        private final boolean readable;
-        private final boolean writable;
-        private final boolean append;
-        private final boolean deleteOnClose;
-        private long position;
-
-        Channel(Path path, Inode inode, long gen, boolean readable, boolean writable, boolean append,
-                boolean deleteOnClose) {
-            this.deleteOnClose = deleteOnClose;
-            this.path = path;
-            this.inode = inode;
-            this.gen = gen;
-            this.readable = readable;
-            this.writable = writable;
-            this.append = append;
-        }
-
-        private void check() throws IOException {
-            if (!isOpen()) {
-                throw new ClosedChannelException();
-            }
-            checkGeneration(gen);
-        }
-
-        private void checkRead() throws IOException {
-            check();
-            if (!readable) {
-                throw new NonReadableChannelException();
-            }
-        }
-
-        private void checkWrite() throws IOException {
-            check();
-            if (!writable) {
-                throw new NonWritableChannelException();
-            }
-        }
-
-        @Override
-        public int read(ByteBuffer dst, long pos) throws IOException {
-            if (pos < 0) {
-                throw new IllegalArgumentException("negative position " + pos);
-            }
-            synchronized (SimulatedDisk.this) {
-                checkRead();
-                if (pos >= inode.length) {
-                    return -1;
-                }
-                int n = (int) Math.min(dst.remaining(), inode.length - pos);
-                dst.put(inode.data, (int) pos, n);
-                return n;
-            }
-        }
-
-        @Override
-        public int write(ByteBuffer src, long pos) throws IOException {
-            if (pos < 0) {
-                throw new IllegalArgumentException("negative position " + pos);
-            }
-            synchronized (SimulatedDisk.this) {
-                checkWrite();
-                byte[] b = new byte[src.remaining()];
-                src.duplicate().get(b);
-                inode.write(pos, b);
-                inode.unsynced.add(new Op(pos, b));
-                src.position(src.limit());
-                return b.length;
-            }
-        }
-
-        @Override
-        public int read(ByteBuffer dst) throws IOException {
-            synchronized (SimulatedDisk.this) {
-                int n = read(dst, position);
-                if (n > 0) {
-                    position += n;
-                }
-                return n;
-            }
-        }
-
-        @Override
-        public long read(ByteBuffer[] dsts, int offset, int length) throws IOException {
-            synchronized (SimulatedDisk.this) {
-                long total = 0;
-                for (int i = offset; i < offset + length; i++) {
-                    int n = read(dsts[i]);
-                    if (n < 0) {
-                        return total == 0 ? -1 : total;
-                    }
-                    total += n;
-                }
-                return total;
-            }
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            synchronized (SimulatedDisk.this) {
-                checkWrite();
-                if (append) {
-                    position = inode.length;
-                }
-                int n = write(src, position);
-                position += n;
-                return n;
-            }
-        }
-
-        @Override
-        public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
-            synchronized (SimulatedDisk.this) {
-                long total = 0;
-                for (int i = offset; i < offset + length; i++) {
-                    total += write(srcs[i]);
-                }
-                return total;
-            }
-        }
-
-        @Override
-        public long position() throws IOException {
-            synchronized (SimulatedDisk.this) {
-                check();
-                return append ? inode.length : position;
-            }
-        }
-
-        @Override
-        public FileChannel position(long newPosition) throws IOException {
-            if (newPosition < 0) {
-                throw new IllegalArgumentException("negative position " + newPosition);
-            }
-            synchronized (SimulatedDisk.this) {
-                check();
-                position = newPosition;
-                return this;
-            }
-        }
-
-        @Override
-        public long size() throws IOException {
-            synchronized (SimulatedDisk.this) {
-                check();
-                return inode.length;
-            }
-        }
-
-        @Override
-        public FileChannel truncate(long size) throws IOException {
-            if (size < 0) {
-                throw new IllegalArgumentException("negative size " + size);
-            }
-            synchronized (SimulatedDisk.this) {
-                checkWrite();
-                if (size < inode.length) {
-                    inode.truncate(size);
-                    inode.unsynced.add(new Op(size, null));
-                }
-                if (position > size) {
-                    position = size;
-                }
-                return this;
-            }
-        }
-
-        @Override
-        public void force(boolean metaData) throws IOException {
-            synchronized (SimulatedDisk.this) {
-                check();
-            }
-            forceHook.accept(path);
-            synchronized (SimulatedDisk.this) {
-                check();
-                inode.makeDurable();
-            }
-        }
-
-        @Override
-        public long transferTo(long pos, long count, WritableByteChannel target) throws IOException {
-            ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 1 << 20));
-            int n = read(b, pos);
-            if (n <= 0) {
-                return 0;
-            }
-            b.flip();
-            int written = 0;
-            while (b.hasRemaining()) {
-                written += target.write(b);
-            }
-            return written;
-        }
-
-        @Override
-        public long transferFrom(ReadableByteChannel src, long pos, long count) throws IOException {
-            ByteBuffer b = ByteBuffer.allocate((int) Math.min(count, 1 << 20));
-            while (b.hasRemaining() && src.read(b) > 0) {
-                // fill what the source has now
-            }
-            b.flip();
-            return b.hasRemaining() ? write(b, pos) : 0;
-        }
-
-        @Override
-        public MappedByteBuffer map(MapMode mode, long pos, long size) {
-            throw new UnsupportedOperationException("the simulated disk does not map files");
-        }
-
-        @Override
-        public FileLock lock(long pos, long size, boolean shared) throws IOException {
-            return tryLock(pos, size, shared);
-        }
-
-        @Override
-        public FileLock tryLock(long pos, long size, boolean shared) throws IOException {
-            synchronized (SimulatedDisk.this) {
-                check();
-            }
-            return new FileLock(this, pos, size, shared) {
-                private volatile boolean valid = true;
-
-                @Override
-                public boolean isValid() {
-                    return valid && channel().isOpen();
-                }
-
-                @Override
-                public void release() {
-                    valid = false;
-                }
-            };
-        }
-
-        @Override
-        protected void implCloseChannel() {
-            // nothing to release; a channel killed by a power cut closes quietly (and deletes nothing)
-            if (deleteOnClose) {
-                synchronized (SimulatedDisk.this) {
-                    if (gen == generation && names.get(path) == inode) {
-                        names.remove(path);
-                    }
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "SimulatedDisk.Channel[" + path + "]";
         }
     }
 }
