@@ -167,7 +167,14 @@ public final class Store implements Closeable {
 
     @Override
     public void close() {
-        flusher.shutdownNow();
+        // shutdown, not shutdownNow: interrupting a flush in progress would close its .idx channel
+        // (ClosedByInterruptException) and the final flush of the .idx would fail
+        flusher.shutdown();
+        try {
+            flusher.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         closeVolumes();
     }
 
