@@ -96,19 +96,25 @@ class PowerCutTest {
     private void runSeeds(int seeds) throws Exception {
         long base = Long.getLong("powercut.seed", 20261123L);
         AtomicLong cuts = new AtomicLong();
+        AtomicLong torn = new AtomicLong();
+        AtomicLong lost = new AtomicLong();
         for (long seed = base; seed < base + seeds; seed++) {
             model.clear();
             try {
-                runSchedule(seed, cuts);
+                runSchedule(seed, cuts, torn, lost);
             } catch (AssertionError | Exception e) {
                 throw new AssertionError("power-cut schedule failed (fsync " + (never ? "never" : "always")
                         + "); reproduce with -Dpowercut.seed=" + seed + " -Dpowercut.seeds=1: " + e, e);
             }
         }
         assertThat(cuts.get()).isGreaterThanOrEqualTo(seeds * (long) ROUNDS);
+        assertThat(lost.get()).as("bytes the cuts dropped").isPositive();
+        if (seeds >= 20) {
+            assertThat(torn.get()).as("writes the cuts tore").isPositive();
+        }
     }
 
-    private void runSchedule(long seed, AtomicLong cuts) throws Exception {
+    private void runSchedule(long seed, AtomicLong cuts, AtomicLong torn, AtomicLong lost) throws Exception {
         SimulatedDisk disk = new SimulatedDisk(seed);
         Random r = new Random(seed);
         List<Long> keys = new ArrayList<>();
@@ -165,6 +171,8 @@ class PowerCutTest {
             }
         }
         store.close();
+        torn.addAndGet(disk.tornWrites());
+        lost.addAndGet(disk.bytesLost());
     }
 
     private static Volume writable(Store store) {
