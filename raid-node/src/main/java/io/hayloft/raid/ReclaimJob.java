@@ -157,14 +157,26 @@ public final class ReclaimJob {
                         s.volumeBytes(), String.format(java.util.Locale.ROOT, "%.3f", s.deadFraction()), threshold);
                 return new Result(s, false, null, s.stripes(), s.volumeBytes(), 0, 0, System.nanoTime() - t0);
             }
-            Path image = Files.createTempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
-            try (FileChannel ch = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return withImage(volume, ch -> {
                 long size = compact(cold, volume, scan.live(), ch);
                 checkpoints.reached("compacted");
                 return encodeAndSwap(scan, new ImageSource(volume, ch, size), t0);
-            } finally {
-                Files.deleteIfExists(image);
-            }
+            });
+        }
+    }
+
+    /** Work on a reclaim image: a spool file deleted afterwards, whatever happens. */
+    @FunctionalInterface
+    private interface ImageWork {
+        Result run(FileChannel image) throws IOException;
+    }
+
+    private Result withImage(int volume, ImageWork work) throws IOException {
+        Path image = SpoolDisk.tempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
+        try (FileChannel ch = SpoolDisk.get().open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return work.run(ch);
+        } finally {
+            SpoolDisk.get().deleteIfExists(image);
         }
     }
 
@@ -200,8 +212,7 @@ public final class ReclaimJob {
             Survey s = new Survey(volume, map.job(), map.stripes().size(), map.volumeBytes(), 0, 0, old.liveCount(),
                     old.size() - old.liveCount());
             Scan scan = new Scan(s, map, List.of());
-            Path image = Files.createTempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
-            try (FileChannel ch = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return withImage(volume, ch -> {
                 long at = 0;
                 while (at < map.volumeBytes()) {
                     int n = (int) Math.min(config.transferBytes, map.volumeBytes() - at);
@@ -224,9 +235,7 @@ public final class ReclaimJob {
                 LOG.info("volume {} reindexed: index version {} → {}, {} live needles, {} of them missing from the old index",
                         volume, old.version(), VolumeIndex.VERSION, old.liveCount() + added[0], added[0]);
                 return r;
-            } finally {
-                Files.deleteIfExists(image);
-            }
+            });
         }
     }
 
@@ -295,10 +304,12 @@ public final class ReclaimJob {
      */
     static void deleteStaleImages(RaidConfig config) {
         Path dir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
-        try (var files = Files.newDirectoryStream(dir, "hayloft-reclaim-v*.img")) {
-            for (Path f : files) {
-                Files.deleteIfExists(f);
-                LOG.info("deleted stale reclaim image {}", f);
+        try {
+            for (String name : SpoolDisk.get().list(dir)) {
+                if (name.startsWith("hayloft-reclaim-v") && name.endsWith(".img")) {
+                    SpoolDisk.get().deleteIfExists(dir.resolve(name));
+                    LOG.info("deleted stale reclaim image {}", dir.resolve(name));
+                }
             }
         } catch (IOException e) {
             LOG.warn("cannot clean reclaim images in {} ({})", dir, e.toString());
