@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -267,7 +266,7 @@ public final class BlockFixer {
         Set<Integer> unreadable = new TreeSet<>();
         Path dir;
         try {
-            dir = Files.createTempDirectory(spoolDir, "hayloft-repair-v" + d.volume() + "-s" + d.stripe() + "-");
+            dir = SpoolDisk.tempDirectory(spoolDir, "hayloft-repair-v" + d.volume() + "-s" + d.stripe() + "-");
         } catch (IOException e) {
             chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
             decoding.get(ingress).decrementAndGet();
@@ -279,7 +278,7 @@ public final class BlockFixer {
                 AtomicLong read = new AtomicLong();
                 try {
                     for (int u : lost) {
-                        out.put(u, FileChannel.open(dir.resolve("u" + u), StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        out.put(u, SpoolDisk.get().open(dir.resolve("u" + u), StandardOpenOption.CREATE, StandardOpenOption.READ,
                                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.DELETE_ON_CLOSE));
                     }
                     rebuild(codec, m, blocks, stores, lost, unreadable, ingress, out, read);
@@ -307,7 +306,7 @@ public final class BlockFixer {
                 }
             }
         } finally {
-            Files.deleteIfExists(dir);
+            SpoolDisk.get().deleteIfExists(dir);
             chosen.forEach(t -> inFlight.get(t.id()).decrementAndGet());
             decoding.get(ingress).decrementAndGet();
         }

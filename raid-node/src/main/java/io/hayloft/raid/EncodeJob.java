@@ -56,6 +56,8 @@ public final class EncodeJob {
     private final RaidConfig config;
     private final Checkpoints checkpoints;
     private final JobRunner runner;
+    /** How the index block is written: {@link VolumeIndex#encode}; tests write older formats. */
+    java.util.function.Function<VolumeIndex, byte[]> indexEncoder = VolumeIndex::encode;
 
     /** A job whose stripes run on a pool of {@code config.workers} threads made for each {@link #writeAll}. */
     public EncodeJob(Cluster cluster, RaidConfig config, Checkpoints checkpoints) {
@@ -202,7 +204,7 @@ public final class EncodeJob {
         List<VolumeIndex.Entry> entries = chain(plan.volume(), size, candidates);
         VolumeIndex built = VolumeIndex.of(plan.volume(), entries);
         check.check(built);
-        byte[] index = built.encode();
+        byte[] index = indexEncoder.apply(built);
         for (String holder : plan.index().holders()) {
             cluster.putBlock(stores.get(holder).address(), plan.index().name(), index);
         }

@@ -97,6 +97,11 @@ public final class RaidNode {
 
     // ------------------------------------------------------------------ reclaim
 
+    /** Rebuilds coded volume {@code volume}'s needle index from its stripes ({@link ReclaimJob#reindex}). */
+    public ReclaimJob.Result reindex(int volume) throws IOException {
+        return new ReclaimJob(cluster, config, checkpoints).reindex(volume);
+    }
+
     /** Reclaims {@code volume} if more than {@link RaidConfig#reclaimThreshold} of its bytes are dead. */
     public ReclaimJob.Result reclaim(int volume) throws IOException {
         return reclaim(volume, config.reclaimThreshold);

@@ -106,7 +106,8 @@ public final class ReclaimJob {
         if (!index.hasCrcs()) {
             throw new IllegalStateException("volume " + volume + " has a needle index of format version " + index.version()
                     + ", built before indexes were exact (it may lack needles whose (key, alt) collided); "
-                    + "reclaim refuses it, since it would drop such needles for good (docs/raid.md, Reclaim)");
+                    + "reclaim refuses it, since it would drop such needles for good: run 'hayloft raid reindex " + volume
+                    + "' first");
         }
         List<VolumeIndex.Entry> entries = index.entries();
         Set<Long> keys = new HashSet<>();
@@ -156,14 +157,26 @@ public final class ReclaimJob {
                         s.volumeBytes(), String.format(java.util.Locale.ROOT, "%.3f", s.deadFraction()), threshold);
                 return new Result(s, false, null, s.stripes(), s.volumeBytes(), 0, 0, System.nanoTime() - t0);
             }
-            Path image = Files.createTempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
-            try (FileChannel ch = FileChannel.open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return withImage(volume, ch -> {
                 long size = compact(cold, volume, scan.live(), ch);
                 checkpoints.reached("compacted");
                 return encodeAndSwap(scan, new ImageSource(volume, ch, size), t0);
-            } finally {
-                Files.deleteIfExists(image);
-            }
+            });
+        }
+    }
+
+    /** Work on a reclaim image: a spool file deleted afterwards, whatever happens. */
+    @FunctionalInterface
+    private interface ImageWork {
+        Result run(FileChannel image) throws IOException;
+    }
+
+    private Result withImage(int volume, ImageWork work) throws IOException {
+        Path image = SpoolDisk.tempFile(spoolDir, "hayloft-reclaim-v" + volume + "-", ".img");
+        try (FileChannel ch = SpoolDisk.get().open(image, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            return work.run(ch);
+        } finally {
+            SpoolDisk.get().deleteIfExists(image);
         }
     }
 
@@ -177,7 +190,68 @@ public final class ReclaimJob {
         return at;
     }
 
+    /**
+     * Rebuilds the needle index of coded volume {@code volume} from its own stripes: copies the whole
+     * encoded volume image from the cold blocks (degraded reads allowed) into a spool file and
+     * re-encodes it through the reclaim protocol (pending plan, blocks, swap, old blocks deleted), so
+     * the new job's index is exact. For volumes whose index is format version 1, which may lack
+     * needles whose (key, alt) collided: those needles become readable again. Before the swap the
+     * new index must hold every live needle of the old one at the same offset with the same data
+     * size (and CRC32C when the old index has them); the needles it adds are counted and logged.
+     */
+    public Result reindex(int volume) throws IOException {
+        long t0 = System.nanoTime();
+        JsonNode v = cluster.volume(volume);
+        String state = v.get("state").asText();
+        if (!state.equals("ERASURE_CODED") && !state.equals("DEGRADED") && !state.equals("REPAIRING")) {
+            throw new IllegalStateException("volume " + volume + " is " + state + "; only an erasure-coded volume can be reindexed");
+        }
+        try (ColdReader cold = new ColdReader(cluster)) {
+            StripeMap map = cold.committedMap(volume);
+            VolumeIndex old = cold.index(volume);
+            Survey s = new Survey(volume, map.job(), map.stripes().size(), map.volumeBytes(), 0, 0, old.liveCount(),
+                    old.size() - old.liveCount());
+            Scan scan = new Scan(s, map, List.of());
+            return withImage(volume, ch -> {
+                long at = 0;
+                while (at < map.volumeBytes()) {
+                    int n = (int) Math.min(config.transferBytes, map.volumeBytes() - at);
+                    at += write(ch, cold.rawRange(volume, at, n), at);
+                }
+                checkpoints.reached("compacted");
+                int[] added = {0};
+                Result r = encodeAndSwap(scan, new ImageSource(volume, ch, at), t0, built -> {
+                    for (int i = 0; i < old.size(); i++) {
+                        VolumeIndex.Entry e = old.entry(i);
+                        VolumeIndex.Entry got = built.find(e.key(), e.alt());
+                        if (!e.deleted() && (got == null || got.deleted() || got.offset() != e.offset()
+                                || got.dataSize() != e.dataSize() || (old.hasCrcs() && got.crc32c() != e.crc32c()))) {
+                            throw new EncodeJob.IndexMismatchException("volume " + volume + ": the rebuilt index does not hold "
+                                    + "needle " + VolumeIndex.name(e) + " of the old index as it was (" + got + "); reindex aborted");
+                        }
+                    }
+                    added[0] = built.liveCount() - old.liveCount();
+                });
+                LOG.info("volume {} reindexed: index version {} → {}, {} live needles, {} of them missing from the old index",
+                        volume, old.version(), VolumeIndex.VERSION, old.liveCount() + added[0], added[0]);
+                return r;
+            });
+        }
+    }
+
     private Result encodeAndSwap(Scan scan, ImageSource src, long t0) throws IOException {
+        VolumeIndex expected = VolumeIndex.of(scan.map().volume(), scan.live());
+        return encodeAndSwap(scan, src, t0, built -> {
+            String diff = VolumeIndex.difference(expected, built, false);
+            if (diff != null) {
+                throw new EncodeJob.IndexMismatchException("volume " + scan.map().volume() + ": the reclaimed index does not "
+                        + "hold every live needle of job " + scan.map().job() + ": " + diff
+                        + "; reclaim aborted, the old stripes are kept");
+            }
+        });
+    }
+
+    private Result encodeAndSwap(Scan scan, ImageSource src, long t0, EncodeJob.IndexCheck check) throws IOException {
         StripeMap old = scan.map();
         int volume = old.volume();
         EncodeJob enc = new EncodeJob(cluster, shapeOf(old), checkpoints);
@@ -188,14 +262,7 @@ public final class ReclaimJob {
         StripeMap replaced;
         StripeMap done;
         try {
-            VolumeIndex expected = VolumeIndex.of(volume, scan.live());
-            done = enc.writeAll(plan, src, stores, built -> {
-                String diff = VolumeIndex.difference(expected, built, false);
-                if (diff != null) {
-                    throw new EncodeJob.IndexMismatchException("volume " + volume + ": the reclaimed index does not hold every "
-                            + "live needle of job " + old.job() + ": " + diff + "; reclaim aborted, the old stripes are kept");
-                }
-            });
+            done = enc.writeAll(plan, src, stores, check);
             replaced = cluster.commitReclaim(done, old.job());
         } catch (IOException | RuntimeException e) {
             StripeMap now = cluster.stripeMap(volume);
@@ -237,10 +304,12 @@ public final class ReclaimJob {
      */
     static void deleteStaleImages(RaidConfig config) {
         Path dir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
-        try (var files = Files.newDirectoryStream(dir, "hayloft-reclaim-v*.img")) {
-            for (Path f : files) {
-                Files.deleteIfExists(f);
-                LOG.info("deleted stale reclaim image {}", f);
+        try {
+            for (String name : SpoolDisk.get().list(dir)) {
+                if (name.startsWith("hayloft-reclaim-v") && name.endsWith(".img")) {
+                    SpoolDisk.get().deleteIfExists(dir.resolve(name));
+                    LOG.info("deleted stale reclaim image {}", dir.resolve(name));
+                }
             }
         } catch (IOException e) {
             LOG.warn("cannot clean reclaim images in {} ({})", dir, e.toString());

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
@@ -117,7 +116,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
         long stripeStart = (long) stripe * k * b;
         Path spoolDir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
         FileChannel[] spool = new FileChannel[n];
-        Path dir = Files.createTempDirectory(spoolDir, "hayloft-spool-v" + volume + "-s" + stripe + "-");
+        Path dir = SpoolDisk.tempDirectory(spoolDir, "hayloft-spool-v" + volume + "-s" + stripe + "-");
         List<VolumeIndex.Entry> candidates = new ArrayList<>();
         List<Long> split = new ArrayList<>();
         long read = 0;
@@ -125,7 +124,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
         int step = Math.max(8, config.transferBytes & -8);
         try (ErasureCodec coder = ErasureCodec.create(CodecKind.fromWireName(codec), k, r)) {
             for (int u = 0; u < n; u++) {
-                spool[u] = FileChannel.open(dir.resolve("u" + u), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                spool[u] = SpoolDisk.get().open(dir.resolve("u" + u), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                         StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE);
             }
             for (int u = 0; u < k; u++) {
@@ -182,7 +181,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                     c.close();
                 }
             }
-            Files.deleteIfExists(dir);
+            SpoolDisk.get().deleteIfExists(dir);
         }
     }
 

@@ -295,4 +295,69 @@ class ExactIndexTest {
             return s.filter(p -> p.getFileName().toString().equals(name + ".blk")).findFirst().orElseThrow();
         }
     }
+
+    /** The index block as builds before format version 2 wrote it: keyed by {@code key * 31 + alt}, colliding pairs lost. */
+    static byte[] versionOneWithCollisions(VolumeIndex built) {
+        Map<Long, VolumeIndex.Entry> slots = new java.util.HashMap<>();
+        for (VolumeIndex.Entry e : built.entries()) {
+            VolumeIndex.Entry had = slots.get(e.key() * 31 + e.alt());
+            if (had == null || had.offset() < e.offset()) {
+                slots.put(e.key() * 31 + e.alt(), e);
+            }
+        }
+        List<VolumeIndex.Entry> es = new ArrayList<>(slots.values());
+        es.sort(java.util.Comparator.comparingLong(VolumeIndex.Entry::offset));
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(VolumeIndex.HEADER_SIZE + VolumeIndex.RECORD_SIZE_V1 * es.size());
+        b.putInt(VolumeIndex.MAGIC).putInt(VolumeIndex.VERSION_1).putInt(built.volume()).putInt(es.size());
+        for (VolumeIndex.Entry e : es) {
+            b.putLong(e.key()).putInt(e.alt()).putInt(e.flags()).putLong(e.offset()).putInt(e.length()).putInt(e.dataSize());
+        }
+        return b.array();
+    }
+
+    /**
+     * A volume encoded before indexes were exact (a version 1 index that lost colliding pairs): its
+     * lost needles do not read, reclaim refuses it, and {@code reindex} rebuilds an exact index from
+     * the stripes so that every needle reads again.
+     */
+    @Test
+    void aVersionOneIndexIsRefusedByReclaimAndReindexRecoversItsLostNeedles() throws Exception {
+        cluster = new TestCluster(dir, 4);
+        Wire.AssignResponse a = assign(40);
+        Random rnd = new Random(5);
+        List<Object[]> needles = new ArrayList<>();
+        for (Wire.Assignment p : a.photos()) {
+            for (int alt : new int[] {0, 31, 62, 1000}) {
+                byte[] data = new byte[rnd.nextInt(2000)];
+                rnd.nextBytes(data);
+                needles.add(new Object[] {p.key(), alt, data});
+            }
+        }
+        put(a, needles);
+        cluster.directory.directory().markReadOnly(a.volume(), "test");
+        RaidNode raid = raid("rs", 2, 1, 65536);
+        EncodeJob old = new EncodeJob(raid.cluster(), raid.config(), Checkpoints.NONE);
+        old.indexEncoder = ExactIndexTest::versionOneWithCollisions;
+        old.encode(a.volume());
+        int lost = 0;
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            assertThat(reader.index(a.volume()).version()).isEqualTo(1);
+            for (Object[] n : needles) {
+                if (reader.get((Long) n[0], (Integer) n[1]) == null) {
+                    lost++;
+                }
+            }
+        }
+        assertThat(lost).as("needles a version 1 index lost").isPositive();
+        assertThatThrownBy(() -> raid.reclaim(a.volume(), 0)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("format version 1").hasMessageContaining("hayloft raid reindex " + a.volume());
+
+        ReclaimJob.Result r = raid.reindex(a.volume());
+        assertThat(r.reclaimed()).isTrue();
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            assertThat(reader.index(a.volume()).version()).isEqualTo(VolumeIndex.VERSION);
+            assertModelReads(reader);
+        }
+        cluster.assertOnlyMappedBlocks(raid.cluster(), "after the reindex");
+    }
 }

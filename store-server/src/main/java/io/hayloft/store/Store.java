@@ -1,12 +1,11 @@
 package io.hayloft.store;
 
+import io.hayloft.common.io.Disk;
 import io.hayloft.store.StoreException.Reason;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Volume;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -23,13 +22,15 @@ import org.slf4j.LoggerFactory;
  * The volumes and block files of one store server, independent of HTTP: opens (and recovers)
  * every {@code N.dat} in the data directories on start, creates volumes on the directory with the
  * most free space, and flushes the {@code .idx} checkpoints in the background (a failure on one
- * volume is logged and does not stop the others).
+ * volume is logged and does not stop the others). Every file operation goes through the
+ * {@link Disk} it was given ({@link Disk#REAL} by default), through one {@link Disk#session()}.
  *
  * <p>Thread-safe.
  */
 public final class Store implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(Store.class);
 
+    private final Disk disk;
     private final List<Path> dirs = new ArrayList<>();
     private final Volume.Options options;
     private final ConcurrentHashMap<Long, Volume> volumes = new ConcurrentHashMap<>();
@@ -37,31 +38,37 @@ public final class Store implements Closeable {
     private final ScheduledExecutorService flusher;
 
     public Store(StoreConfig config) throws IOException {
+        this(config, Disk.REAL);
+    }
+
+    /** A store whose files all live on {@code disk} (tests pass a simulated disk). */
+    public Store(StoreConfig config, Disk disk) throws IOException {
         config.validate();
+        this.disk = disk.session();
         this.options = config.volumeOptions();
         for (String d : config.dataDirs) {
             Path p = Paths.get(d).toAbsolutePath();
-            Files.createDirectories(p);
+            this.disk.createDirectories(p);
             dirs.add(p);
         }
         try {
             for (Path dir : dirs) {
-                try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.dat")) {
-                    for (Path f : ds) {
-                        String name = f.getFileName().toString();
-                        String idPart = name.substring(0, name.length() - 4);
-                        if (!idPart.matches("[0-9]{1,18}")) {
-                            continue;
-                        }
-                        long id = Long.parseLong(idPart);
-                        if (volumes.containsKey(id)) {
-                            throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + " found twice (second in " + dir + ")");
-                        }
-                        volumes.put(id, Volume.open(dir, id, options));
+                for (String name : this.disk.list(dir)) {
+                    if (!name.endsWith(".dat")) {
+                        continue;
                     }
+                    String idPart = name.substring(0, name.length() - 4);
+                    if (!idPart.matches("[0-9]{1,18}")) {
+                        continue;
+                    }
+                    long id = Long.parseLong(idPart);
+                    if (volumes.containsKey(id)) {
+                        throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + " found twice (second in " + dir + ")");
+                    }
+                    volumes.put(id, Volume.open(this.disk, dir, id, options));
                 }
             }
-            blocks = new BlockStore(dirs.get(0).resolve("blocks"), options.fsync() == Volume.Fsync.ALWAYS);
+            blocks = new BlockStore(this.disk, dirs.get(0).resolve("blocks"), options.fsync() == Volume.Fsync.ALWAYS);
         } catch (IOException | RuntimeException e) {
             closeVolumes();
             throw e;
@@ -108,13 +115,13 @@ public final class Store implements Closeable {
         Path best = dirs.get(0);
         long bestFree = -1;
         for (Path d : dirs) {
-            long free = Files.getFileStore(d).getUsableSpace();
+            long free = disk.usableSpace(d);
             if (free > bestFree) {
                 best = d;
                 bestFree = free;
             }
         }
-        Volume v = Volume.create(best, id, options);
+        Volume v = Volume.create(disk, best, id, options);
         volumes.put(id, v);
         return v;
     }
@@ -133,14 +140,19 @@ public final class Store implements Closeable {
         volumes.remove(id);
         v.close();
         Path dir = v.dir();
-        Files.deleteIfExists(Volume.datPath(dir, id));
-        Files.deleteIfExists(Volume.idxPath(dir, id));
-        io.hayloft.store.volume.FileIo.syncDirectory(dir);
+        disk.deleteIfExists(Volume.datPath(dir, id));
+        disk.deleteIfExists(Volume.idxPath(dir, id));
+        disk.syncDirectory(dir);
         LOG.info("volume {} dropped", id);
     }
 
     public BlockStore blocks() {
         return blocks;
+    }
+
+    /** The disk (this store's session of it) every file of the store goes through. */
+    public Disk disk() {
+        return disk;
     }
 
     private void closeVolumes() {
@@ -155,7 +167,35 @@ public final class Store implements Closeable {
 
     @Override
     public void close() {
-        flusher.shutdownNow();
+        // shutdown, not shutdownNow: interrupting a flush in progress would close its .idx channel
+        // (ClosedByInterruptException) and the final flush of the .idx would fail
+        flusher.shutdown();
+        try {
+            flusher.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         closeVolumes();
+    }
+
+    /**
+     * What {@code kill -9} leaves: stops the flusher and closes every file without writing
+     * anything more (queued {@code .idx} records are dropped, nothing is flushed or forced).
+     * Never throws; errors are logged.
+     */
+    public void crash() {
+        flusher.shutdownNow();
+        try {
+            flusher.awaitTermination(30, TimeUnit.SECONDS); // a flush in progress finishes before the files close
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Volume v : volumes.values()) {
+            try {
+                v.abandon();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("volume {}: abandon failed", v.id(), e);
+            }
+        }
     }
 }

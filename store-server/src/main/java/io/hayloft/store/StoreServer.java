@@ -1,5 +1,6 @@
 package io.hayloft.store;
 
+import io.hayloft.common.io.Disk;
 import io.hayloft.store.cluster.ClusterAuthorizer;
 import io.hayloft.store.cluster.DirectoryHeartbeat;
 import java.nio.file.Path;
@@ -17,22 +18,27 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A running store server: the {@link Store}, its disk executor and its HTTP server.
  *
  * <p>Thread-safe; {@link #close} stops the HTTP server, drains the disk executor, then closes the
- * volumes (flushing their {@code .idx}).
+ * volumes (flushing their {@code .idx}); {@link #crash} is what {@code kill -9} leaves. After a
+ * simulated power cut of the server's {@link Disk} both complete without throwing (the errors are
+ * logged) and change nothing on the disk: the server's session of the disk died with the cut.
  */
 public final class StoreServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreServer.class);
     private final Store store;
     private final ExecutorService disk;
     private final HttpServer http;
     private final DirectoryHeartbeat heartbeat;
 
-    private StoreServer(StoreConfig config, WriteAuthorizer authorizer) throws IOException, InterruptedException {
+    private StoreServer(StoreConfig config, WriteAuthorizer authorizer, Disk files) throws IOException, InterruptedException {
         config.validate();
-        store = new Store(config);
+        store = new Store(config, files);
         AtomicInteger n = new AtomicInteger();
         disk = new ThreadPoolExecutor(config.diskThreads, config.diskThreads, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), r -> {
@@ -65,7 +71,7 @@ public final class StoreServer implements AutoCloseable {
 
     private DirectoryHeartbeat startHeartbeat(StoreConfig config, int port) throws IOException {
         Path dir = Path.of(config.dataDirs.get(0));
-        String id = DirectoryHeartbeat.storeId(dir, config.storeId);
+        String id = DirectoryHeartbeat.storeId(store.disk(), dir, config.storeId);
         String advertise = config.advertiseAddress != null && !config.advertiseAddress.isBlank() ? config.advertiseAddress
                 : ("0.0.0.0".equals(config.host) || "::".equals(config.host) ? "127.0.0.1" : config.host) + ":" + port;
         return new DirectoryHeartbeat(store, config.directory, id, advertise, config.rack, dir,
@@ -77,11 +83,17 @@ public final class StoreServer implements AutoCloseable {
      * {@code clusterSecret} is set, and which heartbeats to {@code directory} when that is set.
      */
     public static StoreServer start(StoreConfig config) throws IOException, InterruptedException {
-        return new StoreServer(config, new ClusterAuthorizer(config.clusterSecret, config.adminToken, Clock.systemUTC()));
+        return start(config, new ClusterAuthorizer(config.clusterSecret, config.adminToken, Clock.systemUTC()));
     }
 
     public static StoreServer start(StoreConfig config, WriteAuthorizer authorizer) throws IOException, InterruptedException {
-        return new StoreServer(config, authorizer);
+        return start(config, authorizer, Disk.REAL);
+    }
+
+    /** A store whose files all live on {@code disk} (the chaos checker passes a simulated disk). */
+    public static StoreServer start(StoreConfig config, WriteAuthorizer authorizer, Disk disk)
+            throws IOException, InterruptedException {
+        return new StoreServer(config, authorizer, disk);
     }
 
     public int port() {
@@ -110,5 +122,23 @@ public final class StoreServer implements AutoCloseable {
         disk.shutdown();
         disk.awaitTermination(30, TimeUnit.SECONDS);
         store.close();
+    }
+
+    /**
+     * What {@code kill -9} leaves behind: stops serving (closes the HTTP server, abandons the disk
+     * executor's queue) and closes every file without writing anything more: queued {@code .idx}
+     * records are dropped, nothing is flushed or forced. Never throws; errors are logged.
+     */
+    public void crash() {
+        if (heartbeat != null) {
+            heartbeat.close();
+        }
+        disk.shutdownNow();
+        try {
+            http.close();
+        } catch (RuntimeException e) {
+            LOG.warn("crash: closing the HTTP server failed", e);
+        }
+        store.crash();
     }
 }

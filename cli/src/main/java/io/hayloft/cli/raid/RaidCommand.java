@@ -32,7 +32,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "raid", mixinStandardHelpOptions = true,
         description = "Erasure-code sealed volumes, check and repair the cold tier.",
         subcommands = {RaidServe.class, RaidCommand.Encode.class, RaidCommand.Status.class, RaidCommand.Fsck.class,
-                RaidCommand.Fix.class, RaidCommand.Reclaim.class, RaidCommand.Recover.class})
+                RaidCommand.Fix.class, RaidCommand.Reclaim.class, RaidCommand.Reindex.class, RaidCommand.Recover.class})
 public final class RaidCommand implements Runnable {
 
     @CommandLine.Spec
@@ -102,6 +102,32 @@ public final class RaidCommand implements Runnable {
 
         Progress.Factory bars() {
             return Progress.Factory.of(spec.commandLine().getErr(), progress);
+        }
+
+        /** One volume's work; throws what the job throws. */
+        @FunctionalInterface
+        interface VolumeJob {
+            void run(int volume) throws java.io.IOException;
+        }
+
+        /**
+         * Runs {@code job} on each volume, going on past failures: a message per failed volume, exit 2
+         * when a volume is unknown, 1 when a job failed, else 0.
+         */
+        int eachVolume(List<Integer> volumes, String verb, VolumeJob job) {
+            int exit = 0;
+            for (int v : volumes) {
+                try {
+                    job.run(v);
+                } catch (Cluster.HttpStatusException e) {
+                    spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
+                    exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
+                } catch (java.io.IOException | IllegalStateException e) {
+                    spec.commandLine().getErr().println("volume " + v + ": " + verb + " failed: " + e.getMessage());
+                    exit = Math.max(exit, Hayloft.EXIT_FAILED);
+                }
+            }
+            return exit;
         }
     }
 
@@ -275,19 +301,7 @@ public final class RaidCommand implements Runnable {
                         rs.stream().filter(ReclaimJob.Result::reclaimed).count());
                 return 0;
             }
-            int exit = 0;
-            for (int v : volumes) {
-                try {
-                    print(node.reclaim(v, threshold));
-                } catch (Cluster.HttpStatusException e) {
-                    spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
-                    exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
-                } catch (java.io.IOException | IllegalStateException e) {
-                    spec.commandLine().getErr().println("volume " + v + ": reclaim failed: " + e.getMessage());
-                    exit = Math.max(exit, Hayloft.EXIT_FAILED);
-                }
-            }
-            return exit;
+            return eachVolume(volumes, "reclaim", v -> print(node.reclaim(v, threshold)));
         }
 
         private void print(ReclaimJob.Result r) {
@@ -300,6 +314,30 @@ public final class RaidCommand implements Runnable {
             out().printf(Locale.ROOT, "volume %d: %d of %d bytes dead (%.1f%%); reclaimed as job %s (was %s): %d → %d stripes, "
                             + "%d block bytes freed in %.2f s%n", s.volume(), s.deadBytes(), s.volumeBytes(), 100 * s.deadFraction(),
                     r.newJob(), s.job(), s.stripes(), r.newStripes(), r.blockBytesFreed(), r.nanos() / 1e9);
+        }
+    }
+
+    @Command(name = "reindex", description = {"Rebuild erasure-coded volumes' needle indexes from their stripes (a re-encode",
+            "through the reclaim protocol): for volumes encoded with index format version 1, which may lack needles",
+            "whose (key, alt) collided; those needles read again. Every needle of the old index must be kept."})
+    static final class Reindex extends Common implements Callable<Integer> {
+        @Parameters(paramLabel = "VOLUME", arity = "1..*", description = "logical volume ids")
+        List<Integer> volumes;
+
+        @Override
+        public Integer call() throws Exception {
+            RaidConfig config = config();
+            config.validate();
+            try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+                RaidNode node = new RaidNode(config, runner);
+                try (RaidLease lease = lease(node)) {
+                    node.recover();
+                    return eachVolume(volumes, "reindex", v -> {
+                        ReclaimJob.Result r = node.reindex(v);
+                        out().printf(Locale.ROOT, "volume %d: reindexed as job %s (was %s)%n", v, r.newJob(), r.before().job());
+                    });
+                }
+            }
         }
     }
 

@@ -101,6 +101,22 @@ class RaidReclaimCommandTest {
             bad = new StringWriter();
             assertThat(run(new StringWriter(), bad, "raid", "reclaim", dirArg, "x")).isEqualTo(Hayloft.EXIT_USAGE);
             assertThat(bad.toString()).contains("'x'");
+
+            // reindex: a coded volume is re-encoded with an exact index; unknown and missing volumes are usage errors
+            out = new StringWriter();
+            assertThat(run(out, err, "raid", "reindex", dirArg, String.valueOf(volume))).as(err.toString()).isEqualTo(0);
+            assertThat(out.toString()).contains("volume " + volume + ": reindexed as job");
+            for (Map.Entry<PutResult, byte[]> e : photos.entrySet()) {
+                if (!deleted.contains(e.getKey())) {
+                    assertThat(client.get(e.getKey().id())).as("photo %s after the reindex", e.getKey().id()).isEqualTo(e.getValue());
+                }
+            }
+            bad = new StringWriter();
+            assertThat(run(new StringWriter(), bad, "raid", "reindex", dirArg, "4242")).isEqualTo(Hayloft.EXIT_USAGE);
+            assertThat(bad.toString()).contains("volume 4242").contains("UNKNOWN_VOLUME");
+            bad = new StringWriter();
+            assertThat(run(new StringWriter(), bad, "raid", "reindex", dirArg)).isEqualTo(Hayloft.EXIT_USAGE);
+            assertThat(bad.toString()).contains("VOLUME");
         }
     }
 }

@@ -52,4 +52,38 @@ public interface Disk {
 
     /** The names (not paths) of the regular files directly in {@code dir}, sorted; empty when it does not exist. */
     List<String> list(Path dir) throws IOException;
+
+    /**
+     * The handle one process (one server instance) uses. On the real disk, this disk. On a
+     * simulated disk, a view that dies at the next power cut like the channels it opened, so a
+     * process "killed" by the cut cannot change what the restarted machine sees.
+     */
+    default Disk session() {
+        return this;
+    }
+
+    /** Reads a whole file (small files only: markers, ids). */
+    default byte[] readAllBytes(Path file) throws IOException {
+        try (FileChannel ch = open(file, StandardOpenOption.READ)) {
+            long size = ch.size();
+            if (size > Integer.MAX_VALUE - 16) {
+                throw new IOException(file + " is too large to read whole (" + size + " bytes)");
+            }
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) size);
+            while (b.hasRemaining() && ch.read(b, b.position()) >= 0) {
+                // positional reads until the end
+            }
+            return java.util.Arrays.copyOf(b.array(), b.position());
+        }
+    }
+
+    /** Bytes usable in the file system holding {@code dir} (a simulated disk: Long.MAX_VALUE). */
+    default long usableSpace(Path dir) throws IOException {
+        return java.nio.file.Files.getFileStore(dir).getUsableSpace();
+    }
+
+    /** Total bytes of the file system holding {@code dir} (a simulated disk: Long.MAX_VALUE). */
+    default long totalSpace(Path dir) throws IOException {
+        return java.nio.file.Files.getFileStore(dir).getTotalSpace();
+    }
 }

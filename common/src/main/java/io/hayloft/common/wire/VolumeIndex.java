@@ -66,6 +66,8 @@ public final class VolumeIndex {
     public static final int FLAG_DELETED = 1;
     /** The volume file's superblock; no needle starts before it. */
     public static final int FIRST_NEEDLE_OFFSET = 32;
+    /** The highest needle offset a volume can have (volumes are at most 16 GiB). */
+    public static final long MAX_OFFSET = 1L << 34;
     private static final int BYTES_PER_ENTRY = 8 + 4 + 8 + 4 + 4 + 1;
 
     /** One needle: its place in the volume file. */
@@ -280,28 +282,44 @@ public final class VolumeIndex {
             return v1;
         }
         VolumeIndex x = new VolumeIndex(volume, VERSION, n);
-        Entry prev = null;
         for (int i = 0; i < n; i++) {
-            Entry e = new Entry(b.getLong(), b.getInt(), b.getInt(), b.getLong(), b.getInt(), b.getInt(), b.getInt());
+            long key = b.getLong();
+            int alt = b.getInt();
+            int flags = b.getInt();
+            long offset = b.getLong();
+            int length = b.getInt();
+            int size = b.getInt();
+            int crc = b.getInt();
             int reserved = b.getInt();
-            if (reserved != 0 || (e.flags() & ~FLAG_DELETED) != 0) {
-                throw new IndexFormatException(where + ": record " + i + " has unknown flags " + e.flags()
+            if (reserved != 0 || (flags & ~FLAG_DELETED) != 0) {
+                throw new IndexFormatException(where + ": record " + i + " has unknown flags " + flags
                         + " or reserved bits " + reserved);
             }
-            check(where, e, volumeSize);
-            if (prev != null && ORDER.compare(prev, e) >= 0) {
-                throw new IndexFormatException(where + ": record " + i + " (" + name(e) + ") is not after record " + (i - 1)
-                        + " (" + name(prev) + "): the block is not sorted or names a needle twice");
+            if (offset < FIRST_NEEDLE_OFFSET || offset > MAX_OFFSET || (offset & 7) != 0 || size < 0
+                    || length != needleLength(size) || (volumeSize > 0 && offset + length > volumeSize)) {
+                check(where, new Entry(key, alt, flags, offset, length, size, crc), volumeSize);
             }
-            x.set(i, e);
-            prev = e;
+            if (i > 0) {
+                int c = Long.compareUnsigned(x.keys[i - 1], key);
+                if (c > 0 || (c == 0 && Integer.compareUnsigned(x.alts[i - 1], alt) >= 0)) {
+                    throw new IndexFormatException(where + ": record " + i + " (" + Long.toUnsignedString(key) + "/"
+                            + Integer.toUnsignedString(alt) + ") is not after record " + (i - 1) + " (" + name(x.entry(i - 1))
+                            + "): the block is not sorted or names a needle twice");
+                }
+            }
+            x.keys[i] = key;
+            x.alts[i] = alt;
+            x.offsets[i] = offset;
+            x.sizes[i] = size;
+            x.crcs[i] = crc;
+            x.flags[i] = (byte) flags;
         }
         x.checkNoOverlap(where);
         return x;
     }
 
     private static void check(String where, Entry e, long volumeSize) throws IndexFormatException {
-        if (e.offset() < FIRST_NEEDLE_OFFSET || (e.offset() & 7) != 0 || e.dataSize() < 0
+        if (e.offset() < FIRST_NEEDLE_OFFSET || e.offset() > MAX_OFFSET || (e.offset() & 7) != 0 || e.dataSize() < 0
                 || e.length() != needleLength(e.dataSize())
                 || (volumeSize > 0 && e.offset() + e.length() > volumeSize)) {
             throw new IndexFormatException(where + ": needle " + name(e) + " has an impossible place (offset " + e.offset()
@@ -312,14 +330,16 @@ public final class VolumeIndex {
 
     /** Two needles of the index may not share bytes of the volume file. */
     private void checkNoOverlap(String where) throws IndexFormatException {
-        Integer[] byOffset = new Integer[keys.length];
+        // (offset / 8) << 27 | i: offsets are 8-aligned and at most MAX_OFFSET, and n < 2^27 (a block's
+        // records fit an int of bytes), so sorting the packed longs sorts the needles by offset
+        long[] byOffset = new long[keys.length];
         for (int i = 0; i < byOffset.length; i++) {
-            byOffset[i] = i;
+            byOffset[i] = (offsets[i] >>> 3) << 27 | i;
         }
-        Arrays.sort(byOffset, Comparator.comparingLong(i -> offsets[i]));
+        Arrays.sort(byOffset);
         for (int j = 1; j < byOffset.length; j++) {
-            int a = byOffset[j - 1];
-            int c = byOffset[j];
+            int a = (int) (byOffset[j - 1] & ((1 << 27) - 1));
+            int c = (int) (byOffset[j] & ((1 << 27) - 1));
             if (offsets[a] + needleLength(sizes[a]) > offsets[c]) {
                 throw new IndexFormatException(where + ": needles " + name(entry(a)) + " and " + name(entry(c))
                         + " overlap in the volume file");

@@ -1,16 +1,14 @@
 package io.hayloft.store.block;
 
+import io.hayloft.common.io.Disk;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import io.hayloft.store.volume.FileIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,15 +36,22 @@ public final class BlockStore {
     public record BlockInfo(String name, long length, long crc32c) {
     }
 
+    private final Disk disk;
     private final Path dir;
     private final boolean fsync;
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, BlockInfo> crcCache = new ConcurrentHashMap<>();
 
     public BlockStore(Path dir, boolean fsync) throws IOException {
+        this(Disk.REAL, dir, fsync);
+    }
+
+    /** Block files in {@code dir} on {@code disk}. */
+    public BlockStore(Disk disk, Path dir, boolean fsync) throws IOException {
+        this.disk = disk;
         this.dir = dir;
         this.fsync = fsync;
-        Files.createDirectories(dir);
+        disk.createDirectories(dir);
     }
 
     /** Checks a block name: 1..128 of {@code [A-Za-z0-9._-]}, not starting with a dot or dash. */
@@ -71,12 +76,12 @@ public final class BlockStore {
         Path p = path(name);
         synchronized (lock(name)) {
             try {
-                Files.createFile(p);
+                disk.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
             } catch (java.nio.file.FileAlreadyExistsException e) {
                 throw new StoreException(Reason.BLOCK_EXISTS, "block " + name + " already exists");
             }
             crcCache.remove(name);
-            FileIo.syncDirectory(dir);
+            FileIo.syncDirectory(disk, dir);
         }
     }
 
@@ -84,7 +89,7 @@ public final class BlockStore {
     public long append(String name, ByteBuffer data) throws IOException {
         Path p = path(name);
         synchronized (lock(name)) {
-            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = disk.open(p, StandardOpenOption.WRITE)) {
                 long pos = ch.size();
                 while (data.hasRemaining()) {
                     pos += ch.write(data, pos);
@@ -108,7 +113,7 @@ public final class BlockStore {
             CRC32C crc = new CRC32C();
             crc.update(data.duplicate());
             long length = data.remaining();
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+            try (FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE)) {
                 long pos = 0;
                 while (data.hasRemaining()) {
@@ -116,8 +121,8 @@ public final class BlockStore {
                 }
                 ch.force(true);
             }
-            Files.move(tmp, p, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            FileIo.syncDirectory(dir);
+            disk.move(tmp, p);
+            FileIo.syncDirectory(disk, dir);
             crcCache.put(name, new BlockInfo(name, length, crc.getValue()));
         }
     }
@@ -125,7 +130,7 @@ public final class BlockStore {
     /** Reads {@code length} bytes at {@code offset}; the range must lie inside the block. */
     public ByteBuffer read(String name, long offset, long length) throws IOException {
         Path p = path(name);
-        try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+        try (FileChannel ch = disk.open(p, StandardOpenOption.READ)) {
             long size = ch.size();
             if (length < 0) {
                 length = size - Math.max(0, offset);
@@ -153,20 +158,19 @@ public final class BlockStore {
     public void delete(String name) throws IOException {
         Path p = path(name);
         synchronized (lock(name)) {
-            if (!Files.deleteIfExists(p)) {
+            if (!disk.deleteIfExists(p)) {
                 throw notFound(name);
             }
             crcCache.remove(name);
-            FileIo.syncDirectory(dir);
+            FileIo.syncDirectory(disk, dir);
         }
     }
 
     /** Every block with its length and CRC32C, sorted by name. */
     public List<BlockInfo> list() throws IOException {
         List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
-            for (Path p : ds) {
-                String f = p.getFileName().toString();
+        for (String f : disk.list(dir)) {
+            if (f.endsWith(SUFFIX)) {
                 names.add(f.substring(0, f.length() - SUFFIX.length()));
             }
         }
@@ -189,7 +193,7 @@ public final class BlockStore {
     }
 
     private BlockInfo checksum(String name) throws IOException {
-        try (FileChannel ch = FileChannel.open(path(name), StandardOpenOption.READ)) {
+        try (FileChannel ch = disk.open(path(name), StandardOpenOption.READ)) {
             CRC32C crc = new CRC32C();
             ByteBuffer b = ByteBuffer.allocateDirect(1 << 20);
             long length = 0;

@@ -1,6 +1,7 @@
 package io.hayloft.store.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.common.io.Disk;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.store.Store;
 import io.hayloft.store.volume.Volume;
@@ -9,7 +10,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,9 +70,14 @@ public final class DirectoryHeartbeat implements AutoCloseable {
      * so two configurations never share one set of volumes by mistake.
      */
     public static String storeId(Path dataDir, String configured) throws IOException {
+        return storeId(Disk.REAL, dataDir, configured);
+    }
+
+    /** {@link #storeId(Path, String)} on {@code disk}. */
+    public static String storeId(Disk disk, Path dataDir, String configured) throws IOException {
         Path file = dataDir.resolve("store.id");
-        if (Files.exists(file)) {
-            String stored = Files.readString(file).trim();
+        if (disk.exists(file)) {
+            String stored = new String(disk.readAllBytes(file), java.nio.charset.StandardCharsets.UTF_8).trim();
             if (configured != null && !configured.isBlank() && !configured.equals(stored)) {
                 throw new IllegalArgumentException("storeId '" + configured + "' does not match '" + stored + "' recorded in " + file);
             }
@@ -80,15 +85,16 @@ public final class DirectoryHeartbeat implements AutoCloseable {
         }
         String id = configured != null && !configured.isBlank() ? configured
                 : "store-" + Long.toHexString(new java.security.SecureRandom().nextLong() & Long.MAX_VALUE);
-        Files.createDirectories(dataDir);
+        disk.createDirectories(dataDir);
         Path tmp = dataDir.resolve("store.id.tmp");
-        try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.CREATE,
+        try (var ch = disk.open(tmp, java.nio.file.StandardOpenOption.CREATE,
                 java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.wrap((id + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            io.hayloft.store.volume.FileIo.writeFully(ch,
+                    java.nio.ByteBuffer.wrap((id + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
             ch.force(true);
         }
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        io.hayloft.store.volume.FileIo.syncDirectory(dataDir);
+        disk.move(tmp, file);
+        io.hayloft.store.volume.FileIo.syncDirectory(disk, dataDir);
         return id;
     }
 
@@ -100,8 +106,9 @@ public final class DirectoryHeartbeat implements AutoCloseable {
                 Volume.Status s = v.status();
                 volumes.add(new Wire.VolumeReport((int) v.id(), s.sizeBytes(), s.readOnly()));
             }
-            var fs = Files.getFileStore(dataDir);
-            Wire.Heartbeat hb = new Wire.Heartbeat(storeId, address, rack, fs.getTotalSpace(), fs.getUsableSpace(), volumes);
+            Disk disk = store.disk();
+            Wire.Heartbeat hb = new Wire.Heartbeat(storeId, address, rack, disk.totalSpace(dataDir), disk.usableSpace(dataDir),
+                    volumes);
             HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + directory + "/v1/heartbeat"))
                     .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(hb))).build();

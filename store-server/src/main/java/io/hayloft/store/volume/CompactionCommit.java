@@ -1,14 +1,13 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.common.io.Disk;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -100,7 +99,7 @@ public final class CompactionCommit {
     }
 
     /** Runs steps 2..7 once the copies are complete and forced (step 1). */
-    static void commit(Path dir, long id, long datLength, long idxLength, Hook hook) throws IOException {
+    static void commit(Disk disk, Path dir, long id, long datLength, long idxLength, Hook hook) throws IOException {
         hook.after(Step.TEMP_FILES_SYNCED);
         ByteBuffer m = ByteBuffer.allocate(MARKER_SIZE).order(ByteOrder.BIG_ENDIAN);
         m.putInt(MARKER_MAGIC).putShort((short) MARKER_VERSION).putShort((short) 0).putLong(id).putLong(datLength)
@@ -108,49 +107,58 @@ public final class CompactionCommit {
         CRC32C crc = new CRC32C();
         crc.update(m.array(), 0, 32);
         m.putInt((int) crc.getValue()).putInt(0).flip();
-        try (FileChannel ch = FileChannel.open(markerTemp(dir, id), StandardOpenOption.CREATE,
+        try (FileChannel ch = disk.open(markerTemp(dir, id), StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
             FileIo.writeFully(ch, m, 0);
             ch.force(true);
         }
         hook.after(Step.MARKER_TEMP_WRITTEN);
-        Files.move(markerTemp(dir, id), marker(dir, id), StandardCopyOption.ATOMIC_MOVE);
-        FileIo.syncDirectory(dir);
+        disk.move(markerTemp(dir, id), marker(dir, id));
+        FileIo.syncDirectory(disk, dir);
         hook.after(Step.MARKER_COMMITTED);
-        Files.move(datCopy(dir, id), Volume.datPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
-                StandardCopyOption.REPLACE_EXISTING);
+        disk.move(datCopy(dir, id), Volume.datPath(dir, id));
         hook.after(Step.DAT_RENAMED);
-        Files.move(idxCopy(dir, id), Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE,
-                StandardCopyOption.REPLACE_EXISTING);
+        disk.move(idxCopy(dir, id), Volume.idxPath(dir, id));
         hook.after(Step.IDX_RENAMED);
-        FileIo.syncDirectory(dir);
+        FileIo.syncDirectory(disk, dir);
         hook.after(Step.DIRECTORY_SYNCED);
-        Files.delete(marker(dir, id));
-        FileIo.syncDirectory(dir);
+        deleteExisting(disk, marker(dir, id));
+        FileIo.syncDirectory(disk, dir);
         hook.after(Step.MARKER_DELETED);
     }
 
+    private static void deleteExisting(Disk disk, Path file) throws IOException {
+        if (!disk.deleteIfExists(file)) {
+            throw new java.nio.file.NoSuchFileException(file.toString());
+        }
+    }
+
     /** Deletes the copies of an abandoned compaction (before its commit point). */
-    static void rollBack(Path dir, long id) throws IOException {
-        boolean any = Files.deleteIfExists(datCopy(dir, id));
-        any |= Files.deleteIfExists(idxCopy(dir, id));
-        any |= Files.deleteIfExists(markerTemp(dir, id));
+    static void rollBack(Disk disk, Path dir, long id) throws IOException {
+        boolean any = disk.deleteIfExists(datCopy(dir, id));
+        any |= disk.deleteIfExists(idxCopy(dir, id));
+        any |= disk.deleteIfExists(markerTemp(dir, id));
         if (any) {
-            FileIo.syncDirectory(dir);
+            FileIo.syncDirectory(disk, dir);
         }
     }
 
     /** Rolls an interrupted commit forward (marker present) or back (no marker). */
     public static void recover(Path dir, long id) throws IOException {
+        recover(Disk.REAL, dir, id);
+    }
+
+    /** {@link #recover(Path, long)} on {@code disk}. */
+    public static void recover(Disk disk, Path dir, long id) throws IOException {
         Path marker = marker(dir, id);
-        if (!Files.exists(marker)) {
-            if (Files.exists(datCopy(dir, id)) || Files.exists(idxCopy(dir, id)) || Files.exists(markerTemp(dir, id))) {
+        if (!disk.exists(marker)) {
+            if (disk.exists(datCopy(dir, id)) || disk.exists(idxCopy(dir, id)) || disk.exists(markerTemp(dir, id))) {
                 LOG.warn("volume {}: rolling back an interrupted compaction", id);
-                rollBack(dir, id);
+                rollBack(disk, dir, id);
             }
             return;
         }
-        ByteBuffer m = ByteBuffer.wrap(Files.readAllBytes(marker)).order(ByteOrder.BIG_ENDIAN);
+        ByteBuffer m = ByteBuffer.wrap(disk.readAllBytes(marker)).order(ByteOrder.BIG_ENDIAN);
         CRC32C crc = new CRC32C();
         if (m.remaining() == MARKER_SIZE) {
             crc.update(m.array(), 0, 32);
@@ -168,20 +176,20 @@ public final class CompactionCommit {
         }
         LOG.warn("volume {}: rolling an interrupted compaction forward", id);
         Path dat = datCopy(dir, id);
-        if (Files.exists(dat)) {
+        if (disk.exists(dat)) {
             long expected = m.getLong(16);
-            if (Files.size(dat) != expected) {
-                throw new StoreException(Reason.CORRUPT_FILE, dat + " has " + Files.size(dat) + " bytes but the marker says "
+            if (disk.size(dat) != expected) {
+                throw new StoreException(Reason.CORRUPT_FILE, dat + " has " + disk.size(dat) + " bytes but the marker says "
                         + expected + "; the volume needs an operator");
             }
-            Files.move(dat, Volume.datPath(dir, id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            disk.move(dat, Volume.datPath(dir, id));
         }
         Path idx = idxCopy(dir, id);
-        if (Files.exists(idx)) {
-            Files.move(idx, Volume.idxPath(dir, id), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        if (disk.exists(idx)) {
+            disk.move(idx, Volume.idxPath(dir, id));
         }
-        FileIo.syncDirectory(dir);
-        Files.delete(marker);
-        FileIo.syncDirectory(dir);
+        FileIo.syncDirectory(disk, dir);
+        deleteExisting(disk, marker);
+        FileIo.syncDirectory(disk, dir);
     }
 }

@@ -5,7 +5,6 @@ import io.hayloft.store.StoreException.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -102,18 +101,18 @@ public final class Compactor {
             if (v.compaction != null) {
                 throw new StoreException(Reason.COMPACTION_RUNNING, "volume " + v.id + " is already being compacted");
             }
-            CompactionCommit.rollBack(v.dir, v.id);
+            CompactionCommit.rollBack(v.disk, v.dir, v.id);
             s = v.seg;
             int live;
             synchronized (s.index) {
                 live = s.index.size() - s.index.deletedCount();
             }
-            FileChannel ch = FileChannel.open(CompactionCommit.datCopy(v.dir, v.id), StandardOpenOption.CREATE,
+            FileChannel ch = v.disk.open(CompactionCommit.datCopy(v.dir, v.id), StandardOpenOption.CREATE,
                     StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE);
             IdxFile idx;
             try {
                 FileIo.writeFully(ch, v.superblock.encode(), 0);
-                idx = IdxFile.create(CompactionCommit.idxCopy(v.dir, v.id), v.id);
+                idx = IdxFile.create(v.disk, CompactionCommit.idxCopy(v.dir, v.id), v.id);
             } catch (IOException | RuntimeException e) {
                 ch.close();
                 throw e;
@@ -137,7 +136,7 @@ public final class Compactor {
                 t.channel.force(true);
                 t.idx.flush(true);
                 markerWritten = true; // from here on a failure may have passed the commit point
-                CompactionCommit.commit(v.dir, v.id, t.end, t.idx.length(), hook);
+                CompactionCommit.commit(v.disk, v.dir, v.id, t.end, t.idx.length(), hook);
                 swap(v, s, t);
             } finally {
                 v.appendLock.unlock();
@@ -145,9 +144,9 @@ public final class Compactor {
         } catch (CompactionCommit.SimulatedCrash crash) {
             throw crash;
         } catch (IOException | RuntimeException e) {
-            if (markerWritten && Files.exists(CompactionCommit.marker(v.dir, v.id))) {
+            if (markerWritten && v.disk.exists(CompactionCommit.marker(v.dir, v.id))) {
                 LOG.error("volume {}: compaction failed after its commit point; rolling forward", v.id, e);
-                CompactionCommit.recover(v.dir, v.id);
+                CompactionCommit.recover(v.disk, v.dir, v.id);
                 v.appendLock.lock();
                 try {
                     swap(v, s, t);
@@ -158,7 +157,7 @@ public final class Compactor {
                 LOG.warn("volume {}: compaction failed; rolling back", v.id, e);
                 v.compaction = null;
                 t.abandon();
-                CompactionCommit.rollBack(v.dir, v.id);
+                CompactionCommit.rollBack(v.disk, v.dir, v.id);
             }
             throw e;
         }

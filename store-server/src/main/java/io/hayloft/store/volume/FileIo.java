@@ -1,11 +1,11 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.common.io.Disk;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /** Positional file I/O that loops until done, and directory fsync. Thread-safe (stateless). */
 public final class FileIo {
@@ -36,9 +36,7 @@ public final class FileIo {
     }
 
     /** Forces a directory's entries (renames, creates, deletes) to disk. */
-    public static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        }
+    public static void syncDirectory(Disk disk, Path dir) throws IOException {
+        disk.syncDirectory(dir);
     }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.common.io.Disk;
 import io.hayloft.store.StoreException;
 import java.io.Closeable;
 import java.io.IOException;
@@ -8,6 +9,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -31,13 +33,22 @@ import java.util.zip.CRC32C;
  *       28    4 CRC32C          of bytes 0..27 of the record
  * </pre>
  *
- * <p>What it does not protect: it is a hint, never the truth. Records are appended only after
- * the needle they describe is durable (or, with fsync off, written), but the file itself is
- * flushed lazily, so its tail may lag the volume (recovered by scanning the volume from the end of
- * the last needle the file knows), may miss deletes (learned when the needle is read, or by
- * compaction, which reads the flags on disk), and may end in a torn or zero-filled record (loading
- * stops at the first record whose CRC fails and the file is truncated there; its length is never
- * trusted). If it is lost entirely it is rebuilt by scanning the whole volume.
+ * <p>Ordering: a record is never written before its needle is durable. Records are queued
+ * ({@link #append}) in volume-file order, each with the end offset of the needle it names, possibly
+ * before that needle is forced; {@link #flush(boolean, long)} writes only the longest prefix of the
+ * queue whose needles end at or below the volume's durable end (the end of the last completed
+ * fsync of the volume file; with fsync off, the end of what was written, which is all that policy
+ * promises), keeping file order, and forces the {@code .idx} after. So every durable record names
+ * a needle that was durable first, and recovery can trust the needle with the highest offset the
+ * file names (it still checks it, and rescans the whole volume if it fails, which covers a torn
+ * sector of the volume file and files written by older builds).
+ *
+ * <p>What it does not protect: it is a hint, never the truth. The file is flushed lazily, so its
+ * tail may lag the volume (recovered by scanning the volume from the end of the last needle the
+ * file knows), may miss deletes (learned when the needle is read, or by compaction, which reads the
+ * flags on disk), and may end in a torn or zero-filled record (loading stops at the first record
+ * whose CRC fails and the file is truncated there; its length is never trusted). If it is lost
+ * entirely it is rebuilt by scanning the whole volume.
  *
  * <p>Thread-safe: appends and flushes are synchronized; {@link #flush} is called by the store's
  * background flusher and on close.
@@ -62,6 +73,8 @@ public final class IdxFile implements Closeable {
 
     private final FileChannel channel;
     private ByteBuffer pending = ByteBuffer.allocate(64 * RECORD_SIZE);
+    /** For each queued record, the end offset in the volume file of the needle it names. */
+    private long[] pendingEnds = new long[64];
     private long fileEnd;
     private boolean closed;
 
@@ -70,14 +83,25 @@ public final class IdxFile implements Closeable {
         this.fileEnd = fileEnd;
     }
 
-    /** Creates (replacing) an empty checkpoint with its header, fsynced. */
+    /** Creates (replacing) an empty checkpoint with its header on the real disk, fsynced. */
     public static IdxFile create(Path path, long volumeId) throws IOException {
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        return create(Disk.REAL, path, volumeId);
+    }
+
+    /** Creates (replacing) an empty checkpoint with its header, fsynced, its name synced into its directory. */
+    public static IdxFile create(Disk disk, Path path, long volumeId) throws IOException {
+        FileChannel ch = disk.open(path, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.READ, StandardOpenOption.WRITE);
         ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
         h.putInt(MAGIC).putShort((short) VERSION).putShort((short) 0).putLong(volumeId).flip();
-        FileIo.writeFully(ch, h, 0);
-        ch.force(true);
+        try {
+            FileIo.writeFully(ch, h, 0);
+            ch.force(true);
+            FileIo.syncDirectory(disk, path.toAbsolutePath().getParent());
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
         return new IdxFile(ch, HEADER_SIZE);
     }
 
@@ -87,17 +111,22 @@ public final class IdxFile implements Closeable {
      * header is recreated empty (the caller then scans the whole volume).
      */
     public static IdxFile load(Path path, long volumeId, RecordVisitor visitor) throws IOException {
-        if (!path.toFile().exists()) {
-            return create(path, volumeId);
+        return load(Disk.REAL, path, volumeId, visitor);
+    }
+
+    /** {@link #load(Path, long, RecordVisitor)} on {@code disk}. */
+    public static IdxFile load(Disk disk, Path path, long volumeId, RecordVisitor visitor) throws IOException {
+        if (!disk.exists(path)) {
+            return create(disk, path, volumeId);
         }
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel ch = disk.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
             FileIo.readFully(ch, h, 0);
             h.flip();
             if (h.remaining() < HEADER_SIZE || h.getInt(0) != MAGIC || h.getLong(8) != volumeId) {
                 ch.close();
-                return create(path, volumeId);
+                return create(disk, path, volumeId);
             }
             int version = Short.toUnsignedInt(h.getShort(4));
             if (version != VERSION) {
@@ -150,35 +179,58 @@ public final class IdxFile implements Closeable {
         return true;
     }
 
-    /** Queues one record; written by the next {@link #flush}. */
+    /**
+     * Queues one record, in volume-file order; written by the first {@link #flush(boolean, long)}
+     * whose durable end covers the needle ({@code offset} plus the needle's total length).
+     */
     public synchronized void append(long key, int alt, long offset, int dataSize, boolean deleted) {
         if (pending.remaining() < RECORD_SIZE) {
             ByteBuffer bigger = ByteBuffer.allocate(pending.capacity() * 2);
             pending.flip();
             bigger.put(pending);
             pending = bigger;
+            pendingEnds = Arrays.copyOf(pendingEnds, pending.capacity() / RECORD_SIZE);
         }
         int r = pending.position();
+        pendingEnds[r / RECORD_SIZE] = offset + Needle.totalLength(Integer.toUnsignedLong(dataSize));
         pending.putLong(key).putInt(alt).putInt((int) (offset >>> 3)).putInt(dataSize).putInt(deleted ? 1 : 0).putInt(0);
         CRC32C crc = new CRC32C();
         crc.update(pending.array(), r, R_CRC);
         pending.putInt((int) crc.getValue());
     }
 
-    /** Writes the queued records and, if {@code fsync}, forces them to disk. */
+    /**
+     * Writes every queued record and, if {@code fsync}, forces them: only for callers that know
+     * every queued record's needle is durable (the volume file was just forced).
+     */
     public synchronized void flush(boolean fsync) throws IOException {
+        flush(fsync, Long.MAX_VALUE);
+    }
+
+    /**
+     * Writes the longest prefix of the queued records whose needles end at or below
+     * {@code durableEnd} and, if {@code fsync}, forces them; the rest stay queued, in order.
+     */
+    public synchronized void flush(boolean fsync, long durableEnd) throws IOException {
         if (closed) {
             pending.clear(); // replaced by compaction, which wrote a complete checkpoint
             return;
         }
-        if (pending.position() == 0) {
+        int queued = pending.position() / RECORD_SIZE;
+        int ready = 0;
+        while (ready < queued && pendingEnds[ready] <= durableEnd) {
+            ready++;
+        }
+        if (ready == 0) {
             return;
         }
-        pending.flip();
-        int n = pending.remaining();
-        FileIo.writeFully(channel, pending, fileEnd);
+        int n = ready * RECORD_SIZE;
+        FileIo.writeFully(channel, ByteBuffer.wrap(pending.array(), 0, n), fileEnd);
         fileEnd += n;
-        pending.clear();
+        int rest = pending.position() - n;
+        System.arraycopy(pending.array(), n, pending.array(), 0, rest);
+        System.arraycopy(pendingEnds, ready, pendingEnds, 0, queued - ready);
+        pending.position(rest);
         if (fsync) {
             channel.force(false);
         }
@@ -194,10 +246,16 @@ public final class IdxFile implements Closeable {
         channel.close();
     }
 
+    /** Writes every queued record, forces, closes: only when every queued needle is durable. */
     @Override
     public synchronized void close() throws IOException {
+        close(Long.MAX_VALUE);
+    }
+
+    /** Writes the queued records whose needles end at or below {@code durableEnd}, forces, closes. */
+    public synchronized void close(long durableEnd) throws IOException {
         try {
-            flush(true);
+            flush(true, durableEnd);
         } finally {
             closed = true;
             channel.close();

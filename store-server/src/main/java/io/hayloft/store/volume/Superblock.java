@@ -19,7 +19,11 @@ import java.util.zip.CRC32C;
  *     28    4 reserved         0
  * </pre>
  * The first needle starts at offset {@value #SIZE}. The flags are rewritten in place (with the
- * CRC) when a volume is sealed.
+ * CRC) when a volume is sealed. That write can be torn by a power cut: since a seal changes only
+ * the read-only bit and the CRC, a superblock whose read-only bit is set and whose CRC is, byte by
+ * byte, a prefix of the sealed CRC followed by the rest of the unsealed CRC is a torn seal;
+ * {@link #decodeAllowingTornSeal} accepts it as sealed (the seal was in flight, so either outcome
+ * is allowed) and the volume rewrites it whole when it opens.
  *
  * <p>Immutable and thread-safe.
  */
@@ -85,5 +89,35 @@ public record Superblock(int version, int flags, long volumeId, long createdMill
         }
         return new Superblock(version, Short.toUnsignedInt(b.getShort(p + OFF_FLAGS)), b.getLong(p + OFF_VOLUME_ID),
                 b.getLong(p + OFF_CREATED));
+    }
+
+    /**
+     * {@link #decode}, but a superblock left by a seal torn at a power cut (see the class comment)
+     * decodes as sealed; the caller should then rewrite it ({@code !encode().equals(b)}).
+     */
+    public static Superblock decodeAllowingTornSeal(ByteBuffer b, String where) {
+        try {
+            return decode(b, where);
+        } catch (StoreException e) {
+            if (b.remaining() < SIZE || b.getInt(b.position() + OFF_MAGIC) != MAGIC) {
+                throw e;
+            }
+            int p = b.position();
+            int flags = Short.toUnsignedInt(b.getShort(p + OFF_FLAGS));
+            if ((flags & FLAG_READ_ONLY) == 0 || Short.toUnsignedInt(b.getShort(p + OFF_VERSION)) != VERSION) {
+                throw e;
+            }
+            Superblock sealed = new Superblock(VERSION, flags, b.getLong(p + OFF_VOLUME_ID), b.getLong(p + OFF_CREATED));
+            int newCrc = sealed.encode().getInt(OFF_CRC);
+            int oldCrc = sealed.withFlags(flags & ~FLAG_READ_ONLY).encode().getInt(OFF_CRC);
+            int stored = b.getInt(p + OFF_CRC);
+            for (int k = 0; k <= 4; k++) {
+                int newMask = k == 0 ? 0 : (int) (0xFFFF_FFFFL << (32 - 8 * k));
+                if ((newCrc & newMask | oldCrc & ~newMask) == stored) {
+                    return sealed;
+                }
+            }
+            throw e;
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.common.io.Disk;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.Closeable;
@@ -7,9 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Objects;
@@ -73,6 +72,7 @@ public final class Volume implements Closeable {
         }
     }
 
+    final Disk disk;
     final Path dir;
     final long id;
     final Options options;
@@ -87,7 +87,8 @@ public final class Volume implements Closeable {
     /** Set when an fsync failed: what reached the disk is unknown, so the volume takes no more writes. */
     private volatile String syncFailure;
 
-    private Volume(Path dir, long id, Options options, Segment seg, Superblock sb) {
+    Volume(Disk disk, Path dir, long id, Options options, Segment seg, Superblock sb) {
+        this.disk = disk;
         this.dir = dir;
         this.id = id;
         this.options = options;
@@ -100,33 +101,42 @@ public final class Volume implements Closeable {
     }
 
     public static boolean exists(Path dir, long id) {
-        return Files.exists(datPath(dir, id));
+        return exists(Disk.REAL, dir, id);
+    }
+
+    public static boolean exists(Disk disk, Path dir, long id) {
+        return disk.exists(datPath(dir, id));
     }
 
     public static Path idxPath(Path dir, long id) {
         return dir.resolve(id + ".idx");
     }
 
-    /** Creates a new empty volume; refuses if one exists. */
+    /** Creates a new empty volume on the real disk; refuses if one exists. */
     public static Volume create(Path dir, long id, Options options) throws IOException {
+        return create(Disk.REAL, dir, id, options);
+    }
+
+    /** Creates a new empty volume; refuses if one exists. */
+    public static Volume create(Disk disk, Path dir, long id, Options options) throws IOException {
         if (id < 0) {
             throw new IllegalArgumentException("volume id must be >= 0, got " + id);
         }
         Path dat = datPath(dir, id);
-        if (Files.exists(dat)) {
+        if (disk.exists(dat)) {
             throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists in " + dir);
         }
         Path tmp = dir.resolve(id + ".dat.new");
         Superblock sb = new Superblock(Superblock.VERSION, 0, id, System.currentTimeMillis());
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        try (FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
             FileIo.writeFully(ch, sb.encode(), 0);
             ch.force(true);
         }
-        IdxFile.create(idxPath(dir, id), id).close();
-        Files.move(tmp, dat, StandardCopyOption.ATOMIC_MOVE);
-        FileIo.syncDirectory(dir);
-        return open(dir, id, options);
+        IdxFile.create(disk, idxPath(dir, id), id).close();
+        disk.move(tmp, dat);
+        FileIo.syncDirectory(disk, dir);
+        return open(disk, dir, id, options);
     }
 
     /**
@@ -135,106 +145,12 @@ public final class Volume implements Closeable {
      * (appending their records), and truncates a torn or zero-filled tail.
      */
     public static Volume open(Path dir, long id, Options options) throws IOException {
-        CompactionCommit.recover(dir, id);
-        Path dat = datPath(dir, id);
-        if (!Files.exists(dat)) {
-            throw new StoreException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found in " + dir);
-        }
-        FileChannel ch = FileChannel.open(dat, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        try {
-            ByteBuffer sbBuf = ByteBuffer.allocate(Superblock.SIZE);
-            FileIo.readFully(ch, sbBuf, 0);
-            sbBuf.flip();
-            Superblock sb = Superblock.decode(sbBuf, dat.toString());
-            if (sb.volumeId() != id) {
-                throw new StoreException(Reason.CORRUPT_FILE, dat + " holds volume " + sb.volumeId() + ", not " + id);
-            }
-            long fileSize = ch.size();
-            Path idxPath = idxPath(dir, id);
-            long hint = Files.exists(idxPath) ? Files.size(idxPath) / IdxFile.RECORD_SIZE : 0;
-            NeedleIndex.Builder builder = new NeedleIndex.Builder((int) Math.min(hint, Integer.MAX_VALUE / 2));
-            long[] maxEnd = {Superblock.SIZE, 0};
-            IdxFile idx = IdxFile.load(idxPath, id, (key, alt, offset, size, deleted) -> {
-                long len = Needle.totalLength(Integer.toUnsignedLong(size));
-                if (offset < Superblock.SIZE || offset + len > fileSize) {
-                    return; // a record the volume does not back (written with fsync off): rescanned below
-                }
-                builder.add(key, alt, offset, len, deleted);
-                if (offset + len > maxEnd[0]) {
-                    maxEnd[0] = offset + len;
-                    maxEnd[1] = offset;
-                }
-            });
-            NeedleIndex index = builder.build(sameKey(ch));
-            Volume v;
-            long scanFrom = maxEnd[0];
-            if (maxEnd[1] != 0 && !Needle.validAt(ch, maxEnd[1])) {
-                LOG.warn("volume {}: the last needle its .idx names (offset {}) fails its check; rebuilding from a full scan",
-                        id, maxEnd[1]);
-                idx.abandon();
-                idx = IdxFile.create(idxPath, id);
-                v = new Volume(dir, id, options, new Segment(ch, new NeedleIndex(0), idx, Superblock.SIZE), sb);
-                scanFrom = Superblock.SIZE;
-            } else {
-                v = new Volume(dir, id, options, new Segment(ch, index, idx, scanFrom), sb);
-            }
-            v.scanTail(scanFrom, fileSize);
-            return v;
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
-        }
+        return open(Disk.REAL, dir, id, options);
     }
 
-    /** Indexes the valid needles from {@code from}, truncates at the first invalid one. */
-    private void scanTail(long from, long fileSize) throws IOException {
-        Segment s = seg;
-        long pos = from;
-        int orphans = 0;
-        ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-        String stop = "end of file";
-        while (pos < fileSize) {
-            h.clear();
-            FileIo.readFully(s.channel, h, pos);
-            h.flip();
-            if (h.remaining() < Needle.HEADER_SIZE) {
-                stop = "short header";
-                break;
-            }
-            if (h.getInt(0) != Needle.HEADER_MAGIC) {
-                stop = "bad header magic";
-                break;
-            }
-            long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
-            if (n > Needle.MAX_DATA_SIZE || pos + Needle.totalLength(n) > fileSize) {
-                stop = "needle runs past the end of the file";
-                break;
-            }
-            ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-            FileIo.readFully(s.channel, b, pos);
-            b.flip();
-            Needle.Check c = Needle.check(b);
-            if (c != Needle.Check.OK) {
-                stop = "needle check " + c;
-                break;
-            }
-            boolean deleted = (Needle.flags(b) & Needle.FLAG_DELETED) != 0;
-            s.index.put(Needle.key(b), Needle.alt(b), pos, b.remaining(), deleted, keyCheck(s.channel));
-            s.idx.append(Needle.key(b), Needle.alt(b), pos, Needle.dataSize(b), deleted);
-            pos += b.remaining();
-            orphans++;
-        }
-        if (pos < fileSize) {
-            LOG.warn("volume {}: truncating {} bytes at offset {} ({})", id, fileSize - pos, pos, stop);
-            s.channel.truncate(pos);
-            s.channel.force(true);
-        }
-        if (orphans > 0) {
-            LOG.info("volume {}: indexed {} needles past the checkpoint", id, orphans);
-        }
-        s.idx.flush(true);
-        s.end = pos;
-        s.durable = pos;
+    /** {@link #open(Path, long, Options)} on {@code disk}: see {@link VolumeRecovery}. */
+    public static Volume open(Disk disk, Path dir, long id, Options options) throws IOException {
+        return VolumeRecovery.open(disk, dir, id, options);
     }
 
     static NeedleIndex.SameKey sameKey(FileChannel ch) {
@@ -334,8 +250,8 @@ public final class Volume implements Closeable {
             // Queue the .idx records under the append lock, so the checkpoint names needles in file
             // order: recovery scans the tail from the end of the last needle the .idx names, and a
             // record queued out of order could hide an earlier, acknowledged needle from that scan.
-            // A record may reach the .idx before its needle is fsynced; recovery checks the last
-            // needle the .idx names and rescans the whole file when it is not there.
+            // Queued is not written: flushIndex writes only the records whose needles are durable
+            // (Segment.durable), so a record never reaches the disk before its needle.
             long off = pos;
             for (NeedleWrite w : batch) {
                 s.idx.append(w.key(), w.alt(), off, w.data().remaining(), false);
@@ -602,9 +518,16 @@ public final class Volume implements Closeable {
         }
     }
 
-    /** Writes queued {@code .idx} records (called periodically by the store). */
+    /**
+     * Writes the queued {@code .idx} records whose needles are durable (called periodically by the
+     * store): under {@link Fsync#ALWAYS} those ending at or below the last completed fsync of the
+     * volume file, then forces the {@code .idx}; under {@link Fsync#NEVER} every queued record
+     * (its needle is written, which is all that policy promises), without forcing.
+     */
     public void flushIndex() throws IOException {
-        seg.idx.flush(options.fsync() == Fsync.ALWAYS);
+        Segment s = seg;
+        boolean always = options.fsync() == Fsync.ALWAYS;
+        s.idx.flush(always, always ? s.durable : Long.MAX_VALUE);
     }
 
     private void checkOpen() {
@@ -622,10 +545,20 @@ public final class Volume implements Closeable {
                 return;
             }
             closed = true;
+            Segment s = seg;
             try {
-                seg.idx.close();
+                long upTo = Long.MAX_VALUE;
+                if (options.fsync() == Fsync.ALWAYS && syncFailure == null) {
+                    s.channel.force(false);
+                    s.durable = s.end;
+                    upTo = s.end;
+                } else if (options.fsync() == Fsync.ALWAYS) {
+                    upTo = s.durable; // after a failed fsync nothing past the last good one is known durable
+                }
+                s.idx.close(upTo);
             } finally {
-                seg.channel.close();
+                s.idx.abandon();
+                s.channel.close();
             }
         } finally {
             swapLock.writeLock().unlock();
