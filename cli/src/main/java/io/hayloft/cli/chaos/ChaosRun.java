@@ -10,6 +10,8 @@ import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
 import io.hayloft.client.store.NotFoundException;
+import io.hayloft.common.io.Disk;
+import io.hayloft.common.io.SimulatedDisk;
 import io.hayloft.common.wire.PhotoId;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.raid.BlockFixer;
@@ -122,8 +124,9 @@ final class ChaosRun implements AutoCloseable {
         Files.createDirectories(dir.resolve("spool"));
         ClusterOptions c = ClusterOptions.of(dir.resolve("cluster")).withStores(options.stores(), options.stores())
                 .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
-        // TODO(powerloss): with options.powerCuts(), EmbeddedCluster.start(c, i -> new SimulatedDisk(seed * 64 + i)).
-        this.cluster = EmbeddedCluster.start(c);
+        // With power cuts every store lives on its own simulated disk (in memory), seeded from the schedule.
+        this.cluster = options.powerCuts() ? EmbeddedCluster.start(c, i -> new SimulatedDisk(seed * 64 + i))
+                : EmbeddedCluster.start(c);
         this.faults = StoreFaults.of(cluster);
         this.client = cluster.newClient();
         this.runner = new ThreadPoolRunner(2);
@@ -156,6 +159,12 @@ final class ChaosRun implements AutoCloseable {
         stats.photosChecked = model.photos().size();
         stats.needlesChecked = model.needleCount();
         stats.inDoubt = all.stream().filter(Model.Needle::inDoubt).count();
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            if (cluster.disk(i) instanceof SimulatedDisk d) {
+                stats.bytesLost += d.bytesLost();
+                stats.tornWrites += d.tornWrites();
+            }
+        }
         stats.nanos = System.nanoTime() - start;
         return stats;
     }
@@ -247,7 +256,17 @@ final class ChaosRun implements AutoCloseable {
 
     // ---------------------------------------------------------------- operations
 
+    /** A put in flight: what was sent, for the model when it completes. */
+    private record PendingPut(CompletableFuture<List<PutResult>> result, List<int[]> alts, List<byte[][]> data, int needles,
+                              String what) {
+    }
+
     private String put(Random rnd, int photos) {
+        return finishPut(startPut(rnd, photos));
+    }
+
+    /** Draws {@code photos} photos (1 to 4 alternates each, random sizes) and starts putting them. */
+    private PendingPut startPut(Random rnd, int photos) {
         List<Upload> uploads = new ArrayList<>();
         List<int[]> alts = new ArrayList<>();
         List<byte[][]> data = new ArrayList<>();
@@ -272,36 +291,41 @@ final class ChaosRun implements AutoCloseable {
         }
         String what = (photos == 1 ? "put" : "put-batch") + " " + photos + " photos, " + needles + " needles (alts "
                 + altsText(alts) + ")";
+        CompletableFuture<List<PutResult>> f = photos == 1 && rnd.nextBoolean() ? client.putAsync(uploads.get(0))
+                : client.putAllUploadsAsync(uploads);
+        return new PendingPut(f, alts, data, needles, what);
+    }
+
+    /** Waits for a put and records it: acknowledged needles exact, those of a partial failure in doubt. */
+    private String finishPut(PendingPut put) {
         List<PutResult> results;
         try {
-            results = photos == 1 && rnd.nextBoolean() ? client.put(uploads.get(0))
-                    : Futures.await(client.putAllUploadsAsync(uploads));
-        } catch (PartialFailureException e) {
-            List<PhotoId> ids = e.ids();
-            if (ids.size() == needles) {
+            results = Futures.await(put.result());
+        } catch (RuntimeException failed) {
+            Throwable e = Futures.unwrap(failed);
+            if (e instanceof PartialFailureException pf && pf.ids().size() == put.needles()) {
                 int i = 0;
-                for (int p = 0; p < photos; p++) {
-                    for (int j = 0; j < alts.get(p).length; j++) {
-                        touched.add(model.put(ids.get(i++), data.get(p)[j], false));
+                for (int p = 0; p < put.alts().size(); p++) {
+                    for (int j = 0; j < put.alts().get(p).length; j++) {
+                        touched.add(model.put(pf.ids().get(i++), put.data().get(p)[j], false));
                     }
                 }
+                return put.what() + " -> in doubt (" + e.getMessage() + ")";
             }
-            return what + " -> in doubt (" + e.getMessage() + ")";
-        } catch (RuntimeException e) {
-            return what + " -> failed, nothing known (" + e + ")";
+            return put.what() + " -> failed, nothing known (" + e + ")";
         }
         int i = 0;
         List<String> keys = new ArrayList<>();
-        for (int p = 0; p < photos; p++) {
-            for (int j = 0; j < alts.get(p).length; j++) {
+        for (int p = 0; p < put.alts().size(); p++) {
+            for (int j = 0; j < put.alts().get(p).length; j++) {
                 PhotoId id = results.get(i++).id();
-                touched.add(model.put(id, data.get(p)[j], true));
+                touched.add(model.put(id, put.data().get(p)[j], true));
                 if (j == 0) {
                     keys.add(id.volume() + "/" + id.key());
                 }
             }
         }
-        return what + " -> ok " + keys;
+        return put.what() + " -> ok " + keys;
     }
 
     private String delete(Random rnd) {
@@ -468,10 +492,11 @@ final class ChaosRun implements AutoCloseable {
         int i = runningStore(rnd);
         fault(kind);
         if (kind.equals("store-crash")) {
+            PendingPut racing = startPut(rnd, 1 + rnd.nextInt(4)); // in flight when the store dies
             faults.crash(cluster, i);
             cluster.startStore(i);
             return "store " + i + " crashed (kill -9" + (EmbeddedCluster.crashIsReal() ? "" : ", a clean stop in this build")
-                    + ") and restarted";
+                    + ") and restarted, racing " + finishPut(racing);
         }
         cluster.restartStore(i);
         return "store " + i + " restarted";
@@ -520,9 +545,17 @@ final class ChaosRun implements AutoCloseable {
             return "power-cut: skipped (" + (options.powerCuts() ? "no simulated disk in this build" : "power cuts off") + ")";
         }
         fault("power-cut");
-        faults.powerCut(cluster, i);
-        cluster.startStore(i);
-        return "store " + i + " lost power and restarted";
+        int photos = 1 + rnd.nextInt(4);
+        if (rnd.nextBoolean()) {
+            faults.powerCut(cluster, i);
+            cluster.startStore(i);
+            return "store " + i + " lost power (idle) and restarted";
+        }
+        // The power goes at the first fsync of a put in flight, on whichever store reaches it first.
+        PendingPut[] racing = new PendingPut[1];
+        int cut = faults.powerCutDuringWrites(cluster, () -> racing[0] = startPut(rnd, photos), i);
+        cluster.startStore(cut);
+        return "store " + cut + " lost power during a put and restarted: " + finishPut(racing[0]);
     }
 
     /** Deletes or corrupts one data or parity block file on disk; checks degraded reads, repairs, checks again. */
@@ -551,7 +584,7 @@ final class ChaosRun implements AutoCloseable {
             return kind + ": skipped (no block)";
         }
         Path victim = blocks.get(pick % blocks.size());
-        io.hayloft.common.io.Disk disk = cluster.disk(owners.get(pick % blocks.size()));
+        Disk disk = cluster.disk(owners.get(pick % blocks.size()));
         Matcher m = DATA_BLOCK.matcher(victim.getFileName().toString());
         m.matches();
         int volume = Integer.parseInt(m.group(1));

@@ -23,6 +23,8 @@ public final class ChaosStats {
     long inDoubt;
     long losses;
     long nanos;
+    long bytesLost;
+    long tornWrites;
 
     void op(String kind) {
         ops.merge(kind, 1L, Long::sum);
@@ -72,6 +74,15 @@ public final class ChaosStats {
         return readsChecked;
     }
 
+    /** Bytes written but never fsynced that the simulated disks forgot at power cuts. */
+    public long bytesLost() {
+        return bytesLost;
+    }
+
+    public long tornWrites() {
+        return tornWrites;
+    }
+
     public long losses() {
         return losses;
     }
@@ -97,6 +108,8 @@ public final class ChaosStats {
         fullChecks += o.fullChecks;
         inDoubt += o.inDoubt;
         losses += o.losses;
+        bytesLost += o.bytesLost;
+        tornWrites += o.tornWrites;
         nanos += o.nanos;
     }
 
@@ -109,6 +122,10 @@ public final class ChaosStats {
         faults.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "fault " + k, v)));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "faults total", faultCount()));
         codecs.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "coded with " + k, v)));
+        if (bytesLost > 0 || tornWrites > 0 || faults.containsKey("power-cut")) {
+            b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "unsynced bytes lost", bytesLost));
+            b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "torn writes", tornWrites));
+        }
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "photos checked", photosChecked));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "needles checked", needlesChecked));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "in-doubt needles", inDoubt));

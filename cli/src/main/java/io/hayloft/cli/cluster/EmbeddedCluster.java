@@ -260,14 +260,13 @@ public final class EmbeddedCluster implements AutoCloseable {
         StoreServer s = stores[check(i)];
         if (s != null) {
             stores[i] = null;
-            // TODO(powerloss): StoreServer.crash() once the powerloss branch is merged; until then a clean close.
-            s.close();
+            s.crash();
         }
     }
 
-    /** True when {@link #crashStore} is a real crash (no flush), false while it falls back to a clean stop. */
+    /** True when {@link #crashStore} is a real crash (no flush), false where it falls back to a clean stop. */
     public static boolean crashIsReal() {
-        return false;
+        return true;
     }
 
     public synchronized void restartStore(int i) throws IOException, InterruptedException {
@@ -315,12 +314,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     private StoreServer startServer(StoreConfig config, int i) throws IOException, InterruptedException {
-        if (disks[i] != Disk.REAL) {
-            // TODO(powerloss): StoreServer.start(config, authorizer(), disks[i]) once the powerloss branch is merged.
-            throw new UnsupportedOperationException("store " + i + ": a store on a simulated disk needs StoreServer.start(config, "
-                    + "authorizer, disk), which this build does not have yet");
-        }
-        return StoreServer.start(config, authorizer());
+        return StoreServer.start(config, authorizer(), disks[i]);
     }
 
     private WriteAuthorizer authorizer() {

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Short schedules of the life-cycle checker over fixed seeds: no acknowledged photo lost, no deleted
- * one readable, and the schedules together exercise every codec and every fault kind. Longer runs:
+ * one readable, and the schedules together exercise every codec and every fault kind, power cuts of
+ * the stores' simulated disks included. Longer runs:
  * {@code hayloft bench chaos} (docs/benchmarks.md). {@code -Dchaos.seed=S -Dchaos.steps=N
  * -Dchaos.schedules=M} replays other seeds here.
  */
@@ -23,7 +24,7 @@ class ChaosTest {
 
     @Test
     void shortSchedulesLoseNothingAndCoverEveryCodecAndFault() throws Exception {
-        ChaosOptions options = ChaosOptions.of(SEED, STEPS, dir).withSchedules(SCHEDULES);
+        ChaosOptions options = ChaosOptions.of(SEED, STEPS, dir).withSchedules(SCHEDULES).withPowerCuts(true);
         PrintWriter out = new PrintWriter(System.out, true);
         ChaosStats stats = new LifeCycleChecker(options, out).run();
         out.print(stats.table());
@@ -35,7 +36,7 @@ class ChaosTest {
         if (SEED == 1 && STEPS >= 100 && SCHEDULES >= 3) {
             assertThat(stats.codecs().keySet()).as("codecs that coded a volume").containsAll(ChaosOptions.ALL_CODECS);
             assertThat(stats.faults().keySet()).as("faults injected").contains("store-restart", "store-crash", "store-down",
-                    "directory-restart", "cluster-crash", "block-delete", "block-corrupt", "raid-crash");
+                    "power-cut", "directory-restart", "cluster-crash", "block-delete", "block-corrupt", "raid-crash");
             assertThat(stats.ops().keySet()).contains("put", "put-batch", "delete", "overwrite", "seal", "encode", "reclaim",
                     "compact");
         }
