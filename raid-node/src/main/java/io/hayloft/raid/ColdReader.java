@@ -377,17 +377,22 @@ public final class ColdReader implements AutoCloseable {
             ByteBuffer piece = out.slice().limit(n);
             StripeMap.Block blk = m.stripes().get(stripe).blocks().get(unit);
             Cluster.StoreRef ref = stores(false).get(blk.store());
+            // A piece whose own block is not excluded is read directly: rebuilding it too would
+            // spend the code's tolerance on a good block (a needle over two blocks, one of them
+            // corrupt, with a store down, was unreadable that way).
+            Set<Integer> units = new TreeSet<>();
+            boolean excluded = false;
             if (exclude != null) {
-                Set<Integer> units = new TreeSet<>();
                 int n1 = m.k() + m.r();
                 for (long x : exclude) {
                     if (x / n1 == stripe && x % n1 != unit) {
                         units.add((int) (x % n1));
                     }
                 }
+                excluded = exclude.contains(stripe * (long) n1 + unit);
+            }
+            if (excluded || ref == null || !ref.up()) {
                 degradedRead(cv, stripe, unit, inBlock, piece, units);
-            } else if (ref == null || !ref.up()) {
-                degradedRead(cv, stripe, unit, inBlock, piece, Set.of());
             } else {
                 hedgedRead(cv, stripe, unit, inBlock, piece, cluster.readBlockAsync(ref.address(), blk.name(), inBlock, n));
             }

@@ -715,10 +715,38 @@ final class ChaosRun implements AutoCloseable {
 
     private void fail(String what) {
         stats.losses++;
+        what += "; " + where(what);
         throw new ChaosFailure(seed, step, what, List.copyOf(history), options.replayCommand(seed));
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** For a failure report: the state of the volume named in {@code what} and, if coded, its stripe map. */
+    private String where(String what) {
+        Matcher m = Pattern.compile("needle (\\d+),").matcher(what);
+        if (!m.find()) {
+            return "";
+        }
+        int v = Integer.parseInt(m.group(1));
+        StringBuilder b = new StringBuilder("volume " + v + " " + volumeState(v) + ", store down: "
+                + (downStore < 0 ? "none" : "store-" + downStore));
+        try {
+            io.hayloft.common.wire.StripeMap map = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner).cluster().stripeMap(v);
+            if (map != null) {
+                b.append(", ").append(map.codec()).append('(').append(map.k()).append(',').append(map.r()).append(") block ")
+                        .append(map.blockSize()).append(" bytes ").append(map.volumeBytes()).append(" job ").append(map.job());
+                for (io.hayloft.common.wire.StripeMap.Stripe st : map.stripes()) {
+                    b.append(" s").append(st.index()).append('=');
+                    for (io.hayloft.common.wire.StripeMap.Block bl : st.blocks()) {
+                        b.append(bl.store()).append(':').append(bl.name().substring(bl.name().lastIndexOf('-') + 1)).append(' ');
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            b.append(" (no stripe map: ").append(e.getMessage()).append(')');
+        }
+        return b.toString();
+    }
 
     private void fault(String kind) {
         stats.fault(kind);
