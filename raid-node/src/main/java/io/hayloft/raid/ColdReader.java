@@ -273,8 +273,9 @@ public final class ColdReader implements AutoCloseable {
             }
         }
         // A needle over more blocks than the code can leave out at once (a large needle, small
-        // blocks), or whose bad block was not found above: leave out its own blocks one by one, then
-        // two by two, ..., with other blocks of the stripe(s) too, up to r.
+        // blocks), or whose bad block was not found above: leave out any one block of its stripe(s),
+        // then any two, ..., up to r. A set without the needle's own blocks reads them directly and
+        // keeps the bad block out of a hedged rebuild (a slow direct read is rebuilt from the others).
         List<Long> own = new ArrayList<>(touched);
         List<Long> all = new ArrayList<>(own);
         all.addAll(others);
@@ -282,7 +283,7 @@ public final class ColdReader implements AutoCloseable {
             List<Set<Long>> more = new ArrayList<>();
             addSubsets(all, size, 0, new ArrayList<>(), Set.of(), more);
             for (Set<Long> x : more) {
-                if (attempts.size() < MAX_CORRUPTION_ATTEMPTS && !attempts.contains(x) && x.stream().anyMatch(touched::contains)) {
+                if (attempts.size() < MAX_CORRUPTION_ATTEMPTS && !attempts.contains(x)) {
                     attempts.add(x);
                 }
             }
@@ -394,7 +395,7 @@ public final class ColdReader implements AutoCloseable {
             if (excluded || ref == null || !ref.up()) {
                 degradedRead(cv, stripe, unit, inBlock, piece, units);
             } else {
-                hedgedRead(cv, stripe, unit, inBlock, piece, cluster.readBlockAsync(ref.address(), blk.name(), inBlock, n));
+                hedgedRead(cv, stripe, unit, inBlock, piece, cluster.readBlockAsync(ref.address(), blk.name(), inBlock, n), units);
             }
             out.position(out.position() + n);
         }
@@ -406,8 +407,8 @@ public final class ColdReader implements AutoCloseable {
      * range from other blocks instead. A degraded read that cannot succeed falls back on the direct
      * read until its own deadline.
      */
-    private void hedgedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst, CompletableFuture<byte[]> direct)
-            throws IOException {
+    private void hedgedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst, CompletableFuture<byte[]> direct,
+                            Set<Integer> exclude) throws IOException {
         try {
             byte[] got = direct.get(hedgeAfterMillis, TimeUnit.MILLISECONDS);
             if (got.length == dst.remaining()) {
@@ -426,7 +427,7 @@ public final class ColdReader implements AutoCloseable {
         }
         int start = dst.position();
         try {
-            degradedRead(cv, stripe, unit, inBlock, dst, Set.of());
+            degradedRead(cv, stripe, unit, inBlock, dst, exclude);
             direct.cancel(false);
         } catch (StripeLostException lost) {
             try {
