@@ -24,6 +24,7 @@ import java.util.Locale;
  * directoryToken         (none)            bearer token for the directory's admin reads (stripe maps), if it has one
  * coldTimeoutMillis      10000             a cold read (degraded ones included) slower than this fails with STORE_TIMEOUT
  * coldThreads            16                threads running cold reads (they block on the directory and stores)
+ * coldIndexCacheBytes    67108864          bytes of needle indexes and stripe maps of coded volumes kept in memory
  * cdnHeader              X-Hayloft-Cdn     a request carrying this header comes from a CDN
  * cdnNetworks            []                CIDRs (10.1.0.0/16, ::1/128) whose clients are CDNs
  * allowedStores          []                host:port of stores the cache may fetch from; empty: any
@@ -56,6 +57,7 @@ public final class CacheConfig {
     public String directoryToken;
     public long coldTimeoutMillis = 10_000;
     public int coldThreads = 16;
+    public long coldIndexCacheBytes = 64L << 20;
     public String cdnHeader = "X-Hayloft-Cdn";
     public List<String> cdnNetworks = new ArrayList<>();
     public List<String> allowedStores = new ArrayList<>();
@@ -97,6 +99,7 @@ public final class CacheConfig {
         }
         check(coldTimeoutMillis >= 1, "coldTimeoutMillis must be >= 1, was " + coldTimeoutMillis);
         check(coldThreads >= 1, "coldThreads must be >= 1, was " + coldThreads);
+        check(coldIndexCacheBytes >= 1 << 20, "coldIndexCacheBytes must be >= 1048576, was " + coldIndexCacheBytes);
         check(storeTimeoutMillis >= 1, "storeTimeoutMillis must be >= 1, was " + storeTimeoutMillis);
         check(leaseTimeoutMillis >= 1, "leaseTimeoutMillis must be >= 1, was " + leaseTimeoutMillis);
         check(tombstoneMillis >= 0, "tombstoneMillis must be >= 0, was " + tombstoneMillis);

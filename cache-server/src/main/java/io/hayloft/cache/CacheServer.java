@@ -31,7 +31,8 @@ public final class CacheServer implements AutoCloseable {
         this.config = config;
         fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")));
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,
-                config.coldTimeoutMillis, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold"))) : null;
+                config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")))
+                : null;
         cache = new ReadThroughCache(config, fetcher, cold);
         PrometheusEndpoint metrics = new PrometheusEndpoint();
         cache.stats().register(metrics.registry());

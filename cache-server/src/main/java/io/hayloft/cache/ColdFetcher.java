@@ -44,13 +44,16 @@ public final class ColdFetcher implements AutoCloseable {
      * @param token         bearer token for the directory's admin reads (stripe maps), or null
      * @param requestMillis deadline of each request to the directory or a store
      * @param timeoutMillis deadline of a whole cold read (degraded reads take more than one round)
+     * @param indexCacheBytes bound of the cached needle indexes and stripe maps ({@link ColdReader})
      * @param executor      runs the blocking reads; owned and shut down by this fetcher
      */
-    public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, ExecutorService executor) {
+    public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, long indexCacheBytes,
+                       ExecutorService executor) {
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis must be >= 1, was " + timeoutMillis);
         }
-        this.reader = new ColdReader(new Cluster(directory, token, Duration.ofMillis(requestMillis)));
+        this.reader = new ColdReader(new Cluster(directory, token, Duration.ofMillis(requestMillis)),
+                ColdReader.DEFAULT_HEDGE_MILLIS, indexCacheBytes);
         this.executor = executor;
         this.timeoutMillis = timeoutMillis;
     }
@@ -79,6 +82,11 @@ public final class ColdFetcher implements AutoCloseable {
 
     public long degradedReads() {
         return reader.degradedReads();
+    }
+
+    /** Direct reads slower than the hedge delay, raced by a degraded read (machine load can cause them). */
+    public long hedgedReads() {
+        return reader.hedgedReads();
     }
 
     private StoreFetcher.Fetched read(CacheUrl url) {

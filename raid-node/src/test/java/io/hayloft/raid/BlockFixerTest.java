@@ -129,7 +129,7 @@ class BlockFixerTest {
             for (TestCluster.Photo p : cluster.photos.values()) {
                 assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
             }
-            assertThat(reader.degradedReads()).isZero();
+            assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
         }
     }
 }

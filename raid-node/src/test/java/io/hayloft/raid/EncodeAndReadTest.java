@@ -63,7 +63,7 @@ class EncodeAndReadTest {
 
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             cluster.assertColdReads(reader, List.of(), "");
-            assertThat(reader.degradedReads()).isZero();
+            assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             assertThat(reader.healthyReads()).isGreaterThan(cluster.photos.size()); // some needles cross blocks
 
             // A delete after encoding is honoured.

@@ -142,7 +142,7 @@ class ParallelFetchTest {
             assertThat(failing.scan()).isEmpty();
             try (ColdReader reader = new ColdReader(raid.cluster())) {
                 cluster.assertColdReads(reader, List.of(), "");
-                assertThat(reader.degradedReads()).isZero();
+                assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }
 
             // Five sources gone: the repair says so.

@@ -89,7 +89,7 @@ class ReplacementStoreRepairTest {
                 for (TestCluster.Photo p : cluster.photos.values()) {
                     assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
                 }
-                assertThat(reader.degradedReads()).isZero();
+                assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }
         }
     }

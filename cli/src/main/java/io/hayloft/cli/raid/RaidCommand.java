@@ -131,7 +131,7 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "encode", description = "Encode one READ_ONLY volume now, whatever its age.")
+    @Command(name = "encode", mixinStandardHelpOptions = true, description = "Encode one READ_ONLY volume now, whatever its age.")
     static final class Encode extends Common implements Callable<Integer> {
         @Parameters(paramLabel = "VOLUME", description = "logical volume id")
         int volume;
@@ -162,7 +162,7 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "status", description = {"Backlog, volumes by state, stripes and damaged blocks; with --raid-node,",
+    @Command(name = "status", mixinStandardHelpOptions = true, description = {"Backlog, volumes by state, stripes and damaged blocks; with --raid-node,",
             "also running jobs, repair rate, bytes read per repaired byte, scrub progress and the policy."})
     static final class Status extends Common implements Callable<Integer> {
         @Option(names = "--raid-node", paramLabel = "HOST:PORT", description = "a running raid-node (hayloft raid serve) to ask")
@@ -205,7 +205,7 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "fsck", description = "Check every block of every stripe (exit 1 if any is lost or corrupt).")
+    @Command(name = "fsck", mixinStandardHelpOptions = true, description = "Check every block of every stripe (exit 1 if any is lost or corrupt).")
     static final class Fsck extends Common implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
@@ -222,7 +222,7 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "fix", description = "Rebuild every lost or corrupt block onto new stores (the BlockFixer, once).")
+    @Command(name = "fix", mixinStandardHelpOptions = true, description = "Rebuild every lost or corrupt block onto new stores (the BlockFixer, once).")
     static final class Fix extends Common implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {
@@ -270,7 +270,7 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "reclaim", description = "Re-encode erasure-coded volumes without their dead needles: the named ones, "
+    @Command(name = "reclaim", mixinStandardHelpOptions = true, description = "Re-encode erasure-coded volumes without their dead needles: the named ones, "
             + "or every one over the threshold.")
     static final class Reclaim extends Common implements Callable<Integer> {
         @Parameters(paramLabel = "VOLUME", arity = "0..*", description = "logical volume ids (default: every coded volume)")
@@ -317,7 +317,7 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "reindex", description = {"Rebuild erasure-coded volumes' needle indexes from their stripes (a re-encode",
+    @Command(name = "reindex", mixinStandardHelpOptions = true, description = {"Rebuild erasure-coded volumes' needle indexes from their stripes (a re-encode",
             "through the reclaim protocol): for volumes encoded with index format version 1, which may lack needles",
             "whose (key, alt) collided; those needles read again. Every needle of the old index must be kept."})
     static final class Reindex extends Common implements Callable<Integer> {
@@ -341,7 +341,7 @@ public final class RaidCommand implements Runnable {
         }
     }
 
-    @Command(name = "recover", description = "Roll back interrupted encodes, finish replica drops, delete orphan blocks.")
+    @Command(name = "recover", mixinStandardHelpOptions = true, description = "Roll back interrupted encodes, finish replica drops, delete orphan blocks.")
     static final class Recover extends Common implements Callable<Integer> {
         @Override
         public Integer call() throws Exception {

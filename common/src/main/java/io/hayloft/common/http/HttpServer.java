@@ -218,9 +218,18 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    /** An aggregator whose 413 carries a JSON error body. */
+    /**
+     * An aggregator whose 413 carries a JSON error body. The connection is not closed at once: a
+     * client still sending the body would get a reset and might never read the 413. The rest of the
+     * body is read and dropped, and the connection closed when it ends or after
+     * {@link #DRAIN_LIMIT} more bytes (or by the idle timeout, for a client that stops sending).
+     */
     private static final class BoundedAggregator extends HttpObjectAggregator {
+        /** Most bytes of an oversized body read and dropped after the 413. */
+        static final long DRAIN_LIMIT = 64L << 20;
         private final int max;
+        private boolean draining;
+        private long drained;
 
         BoundedAggregator(int max) {
             super(max);
@@ -229,8 +238,27 @@ public final class HttpServer implements AutoCloseable {
 
         @Override
         protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-            sendAndClose(ctx, HttpResponses.error(CommonErrors.BODY_TOO_LARGE,
-                    "request body exceeds the limit of " + max + " bytes"));
+            ctx.writeAndFlush(HttpResponses.closing(HttpResponses.error(CommonErrors.BODY_TOO_LARGE,
+                    "request body exceeds the limit of " + max + " bytes")));
+            draining = true;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            if (!draining) {
+                super.channelRead(ctx, msg);
+                return;
+            }
+            try {
+                if (msg instanceof io.netty.handler.codec.http.HttpContent c) {
+                    drained += c.content().readableBytes();
+                }
+                if (msg instanceof LastHttpContent || drained > DRAIN_LIMIT) {
+                    ctx.close();
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
         }
     }
 

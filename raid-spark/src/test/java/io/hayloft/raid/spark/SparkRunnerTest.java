@@ -135,7 +135,7 @@ class SparkRunnerTest {
                 for (TestCluster.Photo p : cluster.photos.values()) {
                     assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
                 }
-                assertThat(reader.degradedReads()).isZero();
+                assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }
 
             // Repair as Spark tasks, one per damaged stripe: lose one block of each of two stripes.
@@ -158,7 +158,7 @@ class SparkRunnerTest {
                 for (TestCluster.Photo p : cluster.photos.values()) {
                     assertThat(reader.get(p.key(), 0)).as("photo " + p.key() + " after repair").isEqualTo(p.data());
                 }
-                assertThat(reader.degradedReads()).isZero();
+                assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }
         }
     }
