@@ -78,6 +78,7 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
     /** The command line that replays schedule {@code scheduleSeed} alone. */
     public String replayCommand(long scheduleSeed) {
         return "./hayloft bench chaos --seed " + scheduleSeed + " --steps " + steps + " --schedules 1 --stores " + stores
-                + " --codecs " + String.join(",", codecs) + " -k " + k + " -r " + r + (powerCuts ? " --power-cuts" : "");
+                + " --codecs " + String.join(",", codecs) + " -k " + k + " -r " + r + (powerCuts ? " --power-cuts" : "")
+                + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "");
     }
 }
