@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
         subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, io.hayloft.bench.store.StoreBench.class,
                 io.hayloft.bench.cluster.ClusterLoad.class, io.hayloft.bench.cache.CacheLoad.class, io.hayloft.bench.raid.RaidBench.class,
                 io.hayloft.bench.raid.ReclaimBench.class, io.hayloft.bench.raid.EncodeThroughput.class,
-                io.hayloft.bench.raid.RaidRecoveryBench.class})
+                io.hayloft.bench.raid.RaidRecoveryBench.class, io.hayloft.bench.chaos.ChaosBench.class})
 public final class Bench implements Runnable {
 
     @CommandLine.Spec

@@ -233,16 +233,21 @@ public final class Directory {
                 calls.add(stores.createVolume(meta.store(storeId).address(), id));
             }
             String failure = null;
+            List<String> made = new ArrayList<>();
             for (int c = 0; c < calls.size(); c++) {
                 try {
                     calls.get(c).get(config.probeTimeoutMillis * 5, TimeUnit.MILLISECONDS);
+                    made.add(chosen.get(c));
                 } catch (Exception e) {
                     Throwable t = e.getCause() == null ? e : e.getCause();
                     failure = "creating the replica on store " + chosen.get(c) + " failed: " + t.getMessage();
                 }
             }
             if (failure != null) {
-                meta.putVolume(v.withState(VolumeState.READ_ONLY, failure));
+                // Only the replicas that were made: the health checker probes a store's volumes, and a
+                // replica that was never created (the store died or lost power meanwhile) would fail
+                // that store for ever (found by the life-cycle checker, seed 3003 step 49).
+                meta.putVolume(v.withReplicas(made).withState(VolumeState.READ_ONLY, failure));
                 throw DirectoryErrors.NO_PLACEMENT.exception("volume " + id + ": " + failure);
             }
             meta.putVolume(v);

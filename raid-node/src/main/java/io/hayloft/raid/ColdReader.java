@@ -230,7 +230,9 @@ public final class ColdReader implements AutoCloseable {
      * Reads needle {@code e} and checks it. When the bytes fail their check, some block the read
      * used is corrupt in place (still listed, wrong bytes): rebuild the needle without every block it
      * touches; if that fails too, a block the rebuild used is also bad, so try again leaving out
-     * every other block of the stripe, then every pair, and so on while the code can still rebuild
+     * every other block of the stripe, then every pair, and so on while the code can still rebuild;
+     * a needle over more blocks than r (a large needle, small blocks) leaves out its own blocks one,
+     * two, ... at a time instead
      * (at most {@link #MAX_CORRUPTION_ATTEMPTS} rebuilds of {@code k} × the needle's bytes, only for a
      * needle that is corrupt).
      *
@@ -264,9 +266,27 @@ public final class ColdReader implements AutoCloseable {
             }
         }
         List<Set<Long>> attempts = new ArrayList<>();
-        attempts.add(touched);
-        for (int extra = 1; extra <= m.r() - 1 && attempts.size() < MAX_CORRUPTION_ATTEMPTS; extra++) {
-            addSubsets(others, extra, 0, new ArrayList<>(), touched, attempts);
+        if (touched.size() <= m.r()) {
+            attempts.add(touched);
+            for (int extra = 1; extra <= m.r() - touched.size() && attempts.size() < MAX_CORRUPTION_ATTEMPTS; extra++) {
+                addSubsets(others, extra, 0, new ArrayList<>(), touched, attempts);
+            }
+        }
+        // A needle over more blocks than the code can leave out at once (a large needle, small
+        // blocks), or whose bad block was not found above: leave out any one block of its stripe(s),
+        // then any two, ..., up to r. A set without the needle's own blocks reads them directly and
+        // keeps the bad block out of a hedged rebuild (a slow direct read is rebuilt from the others).
+        List<Long> own = new ArrayList<>(touched);
+        List<Long> all = new ArrayList<>(own);
+        all.addAll(others);
+        for (int size = 1; size <= m.r() && attempts.size() < MAX_CORRUPTION_ATTEMPTS; size++) {
+            List<Set<Long>> more = new ArrayList<>();
+            addSubsets(all, size, 0, new ArrayList<>(), Set.of(), more);
+            for (Set<Long> x : more) {
+                if (attempts.size() < MAX_CORRUPTION_ATTEMPTS && !attempts.contains(x)) {
+                    attempts.add(x);
+                }
+            }
         }
         for (Set<Long> exclude : attempts) {
             try {
@@ -358,19 +378,24 @@ public final class ColdReader implements AutoCloseable {
             ByteBuffer piece = out.slice().limit(n);
             StripeMap.Block blk = m.stripes().get(stripe).blocks().get(unit);
             Cluster.StoreRef ref = stores(false).get(blk.store());
+            // A piece whose own block is not excluded is read directly: rebuilding it too would
+            // spend the code's tolerance on a good block (a needle over two blocks, one of them
+            // corrupt, with a store down, was unreadable that way).
+            Set<Integer> units = new TreeSet<>();
+            boolean excluded = false;
             if (exclude != null) {
-                Set<Integer> units = new TreeSet<>();
                 int n1 = m.k() + m.r();
                 for (long x : exclude) {
                     if (x / n1 == stripe && x % n1 != unit) {
                         units.add((int) (x % n1));
                     }
                 }
+                excluded = exclude.contains(stripe * (long) n1 + unit);
+            }
+            if (excluded || ref == null || !ref.up()) {
                 degradedRead(cv, stripe, unit, inBlock, piece, units);
-            } else if (ref == null || !ref.up()) {
-                degradedRead(cv, stripe, unit, inBlock, piece, Set.of());
             } else {
-                hedgedRead(cv, stripe, unit, inBlock, piece, cluster.readBlockAsync(ref.address(), blk.name(), inBlock, n));
+                hedgedRead(cv, stripe, unit, inBlock, piece, cluster.readBlockAsync(ref.address(), blk.name(), inBlock, n), units);
             }
             out.position(out.position() + n);
         }
@@ -382,8 +407,8 @@ public final class ColdReader implements AutoCloseable {
      * range from other blocks instead. A degraded read that cannot succeed falls back on the direct
      * read until its own deadline.
      */
-    private void hedgedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst, CompletableFuture<byte[]> direct)
-            throws IOException {
+    private void hedgedRead(ColdVolume cv, int stripe, int unit, long inBlock, ByteBuffer dst, CompletableFuture<byte[]> direct,
+                            Set<Integer> exclude) throws IOException {
         try {
             byte[] got = direct.get(hedgeAfterMillis, TimeUnit.MILLISECONDS);
             if (got.length == dst.remaining()) {
@@ -402,7 +427,7 @@ public final class ColdReader implements AutoCloseable {
         }
         int start = dst.position();
         try {
-            degradedRead(cv, stripe, unit, inBlock, dst, Set.of());
+            degradedRead(cv, stripe, unit, inBlock, dst, exclude);
             direct.cancel(false);
         } catch (StripeLostException lost) {
             try {
@@ -475,11 +500,14 @@ public final class ColdReader implements AutoCloseable {
 
     /**
      * True (and the cached map forgotten) when the directory's committed map of {@code cv}'s volume
-     * is now another job: a reclaim replaced it, and the cached blocks may be gone.
+     * is not the cached one any more: a reclaim replaced it (another job), or a repair moved a block
+     * (same job, another store and name; the old block is deleted). Comparing the job alone missed
+     * repairs, so a long-lived reader saw one more unit unavailable per repair until a stripe seemed
+     * lost (found by the life-cycle checker, seed 1).
      */
     private boolean replaced(ColdVolume cv) throws IOException {
         StripeMap now = cluster.stripeMap(cv.map().volume());
-        if (now == null || now.job().equals(cv.map().job())) {
+        if (now == null || !StripeMap.COMMITTED.equals(now.status()) || now.equals(cv.map())) {
             return false;
         }
         volumes.remove(cv.map().volume(), cv);

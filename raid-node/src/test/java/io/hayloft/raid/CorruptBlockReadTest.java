@@ -63,6 +63,30 @@ class CorruptBlockReadTest {
         }
     }
 
+    /**
+     * A needle spanning more blocks than the code has parity (here 3 or 4 blocks of 16 KiB under a
+     * (4, 2) code) over one corrupt block: leaving out all of its blocks at once is impossible, so the
+     * reader must try leaving out each one (found by the life-cycle checker, seed 1002 step 90: a
+     * 253 KiB needle over 128 KiB blocks).
+     */
+    @Test
+    void aNeedleSpanningMoreBlocksThanParityOverOneCorruptBlock() throws Exception {
+        cluster = new TestCluster(dir, 8);
+        int volume = cluster.writeVolume(6, 60_000);
+        runner = new ThreadPoolRunner(2);
+        RaidConfig config = cluster.raidConfig("rs", BLOCK);
+        config.k = 4;
+        config.r = 2;
+        RaidNode raid = new RaidNode(config, runner);
+        raid.encode(volume);
+        StripeMap map = raid.cluster().stripeMap(volume);
+        zero(map.stripes().get(0).blocks().get(1));
+        try (ColdReader reader = new ColdReader(raid.cluster())) {
+            cluster.assertColdReads(reader, List.of(), "with data unit 1 of stripe 0 zeroed");
+            assertThat(reader.degradedReads()).isPositive();
+        }
+    }
+
     /** Overwrites a block file with zeros on its store's disk, behind the store's back. */
     private void zero(StripeMap.Block b) throws Exception {
         Path file;

@@ -4,6 +4,7 @@ import io.hayloft.client.DirectoryClient;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.common.io.Disk;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,23 +51,38 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final ClusterOptions options;
     private final ClusterLayout layout;
     private final StoreServer[] stores;
+    private final Disk[] disks;
     private final HttpTransport http;
     private DirectoryServer directory;
     private DirectoryClient heartbeats;
     private ScheduledExecutorService timer;
     private boolean closed;
 
-    private EmbeddedCluster(ClusterOptions options) throws IOException {
+    private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
         Files.createDirectories(options.dataDir());
         this.layout = ClusterLayout.load(options.dataDir(), options.stores(), options.racks(), options.directoryPort());
         this.stores = new StoreServer[layout.stores()];
+        this.disks = new Disk[layout.stores()];
+        for (int i = 0; i < this.disks.length; i++) {
+            Disk d = disks.apply(i);
+            this.disks[i] = d == null ? Disk.REAL : d;
+        }
         this.http = HttpTransport.builder().connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5)).build();
     }
 
     /** Starts a directory and the stores of {@code options}, registered and ready for writes. */
     public static EmbeddedCluster start(ClusterOptions options) throws IOException, InterruptedException {
-        EmbeddedCluster c = new EmbeddedCluster(options);
+        return start(options, i -> Disk.REAL);
+    }
+
+    /**
+     * As {@link #start(ClusterOptions)}, store {@code i} writing through {@code disks.apply(i)} (asked
+     * once per store; the same disk is used again when the store restarts, so a simulated disk keeps
+     * what it made durable across a crash or power cut).
+     */
+    public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks) throws IOException, InterruptedException {
+        EmbeddedCluster c = new EmbeddedCluster(options, disks);
         try {
             c.startDirectory();
             for (int i = 0; i < c.stores.length; i++) {
@@ -126,6 +143,16 @@ public final class EmbeddedCluster implements AutoCloseable {
     /** The running store server {@code i}, or null while it is stopped. */
     public synchronized StoreServer store(int i) {
         return stores[check(i)];
+    }
+
+    /** The disk store {@code i} writes through ({@link Disk#REAL} unless one was given to {@link #start(ClusterOptions, IntFunction)}). */
+    public Disk disk(int i) {
+        return disks[check(i)];
+    }
+
+    /** Store {@code i}'s data directory ({@code DATA/store-<i>}); its block files are in {@code blocks/} below it. */
+    public Path storeDir(int i) {
+        return options.dataDir().resolve(storeId(check(i)));
     }
 
     /** A client for this cluster with short timeouts suited to loopback; the caller closes it. */
@@ -195,14 +222,14 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         StoreServer s;
         try {
-            s = StoreServer.start(storeConfig(i, layout.storePort(i)), authorizer());
+            s = startServer(storeConfig(i, layout.storePort(i)), i);
         } catch (Exception e) {
             // Netty rethrows the BindException undeclared.
             if (!(e instanceof java.net.BindException) || layout.storePort(i) == 0) {
                 throw e;
             }
             LOG.warn("store {} cannot bind its port {} ({}); taking a free one", i, layout.storePort(i), e.getMessage());
-            s = StoreServer.start(storeConfig(i, 0), authorizer());
+            s = startServer(storeConfig(i, 0), i);
         }
         stores[i] = s;
         if (layout.storePort(i) != s.port()) {
@@ -222,6 +249,24 @@ public final class EmbeddedCluster implements AutoCloseable {
             stores[i] = null;
             s.close();
         }
+    }
+
+    /**
+     * Stops store {@code i} as {@code kill -9} would: it stops serving and its files are closed with
+     * nothing more written (no flush of the {@code .idx} checkpoint, no clean shutdown of volumes).
+     * Start it again with {@link #startStore(int)}.
+     */
+    public synchronized void crashStore(int i) throws InterruptedException {
+        StoreServer s = stores[check(i)];
+        if (s != null) {
+            stores[i] = null;
+            s.crash();
+        }
+    }
+
+    /** True when {@link #crashStore} is a real crash (no flush), false where it falls back to a clean stop. */
+    public static boolean crashIsReal() {
+        return true;
     }
 
     public synchronized void restartStore(int i) throws IOException, InterruptedException {
@@ -266,6 +311,10 @@ public final class EmbeddedCluster implements AutoCloseable {
             free = 0;
         }
         return new Wire.Heartbeat(storeId(i), storeAddress(i), layout.rack(i), capacity, free, volumes);
+    }
+
+    private StoreServer startServer(StoreConfig config, int i) throws IOException, InterruptedException {
+        return StoreServer.start(config, authorizer(), disks[i]);
     }
 
     private WriteAuthorizer authorizer() {

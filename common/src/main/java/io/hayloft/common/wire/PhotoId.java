@@ -43,9 +43,12 @@ public record PhotoId(int volume, long key, int alt, long cookie) {
         return new PhotoId(volume, key, otherAlt, cookie);
     }
 
-    /** The needle path on a store: {@code /<volume>/<key>/<alt>?cookie=<hex>}. */
+    /**
+     * The needle path on a store: {@code /<volume>/<key>/<alt>?cookie=<hex>}, the alternate key as
+     * an unsigned decimal (the stores' form: alternate keys span the whole 32-bit range).
+     */
     public String needlePath() {
-        return "/" + volume + "/" + key + "/" + alt + "?cookie=" + cookieHex();
+        return "/" + volume + "/" + key + "/" + Integer.toUnsignedString(alt) + "?cookie=" + cookieHex();
     }
 
     public String cookieHex() {

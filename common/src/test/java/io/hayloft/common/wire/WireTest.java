@@ -14,6 +14,9 @@ class WireTest {
         assertThat(PhotoId.parse(id.toString())).isEqualTo(id);
         assertThat(PhotoId.parse("3,1234,2,ffffffffffffffff").cookie()).isEqualTo(-1L);
         assertThat(id.needlePath()).isEqualTo("/3/1234/2?cookie=8f3a1b2c3d4e5f60");
+        // Alternate keys span the 32-bit range; stores take them as unsigned decimals (found by the chaos checker).
+        assertThat(id.withAlt(-1).needlePath()).isEqualTo("/3/1234/4294967295?cookie=8f3a1b2c3d4e5f60");
+        assertThat(id.withAlt(Integer.MIN_VALUE).needlePath()).isEqualTo("/3/1234/2147483648?cookie=8f3a1b2c3d4e5f60");
         assertThatThrownBy(() -> PhotoId.parse("3,1234")).hasMessageContaining("expected volume,key,alt,cookie");
         assertThatThrownBy(() -> PhotoId.parse("x,1,2,3")).hasMessageContaining("malformed photo id 'x,1,2,3'");
         assertThatThrownBy(() -> PhotoId.parse("0,1,2,3")).hasMessageContaining("volume must be >= 1, was 0");

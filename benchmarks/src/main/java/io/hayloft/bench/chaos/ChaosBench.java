@@ -1,0 +1,98 @@
+package io.hayloft.bench.chaos;
+
+import io.hayloft.cli.chaos.ChaosFailure;
+import io.hayloft.cli.chaos.ChaosOptions;
+import io.hayloft.cli.chaos.ChaosStats;
+import io.hayloft.cli.chaos.LifeCycleChecker;
+import io.hayloft.common.io.FileTrees;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code hayloft bench chaos}: the life-cycle model checker ({@link LifeCycleChecker}) over long random
+ * schedules against embedded clusters; prints every schedule's seed and replay command, then a summary
+ * (schedules, steps, operations and faults by kind, photos and reads checked, losses, wall time).
+ * Exit 0 when nothing was lost, 1 at the first loss (its step, the last steps and the replay command
+ * are printed), 2 on bad usage.
+ *
+ * <p>Not thread-safe (one run).
+ */
+@Command(name = "chaos", mixinStandardHelpOptions = true,
+        description = "Life-cycle model checker: random schedules of puts, deletes, encodes, reclaims and faults against an "
+                + "embedded cluster, every photo checked against a model after every step.")
+public final class ChaosBench implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed of the first schedule; schedule j uses seed + j (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--steps", defaultValue = "500", description = "steps per schedule (default ${DEFAULT-VALUE})")
+    int steps;
+
+    @Option(names = "--schedules", defaultValue = "1", description = "schedules, each on a fresh cluster (default ${DEFAULT-VALUE})")
+    int schedules;
+
+    @Option(names = "--stores", defaultValue = "8", description = "store servers per cluster, >= k + r + 2 (default ${DEFAULT-VALUE})")
+    int stores;
+
+    @Option(names = "--codecs", split = ",", defaultValue = "rs,hh-xor,hh-xor+,hh-nonxor",
+            description = "codecs encodes choose from (default ${DEFAULT-VALUE})")
+    List<String> codecs;
+
+    @Option(names = "-k", defaultValue = "4", description = "data blocks per stripe (default ${DEFAULT-VALUE})")
+    int k;
+
+    @Option(names = "-r", defaultValue = "2", description = "parity blocks per stripe, >= 2 (default ${DEFAULT-VALUE})")
+    int r;
+
+    @Option(names = "--power-cuts", description = "also cut the power of stores' (simulated) disks")
+    boolean powerCuts;
+
+    @Option(names = "--volume-limit", defaultValue = "2097152", description = "bytes at which a volume is full (default ${DEFAULT-VALUE})")
+    long volumeLimit;
+
+    @Option(names = "--sample", defaultValue = "8", description = "needles read back after each step besides those it touched (default ${DEFAULT-VALUE})")
+    int sample;
+
+    @Option(names = "--dir", description = "where the clusters' data go (default: a temporary directory, deleted afterwards)")
+    Path dir;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        Path data = dir != null ? dir : Files.createTempDirectory("hayloft-chaos-");
+        ChaosOptions options;
+        try {
+            options = new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("hayloft bench chaos: " + e.getMessage());
+            return 2;
+        }
+        try {
+            ChaosStats stats = new LifeCycleChecker(options, out).run();
+            out.println();
+            out.print(stats.table());
+            out.flush();
+            return stats.losses() == 0 ? 0 : 1;
+        } catch (ChaosFailure f) {
+            out.flush();
+            spec.commandLine().getErr().println(f.getMessage());
+            return 1;
+        } finally {
+            if (dir == null) {
+                try {
+                    FileTrees.delete(data);
+                } catch (java.io.IOException e) {
+                    spec.commandLine().getErr().println("cannot delete " + data + ": " + e.getMessage());
+                }
+            }
+        }
+    }
+}

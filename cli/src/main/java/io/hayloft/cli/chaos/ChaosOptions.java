@@ -1,0 +1,84 @@
+package io.hayloft.cli.chaos;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * How to run the life-cycle checker: {@code schedules} schedules of {@code steps} steps each, the
+ * first with seed {@code seed}, the next with {@code seed + 1} and so on, each against a fresh
+ * embedded cluster of {@code stores} stores under {@code dataDir}.
+ *
+ * @param seed        seed of the first schedule
+ * @param steps       steps per schedule
+ * @param schedules   schedules to run
+ * @param stores      store servers per cluster (at least k + r + 2, so a stripe fits with one store down and one repair target)
+ * @param codecs      codecs encodes choose from ({@code rs}, {@code hh-xor}, {@code hh-xor+}, {@code hh-nonxor})
+ * @param k           data blocks per stripe
+ * @param r           parity blocks per stripe (Hitchhiker needs at least 2)
+ * @param powerCuts   inject power cuts of a store's disk (needs the simulated disk)
+ * @param volumeLimit bytes at which a volume is full
+ * @param sample      needles read back after each step besides those the step touched
+ * @param dataDir     where the clusters' data go (one sub-directory per schedule)
+ *
+ * <p>Immutable, hence thread-safe.
+ */
+public record ChaosOptions(long seed, int steps, int schedules, int stores, List<String> codecs, int k, int r,
+                           boolean powerCuts, long volumeLimit, int sample, Path dataDir) {
+
+    public static final List<String> ALL_CODECS = List.of("rs", "hh-xor", "hh-xor+", "hh-nonxor");
+
+    public ChaosOptions {
+        if (steps < 1 || schedules < 1) {
+            throw new IllegalArgumentException("steps and schedules must be >= 1, were " + steps + " and " + schedules);
+        }
+        if (r < 2 || k < 2) {
+            throw new IllegalArgumentException("k and r must be >= 2 (Hitchhiker needs r >= 2), were k=" + k + " r=" + r);
+        }
+        if (stores < k + r + 2) {
+            throw new IllegalArgumentException("stores must be >= k + r + 2 = " + (k + r + 2) + ", was " + stores);
+        }
+        codecs = List.copyOf(codecs);
+        if (codecs.isEmpty()) {
+            throw new IllegalArgumentException("at least one codec is needed");
+        }
+        for (String c : codecs) {
+            if (!ALL_CODECS.contains(c)) {
+                throw new IllegalArgumentException("unknown codec '" + c + "': use " + ALL_CODECS);
+            }
+        }
+        if (volumeLimit < (1 << 20)) {
+            throw new IllegalArgumentException("volume limit must be >= 1 MiB, was " + volumeLimit);
+        }
+        if (dataDir == null) {
+            throw new IllegalArgumentException("a data directory is needed");
+        }
+    }
+
+    /** 8 stores, every codec at (4, 2), 2 MiB volumes, 8 needles sampled per step, no power cuts. */
+    public static ChaosOptions of(long seed, int steps, Path dataDir) {
+        return new ChaosOptions(seed, steps, 1, 8, ALL_CODECS, 4, 2, false, 2L << 20, 8, dataDir);
+    }
+
+    public ChaosOptions withSchedules(int n) {
+        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir);
+    }
+
+    public ChaosOptions withStores(int n) {
+        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir);
+    }
+
+    public ChaosOptions withCodecs(List<String> c) {
+        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir);
+    }
+
+    public ChaosOptions withPowerCuts(boolean on) {
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir);
+    }
+
+    /** The command line that replays schedule {@code scheduleSeed} alone. */
+    public String replayCommand(long scheduleSeed) {
+        return "./hayloft bench chaos --seed " + scheduleSeed + " --steps " + steps + " --schedules 1 --stores " + stores
+                + " --codecs " + String.join(",", codecs) + " -k " + k + " -r " + r + (powerCuts ? " --power-cuts" : "")
+                + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "");
+    }
+}
