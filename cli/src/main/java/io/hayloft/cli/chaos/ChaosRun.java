@@ -6,10 +6,8 @@ import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PartialFailureException;
-import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.client.store.NotFoundException;
 import io.hayloft.common.io.Disk;
 import io.hayloft.common.io.SimulatedDisk;
 import io.hayloft.common.wire.PhotoId;
@@ -42,7 +40,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -88,7 +85,6 @@ final class ChaosRun implements AutoCloseable {
     static final long[] BLOCK_SIZES = {64 << 10, 128 << 10, 256 << 10};
     private static final Pattern DATA_BLOCK = Pattern.compile("v(\\d+)-[0-9a-f]{8}-s\\d+-u\\d+\\.blk");
     private static final int HISTORY = 30;
-    private static final Duration READ_DEADLINE = Duration.ofSeconds(30);
 
     /** A simulated raid-node crash: thrown from a checkpoint, caught by nothing in the raid-node, so nothing rolls back. */
     static final class RaidCrash extends Error {
@@ -103,6 +99,7 @@ final class ChaosRun implements AutoCloseable {
     private final long seed;
     private final ChaosStats stats = new ChaosStats();
     private final Model model = new Model();
+    private final ChaosReads reads;
     private final Deque<String> history = new ArrayDeque<>();
     private final EmbeddedCluster cluster;
     private final StoreFaults faults;
@@ -130,6 +127,7 @@ final class ChaosRun implements AutoCloseable {
         this.faults = StoreFaults.of(cluster);
         this.client = cluster.newClient();
         this.runner = new ThreadPoolRunner(2);
+        this.reads = new ChaosReads(client, stats, this::fail);
     }
 
     ChaosStats stats() {
@@ -150,11 +148,11 @@ final class ChaosRun implements AutoCloseable {
             downStore = -1;
         }
         record("final: every needle, stores all up");
-        checkAll();
+        reads.checkAll(model);
         Random r = new Random(seed);
         List<Model.Needle> all = model.needles();
         for (int i = 0; i < Math.min(50, all.size()); i++) {
-            checkWrongCookie(all.get(r.nextInt(all.size())));
+            reads.checkWrongCookie(all.get(r.nextInt(all.size())));
         }
         stats.photosChecked = model.photos().size();
         stats.needlesChecked = model.needleCount();
@@ -194,20 +192,20 @@ final class ChaosRun implements AutoCloseable {
         }
         record("#" + n + " " + what);
         if (faulted) {
-            checkAll();
+            reads.checkAll(model);
         } else {
             for (Model.Needle t : touched) {
-                check(t);
+                reads.check(t);
             }
             List<Model.Needle> all = model.needles();
             for (int i = 0; i < options.sample() && !all.isEmpty(); i++) {
-                check(all.get(rnd.nextInt(all.size())));
+                reads.check(all.get(rnd.nextInt(all.size())));
             }
         }
         if (rnd.nextInt(8) == 0) {
             List<Model.Needle> all = model.needles();
             if (!all.isEmpty()) {
-                checkWrongCookie(all.get(rnd.nextInt(all.size())));
+                reads.checkWrongCookie(all.get(rnd.nextInt(all.size())));
             }
         }
     }
@@ -495,8 +493,7 @@ final class ChaosRun implements AutoCloseable {
             PendingPut racing = startPut(rnd, 1 + rnd.nextInt(4)); // in flight when the store dies
             faults.crash(cluster, i);
             cluster.startStore(i);
-            return "store " + i + " crashed (kill -9" + (EmbeddedCluster.crashIsReal() ? "" : ", a clean stop in this build")
-                    + ") and restarted, racing " + finishPut(racing);
+            return "store " + i + " crashed (kill -9) and restarted, racing " + finishPut(racing);
         }
         cluster.restartStore(i);
         return "store " + i + " restarted";
@@ -541,8 +538,8 @@ final class ChaosRun implements AutoCloseable {
 
     private String powerCut(Random rnd) throws Exception {
         int i = runningStore(rnd);
-        if (!options.powerCuts() || !faults.powerCuts()) {
-            return "power-cut: skipped (" + (options.powerCuts() ? "no simulated disk in this build" : "power cuts off") + ")";
+        if (!options.powerCuts()) {
+            return "power-cut: skipped (power cuts off)";
         }
         fault("power-cut");
         int photos = 1 + rnd.nextInt(4);
@@ -612,7 +609,7 @@ final class ChaosRun implements AutoCloseable {
         record("#" + step + " " + what + " (checking degraded reads of volume " + volume + ")");
         touchVolume(volume);
         for (Model.Needle n : touched) {
-            check(n);
+            reads.check(n);
         }
         if (corrupt) {
             RaidNode node = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner);
@@ -632,85 +629,6 @@ final class ChaosRun implements AutoCloseable {
                     + (r.failures().isEmpty() ? "" : ", failures " + r.failures());
         }
         return what + "; " + fix("fix");
-    }
-
-    // ---------------------------------------------------------------- checks
-
-    /** Reads every needle of the model (in parallel, then the doubtful ones again one by one). */
-    private void checkAll() throws Exception {
-        stats.fullChecks++;
-        List<Model.Needle> all = model.needles();
-        Semaphore inFlight = new Semaphore(16);
-        List<CompletableFuture<Boolean>> reads = new ArrayList<>(all.size());
-        for (Model.Needle n : all) {
-            inFlight.acquire();
-            CompletableFuture<Boolean> f = client.getAsync(n.id).handle((b, t) -> t == null ? n.matches(b)
-                    : n.mayBeAbsent && notFound(t));
-            f.whenComplete((x, t) -> inFlight.release());
-            reads.add(f);
-        }
-        for (int i = 0; i < all.size(); i++) {
-            stats.readsChecked++;
-            if (!Boolean.TRUE.equals(reads.get(i).join())) {
-                check(all.get(i)); // again, with retries, reporting what it finds
-            }
-        }
-    }
-
-    /** Reads one needle through the client, retrying errors until a deadline; fails the schedule on a wrong answer. */
-    private void check(Model.Needle n) throws InterruptedException {
-        long deadline = System.nanoTime() + READ_DEADLINE.toNanos();
-        int notFounds = 0;
-        long pause = 20;
-        while (true) {
-            stats.readsChecked++;
-            Throwable error;
-            try {
-                byte[] b = client.get(n.id);
-                if (n.matches(b)) {
-                    return;
-                }
-                fail("needle " + n.id + " read back " + b.length + " bytes that are none of the expected ("
-                        + n.describe() + ")" + (n.deleted() ? ": a deleted photo is readable" : ""));
-                return;
-            } catch (RuntimeException e) {
-                error = Futures.unwrap(e);
-            }
-            if (notFound(error)) {
-                if (n.mayBeAbsent) {
-                    return;
-                }
-                if (++notFounds >= 3) {
-                    fail("needle " + n.id + " (" + n.describe() + ") reads as not found: " + error.getMessage());
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                fail("needle " + n.id + " (" + n.describe() + ") unreadable for " + READ_DEADLINE.toSeconds() + " s: " + error);
-            }
-            Thread.sleep(pause); // retry backoff of a read that failed, not a synchronisation
-            pause = Math.min(1000, pause * 2);
-        }
-    }
-
-    /** A read with a wrong cookie must look exactly like a missing photo. */
-    private void checkWrongCookie(Model.Needle n) {
-        PhotoId wrong = new PhotoId(n.id.volume(), n.id.key(), n.id.alt(), n.id.cookie() ^ 0x5a5a5a5aL);
-        stats.readsChecked++;
-        stats.wrongCookieReads++;
-        try {
-            byte[] b = client.get(wrong);
-            fail("needle " + n.id + " read with a wrong cookie " + wrong.cookieHex() + " returned " + b.length + " bytes");
-        } catch (RuntimeException e) {
-            Throwable t = Futures.unwrap(e);
-            if (!notFound(t)) {
-                LOG.info("wrong-cookie read of {} failed with {} (not a not-found; not counted as a loss)", n.id, t.toString());
-            }
-        }
-    }
-
-    private static boolean notFound(Throwable t) {
-        Throwable x = Futures.unwrap(t);
-        return x instanceof PhotoNotFoundException || x instanceof NotFoundException;
     }
 
     private void fail(String what) {

@@ -34,9 +34,6 @@ public final class LifeCycleChecker {
      */
     public ChaosStats run() throws Exception {
         ChaosStats total = new ChaosStats();
-        if (options.powerCuts() && !StoreFaults.POWER_CUTS_AVAILABLE) {
-            out.println("chaos: power cuts asked for, but this build has no simulated disk (branch powerloss): they are skipped");
-        }
         for (int j = 0; j < options.schedules(); j++) {
             long seed = options.seed() + j;
             out.printf("chaos schedule %d/%d: seed %d, %d steps (replay: %s)%n", j + 1, options.schedules(), seed,

@@ -10,14 +10,8 @@ import java.util.List;
  */
 interface StoreFaults {
 
-    /** Whether this build can cut a store's power (it needs {@code SimulatedDisk} and {@code StoreServer.crash()}). */
-    boolean POWER_CUTS_AVAILABLE = true;
-
     /** {@code kill -9} of the store: it stops serving and writes nothing more. */
     void crash(EmbeddedCluster cluster, int store) throws Exception;
-
-    /** Whether {@link #powerCut} is available (it needs the simulated disk). */
-    boolean powerCuts();
 
     /** The store's disk loses power: every byte and name no fsync covered is forgotten, then the store is crashed. */
     void powerCut(EmbeddedCluster cluster, int store) throws Exception;
@@ -37,11 +31,6 @@ interface StoreFaults {
             @Override
             public void crash(EmbeddedCluster c, int store) throws Exception {
                 c.crashStore(store);
-            }
-
-            @Override
-            public boolean powerCuts() {
-                return POWER_CUTS_AVAILABLE;
             }
 
             @Override

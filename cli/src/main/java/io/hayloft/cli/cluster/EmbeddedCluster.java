@@ -264,11 +264,6 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
-    /** True when {@link #crashStore} is a real crash (no flush), false where it falls back to a clean stop. */
-    public static boolean crashIsReal() {
-        return true;
-    }
-
     public synchronized void restartStore(int i) throws IOException, InterruptedException {
         stopStore(i);
         startStore(i);
