@@ -406,14 +406,7 @@ final class ChaosRun implements AutoCloseable {
         RaidConfig config = raidConfig(codec, blockSize);
         String what = "encode volume " + v + " " + codec + "(" + options.k() + "," + options.r() + ") block " + blockSize
                 + (crash ? " crashing at " + at : "");
-        RaidNode node = new RaidNode(config, runner);
-        if (crash) {
-            node.checkpoints(s -> {
-                if (s.equals(at)) {
-                    throw new RaidCrash(s);
-                }
-            });
-        }
+        RaidNode node = raidNode(config, crash ? at : null);
         try {
             node.encode(v);
             stats.codec(codec);
@@ -428,6 +421,19 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
+    /** A raid-node that dies (a {@link RaidCrash}) when it reaches checkpoint {@code crashAt}, if not null. */
+    private RaidNode raidNode(RaidConfig config, String crashAt) {
+        RaidNode node = new RaidNode(config, runner);
+        if (crashAt != null) {
+            node.checkpoints(s -> {
+                if (s.equals(crashAt)) {
+                    throw new RaidCrash(s);
+                }
+            });
+        }
+        return node;
+    }
+
     private String reclaim(Random rnd) throws Exception {
         List<Integer> coded = volumes("ERASURE_CODED", false);
         boolean crash = rnd.nextInt(4) == 0;
@@ -440,14 +446,7 @@ final class ChaosRun implements AutoCloseable {
         touchVolume(v);
         RaidConfig config = raidConfig("rs", BLOCK_SIZES[0]);
         String what = "reclaim volume " + v + " over " + threshold + (crash ? " crashing at " + at : "");
-        RaidNode node = new RaidNode(config, runner);
-        if (crash) {
-            node.checkpoints(s -> {
-                if (s.equals(at)) {
-                    throw new RaidCrash(s);
-                }
-            });
-        }
+        RaidNode node = raidNode(config, crash ? at : null);
         try {
             ReclaimJob.Result r = node.reclaim(v, threshold);
             return what + " -> " + (r.reclaimed() ? "reclaimed " + r.before().deadNeedles() + " dead needles as job " + r.newJob()
