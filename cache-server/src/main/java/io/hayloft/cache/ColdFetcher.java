@@ -84,6 +84,11 @@ public final class ColdFetcher implements AutoCloseable {
         return reader.degradedReads();
     }
 
+    /** Bytes of needle indexes and stripe maps held now (at most {@code coldIndexCacheBytes}). */
+    public long cachedIndexBytes() {
+        return reader.cachedBytes();
+    }
+
     /** Direct reads slower than the hedge delay, raced by a degraded read (machine load can cause them). */
     public long hedgedReads() {
         return reader.hedgedReads();

@@ -14,7 +14,7 @@ class CacheConfigTest {
     }
 
     @Test
-    void badValuesAreNamed() {
+    void badValuesAreNamed() throws Exception {
         assertThatThrownBy(() -> load(Map.of("role", "tertiary")).validate()).hasMessageContaining("role must be primary or gutter, was tertiary");
         assertThatThrownBy(() -> load(Map.of("maxBytes", "10")).validate()).hasMessageContaining("maxBytes must be >= 1024, was 10");
         assertThatThrownBy(() -> load(Map.of("cdnNetworks", "10.0.0.0,")).validate()).hasMessageContaining("got '10.0.0.0'");
@@ -25,6 +25,9 @@ class CacheConfigTest {
         assertThatThrownBy(() -> load(Map.of("gutterTtlMillis", "0")).validate()).hasMessageContaining("gutterTtlMillis must be in 1..600000, was 0");
         assertThatThrownBy(() -> load(Map.of("directory", "d1")).validate()).hasMessageContaining("directory must be host:port, was 'd1'");
         assertThatThrownBy(() -> load(Map.of("coldTimeoutMillis", "0")).validate()).hasMessageContaining("coldTimeoutMillis must be >= 1, was 0");
+        assertThatThrownBy(() -> load(Map.of("coldIndexCacheBytes", "1000")).validate())
+                .hasMessageContaining("coldIndexCacheBytes must be >= 1048576, was 1000");
+        assertThat(load(Map.of("coldIndexCacheBytes", "2097152")).validate().coldIndexCacheBytes).isEqualTo(2L << 20);
         assertThatThrownBy(() -> load(Map.of("maxByte", "1"))).hasMessageContaining("unknown config key 'maxByte'");
     }
 

@@ -71,6 +71,7 @@ class ColdCacheTest {
         c.port = port;
         c.directory = cluster.directory.address();
         c.workerThreads = 32;
+        c.coldIndexCacheBytes = 1 << 20; // the smallest bound an operator may set
         cache = CacheServer.start(c);
     }
 
@@ -97,6 +98,7 @@ class ColdCacheTest {
         readAll();
         // healthy: no degraded read but those racing a direct read slower than the hedge delay (a loaded machine)
         assertThat(cache.cold().degradedReads()).isLessThanOrEqualTo(cache.cold().hedgedReads());
+        assertThat(cache.cold().cachedIndexBytes()).isPositive().isLessThanOrEqualTo(1 << 20);
         assertThat(cache.cache().stats().snapshot().get("coldReads")).isEqualTo((long) cluster.photos.size());
         assertThat(cache.cache().contains(new CacheUrl.NeedleKey(volume, first.key(), 0)))
                 .as("admitCold is off: cold needles are not kept").isFalse();

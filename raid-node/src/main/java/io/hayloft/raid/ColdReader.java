@@ -116,7 +116,7 @@ public final class ColdReader implements AutoCloseable {
     /** Bytes the cached maps and indexes hold now (at most the bound given when built). */
     public long cachedBytes() {
         cache.cleanUp();
-        return volumes.values().stream().mapToLong(ColdVolume::weight).sum();
+        return cache.policy().eviction().orElseThrow().weightedSize().orElseThrow();
     }
 
     /** Reads that waited past the hedge delay and were rebuilt from other blocks. */

@@ -221,14 +221,10 @@ public final class ReclaimJob {
                 checkpoints.reached("compacted");
                 int[] added = {0};
                 Result r = encodeAndSwap(scan, new ImageSource(volume, ch, at), t0, built -> {
-                    for (int i = 0; i < old.size(); i++) {
-                        VolumeIndex.Entry e = old.entry(i);
-                        VolumeIndex.Entry got = built.find(e.key(), e.alt());
-                        if (!e.deleted() && (got == null || got.deleted() || got.offset() != e.offset()
-                                || got.dataSize() != e.dataSize() || (old.hasCrcs() && got.crc32c() != e.crc32c()))) {
-                            throw new EncodeJob.IndexMismatchException("volume " + volume + ": the rebuilt index does not hold "
-                                    + "needle " + VolumeIndex.name(e) + " of the old index as it was (" + got + "); reindex aborted");
-                        }
+                    String diff = VolumeIndex.difference(old, built, true, false);
+                    if (diff != null) {
+                        throw new EncodeJob.IndexMismatchException("volume " + volume + ": the rebuilt index does not hold "
+                                + "every needle of the old index as it was: " + diff + "; reindex aborted");
                     }
                     added[0] = built.liveCount() - old.liveCount();
                 });

@@ -126,6 +126,10 @@ public final class VolumeIndex {
      * highest offset wins, as in the store (an overwrite appends a newer needle).
      */
     public static VolumeIndex of(int volume, List<Entry> entries) {
+        return of(volume, VERSION, entries);
+    }
+
+    private static VolumeIndex of(int volume, int version, List<Entry> entries) {
         Entry[] sorted = entries.toArray(new Entry[0]);
         Arrays.sort(sorted, ORDER.thenComparingLong(Entry::offset));
         int n = 0;
@@ -135,7 +139,7 @@ public final class VolumeIndex {
             }
             sorted[n++] = sorted[i];
         }
-        VolumeIndex x = new VolumeIndex(volume, VERSION, n);
+        VolumeIndex x = new VolumeIndex(volume, version, n);
         for (int i = 0; i < n; i++) {
             x.set(i, sorted[i]);
         }
@@ -273,11 +277,7 @@ public final class VolumeIndex {
             for (Entry e : es) {
                 check(where, e, volumeSize);
             }
-            VolumeIndex built = of(volume, es);
-            VolumeIndex v1 = new VolumeIndex(volume, VERSION_1, built.size());
-            for (int i = 0; i < built.size(); i++) {
-                v1.set(i, built.entry(i));
-            }
+            VolumeIndex v1 = of(volume, VERSION_1, es);
             v1.checkNoOverlap(where);
             return v1;
         }
@@ -355,10 +355,19 @@ public final class VolumeIndex {
     /**
      * The first way {@code actual} fails to hold every live needle of {@code expected}, or null when
      * it holds them all: the same live (key, alt) set (so the same live count), each with the same
-     * data size and CRC32C and, if {@code sameOffsets}, at the same offset. Deleted needles of either
-     * side are not compared.
+     * data size and CRC32C (when {@code expected} has CRCs: version 1 has none) and, if
+     * {@code sameOffsets}, at the same offset. Deleted needles of either side are not compared.
      */
     public static String difference(VolumeIndex expected, VolumeIndex actual, boolean sameOffsets) {
+        return difference(expected, actual, sameOffsets, true);
+    }
+
+    /**
+     * As {@link #difference(VolumeIndex, VolumeIndex, boolean)}; with {@code sameLiveSet} false,
+     * {@code actual} may also hold live needles {@code expected} lacks (a rebuilt index recovering
+     * needles an incomplete one lost).
+     */
+    public static String difference(VolumeIndex expected, VolumeIndex actual, boolean sameOffsets, boolean sameLiveSet) {
         int live = 0;
         for (int i = 0; i < expected.size(); i++) {
             Entry e = expected.entry(i);
@@ -371,14 +380,15 @@ public final class VolumeIndex {
                 return "needle " + name(e) + " (offset " + e.offset() + ", " + e.dataSize() + " bytes) is "
                         + (a == null ? "missing from" : "marked deleted in") + " the index built for volume " + actual.volume();
             }
-            if (a.dataSize() != e.dataSize() || a.crc32c() != e.crc32c() || (sameOffsets && a.offset() != e.offset())) {
+            if (a.dataSize() != e.dataSize() || (expected.hasCrcs() && a.crc32c() != e.crc32c())
+                    || (sameOffsets && a.offset() != e.offset())) {
                 return "needle " + name(e) + " differs: expected offset " + e.offset() + ", " + e.dataSize() + " bytes, CRC32C "
                         + Integer.toHexString(e.crc32c()) + "; built offset " + a.offset() + ", " + a.dataSize()
                         + " bytes, CRC32C " + Integer.toHexString(a.crc32c());
             }
         }
         int builtLive = actual.liveCount();
-        if (builtLive != live) {
+        if (sameLiveSet && builtLive != live) {
             for (int i = 0; i < actual.size(); i++) {
                 Entry a = actual.entry(i);
                 Entry e = expected.find(a.key(), a.alt());
