@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
                 io.hayloft.cli.cluster.ClusterCommand.class, io.hayloft.cli.client.PutCommand.class,
                 io.hayloft.cli.client.GetCommand.class, io.hayloft.cli.client.RmCommand.class,
                 io.hayloft.cli.client.StatCommand.class, io.hayloft.cli.client.VolumesCommand.class,
-                io.hayloft.cli.client.StoresCommand.class, io.hayloft.cli.demo.ClusterDemoCommand.class,
+                io.hayloft.cli.client.StoresCommand.class,
                 io.hayloft.cli.ec.EcCommand.class, io.hayloft.cli.demo.DemoCommand.class,
                 io.hayloft.cli.cache.CacheCommand.class, io.hayloft.cli.raid.RaidCommand.class})
 public final class Hayloft implements Runnable {

@@ -11,7 +11,7 @@ import java.io.IOException;
  * gives the volume's size, each {@code stripe-N} advances the bar by one stripe of data. Not
  * thread-safe: one encode job reports from one thread.
  */
-final class EncodeProgress implements Checkpoints, AutoCloseable {
+public final class EncodeProgress implements Checkpoints, AutoCloseable {
 
     private final RaidNode node;
     private final int volume;
@@ -21,7 +21,7 @@ final class EncodeProgress implements Checkpoints, AutoCloseable {
     private long perStripe;
     private long shown;
 
-    EncodeProgress(RaidNode node, int volume, Progress.Factory bars) {
+    public EncodeProgress(RaidNode node, int volume, Progress.Factory bars) {
         this.node = node;
         this.volume = volume;
         this.bars = bars;

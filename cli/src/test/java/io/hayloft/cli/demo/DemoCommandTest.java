@@ -21,7 +21,7 @@ class DemoCommandTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int exit = Hayloft.run(new PrintWriter(out), new PrintWriter(err), "demo", "--size", "1m", "--block-size",
-                "64k", "--lose", "9", "--repeat", "1", "--no-cluster", "--dir", tmp.toString());
+                "64k", "--lose", "9", "--repeat", "1", "--quick", "--dir", tmp.toString());
         String text = out.toString();
         assertThat(exit).as(text + err).isZero();
         assertThat(text).containsPattern("repair: bytes read\\s+655360\\s+425984\\s+0\\.65")
@@ -35,7 +35,7 @@ class DemoCommandTest {
     void rejectsALostBlockPastTheEnd() {
         StringWriter err = new StringWriter();
         int exit = Hayloft.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "demo", "--size", "100k",
-                "--block-size", "64k", "--lose", "5");
+                "--block-size", "64k", "--lose", "5", "--quick");
         assertThat(exit).isEqualTo(2);
         assertThat(err.toString()).contains("past the end");
     }

@@ -64,7 +64,12 @@ public final class BlockStore {
     }
 
     private Path path(String name) {
-        return dir.resolve(checkName(name) + SUFFIX);
+        return dir.resolve(fileName(name));
+    }
+
+    /** The file that holds block {@code name} in a store's block directory. */
+    public static String fileName(String name) {
+        return checkName(name) + SUFFIX;
     }
 
     private Object lock(String name) {
