@@ -414,10 +414,10 @@ public final class LifeCycleDemo {
         long rsBytes = (long) m.k() * b.length();
         StripeMap after = node.cluster().stripeMap(v);
         new DemoTable("6. Data block 0 of stripe 0 of volume " + v + " deleted from " + b.store()
-                + ", found by a scan and rebuilt elsewhere", "", "bytes read", "x RS")
+                + ", found by a scan and rebuilt", "", "bytes read", "x RS")
                 .row("Reed-Solomon (k x block)", rsBytes, "1.00")
                 .row(CODEC.wireName() + " repair (measured)", r.bytesRead(), DemoTable.ratio((double) r.bytesRead() / rsBytes))
-                .note("scan found " + damage.size() + " damaged stripe(s); the block now lives on "
+                .note("scan found " + damage.size() + " damaged stripe(s); the rebuilt block went to "
                         + after.stripes().get(0).blocks().get(0).store() + "; rebuilt in " + DemoTable.secs(r.nanos()))
                 .print(out);
         check(client, s, "after the repair");
