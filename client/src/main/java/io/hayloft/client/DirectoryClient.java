@@ -154,6 +154,15 @@ public final class DirectoryClient {
         return call("GET", "/health", null, false, s -> s == 200).thenApply(r -> parse(r, "GET /health", JsonNode.class));
     }
 
+    /**
+     * {@code POST /v1/backup} (admin): the directory writes a consistent backup of its database into
+     * {@code dir}, a new directory on the directory's own host, and answers with the backup's manifest.
+     */
+    public CompletableFuture<JsonNode> backup(String dir) {
+        return call("POST", "/v1/backup", body(Map.of("dir", dir)), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/backup", JsonNode.class));
+    }
+
     private <T> T parse(HttpResponse<byte[]> r, String what, Class<T> type) {
         return http.json(r.uri().getAuthority(), what, r.body(), type, ERRORS);
     }

@@ -34,10 +34,12 @@ public final class DirectoryHttp implements RequestHandler {
     private final Directory directory;
     private final PrometheusEndpoint metrics;
     private final byte[] adminToken;
+    private final DirectoryMetrics gauges;
 
     public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
         this.directory = directory;
         this.metrics = metrics;
+        this.gauges = new DirectoryMetrics(directory, metrics.registry(), java.time.Clock.systemUTC());
         String t = directory.config().adminToken;
         this.adminToken = t == null || t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
     }
@@ -62,6 +64,7 @@ public final class DirectoryHttp implements RequestHandler {
                         "secured", directory.config().secured()));
             } else if (seg.size() == 1 && seg.get(0).equals("metrics")) {
                 op = "metrics";
+                gauges.refresh();
                 r = metrics.response();
             } else if (seg.size() >= 2 && seg.get(0).equals("v1")) {
                 op = seg.get(1);
@@ -129,6 +132,12 @@ public final class DirectoryHttp implements RequestHandler {
                 Object reason = b.get("reason");
                 return ok(directory.markReadOnly(id, reason == null ? null : reason.toString()));
             }
+        }
+        if (what.equals("backup") && n == 1) {
+            allow(m, HttpMethod.POST);
+            admin(req);
+            Object dir = body(req, new TypeReference<Map<String, Object>>() { }).get("dir");
+            return ok(DirectoryBackup.backup(directory.meta(), dir instanceof String d ? d : null));
         }
         if (what.equals("raid-lease") && n == 1) {
             return raidLease(req, m);

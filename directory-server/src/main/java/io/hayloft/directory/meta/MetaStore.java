@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
@@ -159,6 +160,68 @@ public final class MetaStore implements AutoCloseable {
         return new MetaStore(path, create);
     }
 
+    /** What {@link #inspect} finds in a database. */
+    public record Inspection(String clusterId, long keyHighWaterMark, long volumeSequence, long stores, long volumes,
+                             long photosEstimate) {
+    }
+
+    /**
+     * Opens the database at {@code path} read-only (RocksDB writes nothing there) and reads its
+     * identity and counters: a check that a backup opens, and what it holds.
+     *
+     * @throws MetaStoreException when it is not a readable directory database of this format
+     */
+    public static Inspection inspect(Path path) {
+        if (!Files.exists(path.resolve("CURRENT"))) {
+            throw new MetaStoreException("no directory database at " + path + " (no CURRENT file)");
+        }
+        List<ColumnFamilyHandle> hs = new ArrayList<>();
+        try (ColumnFamilyOptions cf = new ColumnFamilyOptions(); DBOptions o = new DBOptions().setParanoidChecks(true);
+             org.rocksdb.Options listing = new org.rocksdb.Options()) {
+            List<ColumnFamilyDescriptor> ds = new ArrayList<>();
+            for (byte[] name : RocksDB.listColumnFamilies(listing, path.toString())) {
+                ds.add(new ColumnFamilyDescriptor(name, cf));
+            }
+            try (RocksDB ro = RocksDB.openReadOnly(o, path.toString(), ds, hs)) {
+                java.util.Map<String, ColumnFamilyHandle> byName = new java.util.HashMap<>();
+                for (int i = 0; i < ds.size(); i++) {
+                    byName.put(new String(ds.get(i).getName(), StandardCharsets.UTF_8), hs.get(i));
+                }
+                ColumnFamilyHandle m = byName.get("default");
+                byte[] format = ro.get(m, FORMAT_KEY);
+                if (format == null || format.length != 4 || ByteBuffer.wrap(format).getInt() != FORMAT) {
+                    throw new MetaStoreException(path + " is not a directory database of format " + FORMAT);
+                }
+                byte[] hwm = ro.get(m, KEY_HWM);
+                byte[] seq = ro.get(m, VOLUME_SEQ);
+                return new Inspection(new String(ro.get(m, CLUSTER_KEY), StandardCharsets.UTF_8),
+                        hwm == null ? 1 : ByteBuffer.wrap(hwm).getLong(), seq == null ? 1 : ByteBuffer.wrap(seq).getLong(),
+                        count(ro, byName.get("stores")), count(ro, byName.get("volumes")),
+                        byName.containsKey("photos") ? ro.getLongProperty(byName.get("photos"), "rocksdb.estimate-num-keys") : 0);
+            } finally {
+                for (ColumnFamilyHandle h : hs) {
+                    h.close();
+                }
+            }
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot read the directory database at " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static long count(RocksDB db, ColumnFamilyHandle cf) throws RocksDBException {
+        if (cf == null) {
+            return 0;
+        }
+        long n = 0;
+        try (RocksIterator it = db.newIterator(cf)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                n++;
+            }
+            it.status();
+        }
+        return n;
+    }
+
     public Path path() {
         return path;
     }
@@ -185,6 +248,46 @@ public final class MetaStore implements AutoCloseable {
         long next = getLong(VOLUME_SEQ, 1);
         putLong(VOLUME_SEQ, next + 1);
         return (int) next;
+    }
+
+    /** The next logical volume id {@link #nextVolumeId()} will hand out. */
+    public synchronized long volumeSequence() {
+        return getLong(VOLUME_SEQ, 1);
+    }
+
+    /**
+     * Raises the key high-water mark to at least {@code keyHwm} and the volume sequence to at least
+     * {@code volumeSeq}, in one synced batch; never lowers either. Used after a restore from a backup
+     * (keys and volume ids handed out after the backup must not be handed out again) and when a store
+     * reports a volume id this database never created.
+     */
+    public synchronized void raiseCounters(long keyHwm, long volumeSeq) {
+        if (volumeSeq > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("volume sequence " + volumeSeq + " is beyond the largest volume id " + Integer.MAX_VALUE);
+        }
+        try (WriteBatch b = new WriteBatch()) {
+            b.put(meta, KEY_HWM, ByteBuffer.allocate(8).putLong(Math.max(keyHwm, keyHighWaterMark())).array());
+            b.put(meta, VOLUME_SEQ, ByteBuffer.allocate(8).putLong(Math.max(volumeSeq, volumeSequence())).array());
+            db.write(sync, b);
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot raise the counters of " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes a consistent, openable copy of the whole database into {@code target} with RocksDB's
+     * {@link Checkpoint}: every write acknowledged before the call is in it (the memtable is flushed
+     * first); table files are hard links when {@code target} is on the same file system (they are
+     * immutable), copies otherwise. {@code target} must not exist; its parent must.
+     *
+     * @throws MetaStoreException when RocksDB cannot write it (the message says why)
+     */
+    public void checkpoint(Path target) {
+        try (Checkpoint c = Checkpoint.create(db)) {
+            c.createCheckpoint(target.toString());
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot write a checkpoint of " + path + " to " + target + ": " + e.getMessage(), e);
+        }
     }
 
     /** A named record of the default family ({@code raid-lease}); null when absent. */
