@@ -163,6 +163,12 @@ public final class DirectoryClient {
                 .thenApply(r -> parse(r, "POST /v1/backup", JsonNode.class));
     }
 
+    /** {@code DELETE /v1/raid-hold} (admin): lets raid-nodes work again after a restore; answers {@code {"released": why|null}}. */
+    public CompletableFuture<JsonNode> releaseRaidHold() {
+        return call("DELETE", "/v1/raid-hold", null, true, s -> s == 200)
+                .thenApply(r -> parse(r, "DELETE /v1/raid-hold", JsonNode.class));
+    }
+
     private <T> T parse(HttpResponse<byte[]> r, String what, Class<T> type) {
         return http.json(r.uri().getAuthority(), what, r.body(), type, ERRORS);
     }

@@ -34,7 +34,10 @@ import org.slf4j.LoggerFactory;
  * volume ids the lost directory handed out after the backup was taken: the backup cannot know
  * them, so the restore skips far past them. The defaults (2^40 keys, 100,000 volumes) exceed what a
  * cluster assigns in years; the key space is 2^63. A store that later reports a volume id at or
- * past the sequence raises it too ({@link Directory#heartbeat}).
+ * past the sequence raises it too ({@link Directory#heartbeat}). The restore also puts a hold on raid
+ * work ({@link RaidLeases#HOLD}): stripe maps written after the backup are not in it, and a raid-node's
+ * orphan sweep would delete those volumes' blocks; an operator checks and releases it
+ * ({@code hayloft directory release-raid}).
  *
  * <p>Thread-safe: backups run one at a time.
  */
@@ -208,6 +211,10 @@ public final class DirectoryBackup {
                         + " but the manifest names " + m.clusterId());
             }
             restored.raiseCounters(keyHwm, volumeSeq);
+            restored.putSetting(RaidLeases.HOLD, ("raid work is held: this directory was restored from the backup " + backup
+                    + " taken at " + java.time.Instant.ofEpochMilli(m.createdMillis()) + "; stripe maps of volumes encoded or reclaimed after"
+                    + " it are not in it, and a raid-node would delete their blocks as orphans")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
             restored.putSetting("restored-from", JSON.writeValueAsBytes(java.util.Map.of("backup", backup.toString(),
                     "createdMillis", m.createdMillis(), "restoredMillis", System.currentTimeMillis(),
                     "keyHighWaterMark", keyHwm, "volumeSequence", volumeSeq)));

@@ -139,6 +139,19 @@ public final class DirectoryHttp implements RequestHandler {
             Object dir = body(req, new TypeReference<Map<String, Object>>() { }).get("dir");
             return ok(DirectoryBackup.backup(directory.meta(), dir instanceof String d ? d : null));
         }
+        if (what.equals("raid-hold") && n == 1) {
+            if (m.equals(HttpMethod.DELETE)) {
+                admin(req);
+                String released = directory.raidLeases().releaseHold();
+                java.util.Map<String, Object> answer = new java.util.HashMap<>();
+                answer.put("released", released);
+                return ok(answer);
+            }
+            allow(m, HttpMethod.GET);
+            java.util.Map<String, Object> answer = new java.util.HashMap<>();
+            answer.put("hold", directory.raidLeases().hold());
+            return ok(answer);
+        }
         if (what.equals("raid-lease") && n == 1) {
             return raidLease(req, m);
         }

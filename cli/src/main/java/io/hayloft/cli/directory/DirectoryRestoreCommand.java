@@ -57,8 +57,8 @@ public final class DirectoryRestoreCommand implements Callable<Integer> {
                 java.time.Instant.ofEpochMilli(r.backup().createdMillis()), r.dataDir());
         out.printf("key high-water mark %d -> %d, volume sequence %d -> %d%n", r.backup().keyHighWaterMark(),
                 r.keyHighWaterMark(), r.backup().volumeSequence(), r.volumeSequence());
-        out.println("photos committed after the backup are not in it; start the directory, then check with"
-                + " 'hayloft volumes' and 'hayloft raid fsck' (docs/operations.md)");
+        out.println("photos committed after the backup are not in it. Raid work is held: no raid-node gets the raid lease");
+        out.println("until 'hayloft directory release-raid', after the checks in docs/operations.md (\"After a restore\").");
         out.flush();
         return 0;
     }

@@ -331,6 +331,8 @@ class DeployAsDocumentedTest {
         }
         assertThat(used).as("metric names in the dashboard and alerts").isNotEmpty()
                 .allMatch(n -> n.startsWith("hayloft_"), "start with hayloft_");
-        assertThat(exported).as("exported by the running servers").containsAll(used);
+        Set<String> missing = new TreeSet<>(used);
+        missing.removeAll(exported);
+        assertThat(missing).as("metrics the dashboard or the alerts use that no running server exports").isEmpty();
     }
 }

@@ -174,6 +174,21 @@ class DirectoryBackupTest {
             int volume = Futures.await(client.directory().createVolumes(1)).get(0).path("id").asInt();
             assertThat(volume).as("first volume created by the restored directory").isGreaterThan(newestLiveVolume);
         }
+
+        // Raid work is held until an operator releases it: no raid-node may sweep blocks as orphans.
+        HttpClient http = HttpClient.newHttpClient();
+        HttpRequest lease = HttpRequest.newBuilder(URI.create("http://" + restored.address() + "/v1/raid-lease"))
+                .header("Authorization", "Bearer " + ADMIN)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"holder\":\"raid1\",\"ttlMillis\":30000}")).build();
+        HttpResponse<String> refused = http.send(lease, HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(refused.body()).contains("\"code\":210").contains("restored from the backup").contains("release-raid");
+        r = run("directory", "release-raid", "-d", restored.address(), "--admin-token", ADMIN);
+        assertThat(r[0]).as(r[2]).isEqualTo("0");
+        assertThat(r[1]).contains("released: raid work is held");
+        assertThat(http.send(lease, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        r = run("directory", "release-raid", "-d", restored.address(), "--admin-token", ADMIN);
+        assertThat(r[1]).contains("nothing to release");
     }
 
     @Test

@@ -295,6 +295,15 @@ public final class MetaStore implements AutoCloseable {
         return get(meta, utf8(name));
     }
 
+    /** Deletes a named record of the default family, synced; nothing if it is absent. */
+    public void deleteSetting(String name) {
+        try {
+            db.delete(meta, sync, utf8(name));
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot delete " + name + " from " + path + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Writes a named record of the default family, synced. */
     public void putSetting(String name, byte[] value) {
         put(meta, utf8(name), value);
