@@ -29,9 +29,10 @@ import org.rocksdb.WriteOptions;
  * <table>
  * <caption>column families</caption>
  * <tr><th>family</th><th>key</th><th>value</th></tr>
- * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease}</td>
+ * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease},
+ *     {@code raid-hold}, {@code restored-from}</td>
  *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm and volume-seq: 8-byte long; raid-lease:
- *     {@code RaidLeases.Lease} as JSON</td></tr>
+ *     {@code RaidLeases.Lease} as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
  * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
