@@ -76,6 +76,7 @@ public final class DirectoryHttp implements RequestHandler {
             r = HttpResponses.error(e);
         }
         Timer.builder("hayloft_directory_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
+                .serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
                 .register(metrics.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         return r;
     }
