@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
  * Metric names on both sides of a dashboard: the series a Prometheus text exposition holds, and the
  * metric names a PromQL expression selects (what is left after string literals, label matchers,
  * range selectors, variables, grouping clauses, function calls and keywords are taken out).
+ * Stateless, hence thread-safe.
  */
 final class MetricNames {
     private static final Pattern IDENT = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*");
