@@ -154,6 +154,21 @@ public final class DirectoryClient {
         return call("GET", "/health", null, false, s -> s == 200).thenApply(r -> parse(r, "GET /health", JsonNode.class));
     }
 
+    /**
+     * {@code POST /v1/backup} (admin): the directory writes a consistent backup of its database into
+     * {@code dir}, a new directory on the directory's own host, and answers with the backup's manifest.
+     */
+    public CompletableFuture<JsonNode> backup(String dir) {
+        return call("POST", "/v1/backup", body(Map.of("dir", dir)), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/backup", JsonNode.class));
+    }
+
+    /** {@code DELETE /v1/raid-hold} (admin): lets raid-nodes work again after a restore; answers {@code {"released": why|null}}. */
+    public CompletableFuture<JsonNode> releaseRaidHold() {
+        return call("DELETE", "/v1/raid-hold", null, true, s -> s == 200)
+                .thenApply(r -> parse(r, "DELETE /v1/raid-hold", JsonNode.class));
+    }
+
     private <T> T parse(HttpResponse<byte[]> r, String what, Class<T> type) {
         return http.json(r.uri().getAuthority(), what, r.body(), type, ERRORS);
     }

@@ -99,6 +99,13 @@ public final class Directory {
         meta.putStore(s);
         for (Wire.VolumeReport r : hb.volumes()) {
             VolumeInfo v = meta.volume(r.id());
+            if (v == null && r.id() >= meta.volumeSequence()) {
+                // A volume this database never created: it was restored from a backup older than the
+                // volume. Never hand its id out again (DirectoryBackup).
+                LOG.warn("store {} holds volume {}, which this directory never created (restored from an older backup?); "
+                        + "volume ids up to it will not be used", s.id(), r.id());
+                meta.raiseCounters(0, r.id() + 1L);
+            }
             if (v == null || !v.replicas().contains(s.id())) {
                 continue;
             }

@@ -18,5 +18,9 @@ public final class DirectoryErrors {
     public static final ApiError NO_RECLAIM = new ApiError(208, "NO_RECLAIM", HttpResponseStatus.NOT_FOUND);
     public static final ApiError JOB_MISMATCH = new ApiError(209, "JOB_MISMATCH", HttpResponseStatus.CONFLICT);
     public static final ApiError LEASE_HELD = new ApiError(210, "LEASE_HELD", HttpResponseStatus.CONFLICT);
+    /** A backup's target directory exists and is not empty: a backup never overwrites anything. */
+    public static final ApiError BACKUP_TARGET_EXISTS = new ApiError(220, "BACKUP_TARGET_EXISTS", HttpResponseStatus.CONFLICT);
+    /** The checkpoint could not be written (disk full, permissions, I/O error); the message says why. */
+    public static final ApiError BACKUP_FAILED = new ApiError(221, "BACKUP_FAILED", HttpResponseStatus.INTERNAL_SERVER_ERROR);
     public static final ApiError UNAUTHORIZED = new ApiError(205, "UNAUTHORIZED", HttpResponseStatus.UNAUTHORIZED);
 }

@@ -34,10 +34,12 @@ public final class DirectoryHttp implements RequestHandler {
     private final Directory directory;
     private final PrometheusEndpoint metrics;
     private final byte[] adminToken;
+    private final DirectoryMetrics gauges;
 
     public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
         this.directory = directory;
         this.metrics = metrics;
+        this.gauges = new DirectoryMetrics(directory, metrics.registry(), java.time.Clock.systemUTC());
         String t = directory.config().adminToken;
         this.adminToken = t == null || t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
     }
@@ -62,6 +64,7 @@ public final class DirectoryHttp implements RequestHandler {
                         "secured", directory.config().secured()));
             } else if (seg.size() == 1 && seg.get(0).equals("metrics")) {
                 op = "metrics";
+                gauges.refresh();
                 r = metrics.response();
             } else if (seg.size() >= 2 && seg.get(0).equals("v1")) {
                 op = seg.get(1);
@@ -73,6 +76,7 @@ public final class DirectoryHttp implements RequestHandler {
             r = HttpResponses.error(e);
         }
         Timer.builder("hayloft_directory_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
+                .serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
                 .register(metrics.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         return r;
     }
@@ -129,6 +133,25 @@ public final class DirectoryHttp implements RequestHandler {
                 Object reason = b.get("reason");
                 return ok(directory.markReadOnly(id, reason == null ? null : reason.toString()));
             }
+        }
+        if (what.equals("backup") && n == 1) {
+            allow(m, HttpMethod.POST);
+            admin(req);
+            Object dir = body(req, new TypeReference<Map<String, Object>>() { }).get("dir");
+            return ok(DirectoryBackup.backup(directory.meta(), dir instanceof String d ? d : null));
+        }
+        if (what.equals("raid-hold") && n == 1) {
+            if (m.equals(HttpMethod.DELETE)) {
+                admin(req);
+                String released = directory.raidLeases().releaseHold();
+                java.util.Map<String, Object> answer = new java.util.HashMap<>();
+                answer.put("released", released);
+                return ok(answer);
+            }
+            allow(m, HttpMethod.GET);
+            java.util.Map<String, Object> answer = new java.util.HashMap<>();
+            answer.put("hold", directory.raidLeases().hold());
+            return ok(answer);
         }
         if (what.equals("raid-lease") && n == 1) {
             return raidLease(req, m);

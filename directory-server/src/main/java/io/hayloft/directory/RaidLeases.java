@@ -26,6 +26,12 @@ public final class RaidLeases {
     }
 
     static final String RECORD = "raid-lease";
+    /**
+     * Record of the default family a restore writes ({@link DirectoryBackup#restore}): while it is
+     * there no raid lease is granted, so no raid-node sweeps the blocks of volumes encoded after the
+     * backup as orphans. UTF-8 text saying why; deleted by {@link #releaseHold()}.
+     */
+    public static final String HOLD = "raid-hold";
     static final long MAX_TTL_MILLIS = 3_600_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -35,6 +41,21 @@ public final class RaidLeases {
     public RaidLeases(MetaStore meta, Clock clock) {
         this.meta = meta;
         this.clock = clock;
+    }
+
+    /** Why raid work is held after a restore, or null when it is not. */
+    public synchronized String hold() {
+        byte[] v = meta.setting(HOLD);
+        return v == null ? null : new String(v, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** Lets raid-nodes take the lease again after a restore; returns the hold it removed, or null. */
+    public synchronized String releaseHold() {
+        String h = hold();
+        if (h != null) {
+            meta.deleteSetting(HOLD);
+        }
+        return h;
     }
 
     /** The lease now; an expired lease is reported with {@code holder} null. */
@@ -55,6 +76,11 @@ public final class RaidLeases {
         }
         if (ttlMillis < 1 || ttlMillis > MAX_TTL_MILLIS) {
             throw DirectoryHttp.badRequest("ttlMillis must be in 1.." + MAX_TTL_MILLIS + ", was " + ttlMillis);
+        }
+        String hold = hold();
+        if (hold != null) {
+            throw DirectoryErrors.LEASE_HELD.exception(hold + ". Check the stores' blocks against the stripe maps, then release it with "
+                    + "'hayloft directory release-raid' (docs/operations.md, \"After a restore\")");
         }
         long now = clock.millis();
         Lease l = stored();

@@ -14,10 +14,13 @@ import picocli.CommandLine.Parameters;
 
 /** {@code hayloft directory}: runs a directory server until it is stopped (SIGTERM or Ctrl-C). */
 @Command(name = "directory", mixinStandardHelpOptions = true,
+        subcommands = {DirectoryBackupCommand.class, DirectoryRestoreCommand.class, ReleaseRaidCommand.class},
         description = {"Run a directory server: cluster metadata in RocksDB, assign and lookup, health checks.",
                 "Configuration keys and defaults: see docs/directory-api.md and DirectoryConfig; any key can be overridden as key=value."},
         footer = {"", "Examples:", "  hayloft directory --init dataDir=/var/lib/hayloft/directory port=7000",
-                "  hayloft directory --config directory.yaml clusterSecret=$SECRET"})
+                "  hayloft directory --config directory.yaml clusterSecret=$SECRET",
+                "  hayloft directory backup --to /var/backups/hayloft/dir-1   (asks the running directory)",
+                "  hayloft directory restore --from /var/backups/hayloft/dir-1 --config directory.yaml   (directory stopped)"})
 public final class DirectoryCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file")

@@ -10,22 +10,29 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code hayloft store}: runs a store server until interrupted. Configuration comes from an
- * optional YAML file, then {@code --set key=value} overrides, then the explicit options.
+ * optional YAML file, then {@code key=value} (or {@code --set key=value}) overrides, then the explicit options.
  */
 @Command(name = "store", mixinStandardHelpOptions = true,
         description = {"Run a store server: Haystack needle volumes and block files over HTTP.",
             "Config keys (YAML or --set): dataDirs, host, port, volumeSizeLimit, fsync (always|never), maxBodyBytes,",
             "maxHeaderBytes, maxInitialLineBytes, maxConcurrentRequests, idleTimeoutMillis, diskThreads, ioThreads,",
-            "idxFlushMillis. See docs/store-api.md."})
+            "idxFlushMillis, directory, storeId, rack, advertiseAddress, heartbeatMillis, clusterSecret, adminToken.",
+            "See docs/store-api.md."},
+        footer = {"", "Examples:", "  hayloft store --config /etc/hayloft/store-1.yaml",
+                "  hayloft store --config store.yaml port=8081 dataDirs=/srv/hayloft/d1,/srv/hayloft/d2"})
 public final class StoreCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file")
     Path config;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "override a config key (repeatable)")
     List<String> overrides = new ArrayList<>();
+
+    @Parameters(paramLabel = "KEY=VALUE", arity = "0..*", description = "configuration overrides, e.g. port=8080 rack=r2")
+    List<String> positional = new ArrayList<>();
 
     @Option(names = "--port", description = "port to listen on (0 picks one)")
     Integer port;
@@ -36,6 +43,7 @@ public final class StoreCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         List<String> all = new ArrayList<>(overrides);
+        all.addAll(positional);
         if (port != null) {
             all.add("port=" + port);
         }

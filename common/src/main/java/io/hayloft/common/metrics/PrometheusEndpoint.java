@@ -15,6 +15,15 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 public final class PrometheusEndpoint {
     public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
+    /**
+     * Histogram buckets of the servers' request timers ({@code ..._requests_seconds_bucket{le}}), for
+     * percentiles with {@code histogram_quantile} (docs/grafana/hayloft.json): 1 ms to 10 s, 13 buckets
+     * plus {@code +Inf}, few enough to keep a series per op and status cheap.
+     */
+    public static final java.time.Duration[] LATENCY_BUCKETS = java.util.stream.LongStream
+            .of(1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000)
+            .mapToObj(java.time.Duration::ofMillis).toArray(java.time.Duration[]::new);
+
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     public PrometheusMeterRegistry registry() {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
@@ -28,9 +29,10 @@ import org.rocksdb.WriteOptions;
  * <table>
  * <caption>column families</caption>
  * <tr><th>family</th><th>key</th><th>value</th></tr>
- * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease}</td>
+ * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease},
+ *     {@code raid-hold}, {@code restored-from}</td>
  *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm and volume-seq: 8-byte long; raid-lease:
- *     {@code RaidLeases.Lease} as JSON</td></tr>
+ *     {@code RaidLeases.Lease} as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
  * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
@@ -159,6 +161,68 @@ public final class MetaStore implements AutoCloseable {
         return new MetaStore(path, create);
     }
 
+    /** What {@link #inspect} finds in a database. */
+    public record Inspection(String clusterId, long keyHighWaterMark, long volumeSequence, long stores, long volumes,
+                             long photosEstimate) {
+    }
+
+    /**
+     * Opens the database at {@code path} read-only (RocksDB writes nothing there) and reads its
+     * identity and counters: a check that a backup opens, and what it holds.
+     *
+     * @throws MetaStoreException when it is not a readable directory database of this format
+     */
+    public static Inspection inspect(Path path) {
+        if (!Files.exists(path.resolve("CURRENT"))) {
+            throw new MetaStoreException("no directory database at " + path + " (no CURRENT file)");
+        }
+        List<ColumnFamilyHandle> hs = new ArrayList<>();
+        try (ColumnFamilyOptions cf = new ColumnFamilyOptions(); DBOptions o = new DBOptions().setParanoidChecks(true);
+             org.rocksdb.Options listing = new org.rocksdb.Options()) {
+            List<ColumnFamilyDescriptor> ds = new ArrayList<>();
+            for (byte[] name : RocksDB.listColumnFamilies(listing, path.toString())) {
+                ds.add(new ColumnFamilyDescriptor(name, cf));
+            }
+            try (RocksDB ro = RocksDB.openReadOnly(o, path.toString(), ds, hs)) {
+                java.util.Map<String, ColumnFamilyHandle> byName = new java.util.HashMap<>();
+                for (int i = 0; i < ds.size(); i++) {
+                    byName.put(new String(ds.get(i).getName(), StandardCharsets.UTF_8), hs.get(i));
+                }
+                ColumnFamilyHandle m = byName.get("default");
+                byte[] format = ro.get(m, FORMAT_KEY);
+                if (format == null || format.length != 4 || ByteBuffer.wrap(format).getInt() != FORMAT) {
+                    throw new MetaStoreException(path + " is not a directory database of format " + FORMAT);
+                }
+                byte[] hwm = ro.get(m, KEY_HWM);
+                byte[] seq = ro.get(m, VOLUME_SEQ);
+                return new Inspection(new String(ro.get(m, CLUSTER_KEY), StandardCharsets.UTF_8),
+                        hwm == null ? 1 : ByteBuffer.wrap(hwm).getLong(), seq == null ? 1 : ByteBuffer.wrap(seq).getLong(),
+                        count(ro, byName.get("stores")), count(ro, byName.get("volumes")),
+                        byName.containsKey("photos") ? ro.getLongProperty(byName.get("photos"), "rocksdb.estimate-num-keys") : 0);
+            } finally {
+                for (ColumnFamilyHandle h : hs) {
+                    h.close();
+                }
+            }
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot read the directory database at " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static long count(RocksDB db, ColumnFamilyHandle cf) throws RocksDBException {
+        if (cf == null) {
+            return 0;
+        }
+        long n = 0;
+        try (RocksIterator it = db.newIterator(cf)) {
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+                n++;
+            }
+            it.status();
+        }
+        return n;
+    }
+
     public Path path() {
         return path;
     }
@@ -187,9 +251,58 @@ public final class MetaStore implements AutoCloseable {
         return (int) next;
     }
 
+    /** The next logical volume id {@link #nextVolumeId()} will hand out. */
+    public synchronized long volumeSequence() {
+        return getLong(VOLUME_SEQ, 1);
+    }
+
+    /**
+     * Raises the key high-water mark to at least {@code keyHwm} and the volume sequence to at least
+     * {@code volumeSeq}, in one synced batch; never lowers either. Used after a restore from a backup
+     * (keys and volume ids handed out after the backup must not be handed out again) and when a store
+     * reports a volume id this database never created.
+     */
+    public synchronized void raiseCounters(long keyHwm, long volumeSeq) {
+        if (volumeSeq > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("volume sequence " + volumeSeq + " is beyond the largest volume id " + Integer.MAX_VALUE);
+        }
+        try (WriteBatch b = new WriteBatch()) {
+            b.put(meta, KEY_HWM, ByteBuffer.allocate(8).putLong(Math.max(keyHwm, keyHighWaterMark())).array());
+            b.put(meta, VOLUME_SEQ, ByteBuffer.allocate(8).putLong(Math.max(volumeSeq, volumeSequence())).array());
+            db.write(sync, b);
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot raise the counters of " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Writes a consistent, openable copy of the whole database into {@code target} with RocksDB's
+     * {@link Checkpoint}: every write acknowledged before the call is in it (the memtable is flushed
+     * first); table files are hard links when {@code target} is on the same file system (they are
+     * immutable), copies otherwise. {@code target} must not exist; its parent must.
+     *
+     * @throws MetaStoreException when RocksDB cannot write it (the message says why)
+     */
+    public void checkpoint(Path target) {
+        try (Checkpoint c = Checkpoint.create(db)) {
+            c.createCheckpoint(target.toString());
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot write a checkpoint of " + path + " to " + target + ": " + e.getMessage(), e);
+        }
+    }
+
     /** A named record of the default family ({@code raid-lease}); null when absent. */
     public byte[] setting(String name) {
         return get(meta, utf8(name));
+    }
+
+    /** Deletes a named record of the default family, synced; nothing if it is absent. */
+    public void deleteSetting(String name) {
+        try {
+            db.delete(meta, sync, utf8(name));
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot delete " + name + " from " + path + ": " + e.getMessage(), e);
+        }
     }
 
     /** Writes a named record of the default family, synced. */

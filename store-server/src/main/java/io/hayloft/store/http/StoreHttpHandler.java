@@ -99,6 +99,7 @@ public final class StoreHttpHandler implements RequestHandler {
             r = HttpResponses.error(e);
         }
         Timer.builder("hayloft_store_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
+                .serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
                 .register(metrics.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         return r;
     }

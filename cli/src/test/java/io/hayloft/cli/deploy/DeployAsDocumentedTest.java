@@ -1,0 +1,338 @@
+package io.hayloft.cli.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.hayloft.cli.Hayloft;
+import io.hayloft.client.HayloftClient;
+import io.hayloft.client.PutResult;
+import io.hayloft.directory.DirectoryBackup;
+import io.hayloft.directory.meta.MetaStore;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Deploys Hayloft the way docs/operations.md says: every server a separate process started with the
+ * arguments of its systemd unit in docs/deploy/ ({@code ExecStart} after the jar) and the example
+ * configuration files there, as written. Only what must differ on one test machine is overridden with
+ * the {@code key=value} arguments the commands accept: data paths, ports, the addresses that follow
+ * from the ports, and each store's rack. Then photos go in and out through the client, the
+ * documented backup and restore run, and every metric the Grafana dashboard (docs/grafana/hayloft.json)
+ * and the alert rules (docs/grafana/hayloft-alerts.yml) use must be exported by these servers.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DeployAsDocumentedTest {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path dir;
+
+    private Path deploy;
+    private final Map<String, Process> processes = new LinkedHashMap<>();
+    private final Map<String, String> addresses = new LinkedHashMap<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    /** The repository's docs folder, found from the module's directory upwards. */
+    static Path docs() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isDirectory(p.resolve("docs/deploy"))) {
+                return p.resolve("docs");
+            }
+        }
+        throw new IllegalStateException("no docs/deploy above " + Path.of("").toAbsolutePath());
+    }
+
+    /**
+     * The arguments after {@code hayloft.jar} in a unit's {@code ExecStart}, with {@code %i} replaced by
+     * the instance, {@code $HAYLOFT_ARGS} dropped (empty unless an operator sets it) and every
+     * {@code /etc/hayloft/NAME} replaced by the example file in docs/deploy ({@code store-%i.yaml} is
+     * the copy of {@code store.yaml}).
+     */
+    private List<String> execStart(String unit, String instance) throws IOException {
+        String line = Files.readAllLines(deploy.resolve(unit)).stream().filter(l -> l.startsWith("ExecStart="))
+                .findFirst().orElseThrow(() -> new AssertionError(unit + " has no ExecStart"));
+        List<String> words = Arrays.asList(line.substring("ExecStart=".length()).trim().split("\\s+"));
+        int jar = words.indexOf("/opt/hayloft/hayloft.jar");
+        assertThat(jar).as("%s runs /opt/hayloft/hayloft.jar", unit).isPositive();
+        assertThat(words.get(jar - 1)).isEqualTo("-jar");
+        List<String> args = new ArrayList<>();
+        for (String w : words.subList(jar + 1, words.size())) {
+            if (w.equals("$HAYLOFT_ARGS")) {
+                continue;
+            }
+            w = w.replace("/etc/hayloft/store-%i.yaml", "/etc/hayloft/store.yaml").replace("%i", instance);
+            if (w.startsWith("/etc/hayloft/")) {
+                Path example = deploy.resolve(w.substring("/etc/hayloft/".length()));
+                assertThat(example).as("%s names %s, which docs/deploy must hold", unit, w).isRegularFile();
+                w = example.toString();
+            }
+            args.add(w);
+        }
+        return args;
+    }
+
+    private static int freePort(List<ServerSocket> held) throws IOException {
+        ServerSocket s = new ServerSocket(0);
+        held.add(s);
+        return s.getLocalPort();
+    }
+
+    /** Starts {@code hayloft ARGS...} from the test classpath; completes with its first "listening on" line. */
+    private CompletableFuture<String> start(String name, List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
+        cmd.addAll(args);
+        Path log = dir.resolve(name + ".log");
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        processes.put(name, p);
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        CompletableFuture<String> ready = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try {
+                for (String l = out.readLine(); l != null; l = out.readLine()) {
+                    if (l.contains("listening on")) {
+                        ready.complete(l);
+                    }
+                }
+                ready.completeExceptionally(new AssertionError(name + " exited (" + p.waitFor() + ") before listening: "
+                        + tail(log)));
+            } catch (Exception e) {
+                ready.completeExceptionally(e);
+            }
+        }, "out-" + name);
+        reader.setDaemon(true);
+        reader.start();
+        return ready;
+    }
+
+    private static String tail(Path log) {
+        try {
+            String s = Files.readString(log);
+            return s.substring(Math.max(0, s.length() - 4000));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private String get(String address, String path) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + path))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private JsonNode yaml(String file) throws IOException {
+        return YAML.readTree(deploy.resolve(file).toFile());
+    }
+
+    @BeforeAll
+    void deploy() throws Exception {
+        deploy = docs().resolve("deploy");
+        List<ServerSocket> held = new ArrayList<>();
+        int directoryPort = freePort(held);
+        int cachePort = freePort(held);
+        int raidPort = freePort(held);
+        int[] storePorts = {freePort(held), freePort(held), freePort(held)};
+        for (ServerSocket s : held) {
+            s.close();
+        }
+        String directory = "127.0.0.1:" + directoryPort;
+        String cache = "127.0.0.1:" + cachePort;
+        List<String> stores = Arrays.stream(storePorts).mapToObj(p -> "127.0.0.1:" + p).toList();
+
+        // First start of the directory: the unit's arguments plus --init (docs/operations.md).
+        List<String> d = new ArrayList<>(execStart("hayloft-directory.service", ""));
+        d.add("--init");
+        d.addAll(List.of("dataDir=" + dir.resolve("var/lib/hayloft/directory"), "port=" + directoryPort, "cacheNodes=" + cache));
+        String line = start("directory", d).get(60, TimeUnit.SECONDS);
+        assertThat(line).contains(":" + directoryPort);
+        addresses.put("directory", directory);
+
+        List<CompletableFuture<String>> others = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String instance = Integer.toString(i + 1);
+            Path data = dir.resolve("srv/hayloft/store-" + instance);
+            List<String> s = new ArrayList<>(execStart("hayloft-store@.service", instance));
+            s.addAll(List.of("dataDirs=" + data.resolve("disk1") + "," + data.resolve("disk2"), "port=" + storePorts[i],
+                    "advertiseAddress=" + stores.get(i), "rack=rack-" + instance, "directory=" + directory));
+            others.add(start("store-" + instance, s));
+            addresses.put("store-" + instance, stores.get(i));
+        }
+        List<String> c = new ArrayList<>(execStart("hayloft-cache.service", ""));
+        c.addAll(List.of("port=" + cachePort, "directory=" + directory, "allowedStores=" + String.join(",", stores)));
+        others.add(start("cache", c));
+        addresses.put("cache", cache);
+        List<String> r = new ArrayList<>(execStart("hayloft-raid.service", ""));
+        r.addAll(List.of("port=" + raidPort, "directory=" + directory, "spoolDir=" + dir.resolve("var/lib/hayloft/raid-spool")));
+        others.add(start("raid", r));
+        addresses.put("raid", "127.0.0.1:" + raidPort);
+        for (CompletableFuture<String> f : others) {
+            f.get(90, TimeUnit.SECONDS);
+        }
+        await("three stores UP in the directory", () -> {
+            String body = get(directory, "/v1/stores");
+            try {
+                return body != null && JSON.readTree(body).findValuesAsText("state").stream().filter("UP"::equals).count() == 3;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        List<String> order = new ArrayList<>(processes.keySet());
+        java.util.Collections.reverse(order); // the directory last, as docs/operations.md says
+        for (String name : order) {
+            Process p = processes.get(name);
+            p.destroy(); // SIGTERM, as systemctl stop
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError(name + " did not stop within 30 s of SIGTERM");
+            }
+            assertThat(p.exitValue()).as("%s exit status after SIGTERM (SuccessExitStatus=143 in its unit)", name).isEqualTo(143);
+        }
+    }
+
+    @Test
+    @Order(1)
+    void photosGoInAndComeOutThroughTheClientAndTheCache() throws Exception {
+        Random random = new Random(5);
+        List<byte[]> data = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            byte[] b = new byte[100 + random.nextInt(20_000)];
+            random.nextBytes(b);
+            data.add(b);
+        }
+        List<PutResult> put = new ArrayList<>();
+        try (HayloftClient client = HayloftClient.builder().directory(addresses.get("directory"))
+                .requestTimeout(Duration.ofSeconds(10)).build()) {
+            put.addAll(client.putAll(data.subList(0, 30)));
+            for (byte[] b : data.subList(30, 40)) {
+                put.add(client.put(b));
+            }
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < data.size(); i++) {
+                    assertThat(client.get(put.get(i).id())).as("photo %d, round %d", i, round).isEqualTo(data.get(i));
+                }
+            }
+        }
+        // readPolicy: cache in directory.yaml: the reads went through the cache node, the second round hit it.
+        JsonNode stats = JSON.readTree(get(addresses.get("cache"), "/stats"));
+        assertThat(stats.path("misses").asLong()).as("cache stats %s", stats).isGreaterThanOrEqualTo(40);
+        assertThat(stats.path("hits").asLong()).as("cache stats %s", stats).isGreaterThanOrEqualTo(40);
+    }
+
+    @Test
+    @Order(2)
+    void theDocumentedBackupAndRestoreWork() throws Exception {
+        String token = yaml("directory.yaml").path("adminToken").asText();
+        Path target = dir.resolve("var/backups/hayloft/directory-1");
+        // As an operator runs it: a separate process, the admin token from the environment.
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft",
+                "directory", "backup", "-d", addresses.get("directory"), "--to", target.toString()).redirectErrorStream(true);
+        pb.environment().put("HAYLOFT_ADMIN_TOKEN", token);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isZero();
+        assertThat(out).contains("backup of cluster").contains(target.toString());
+        DirectoryBackup.Manifest m = DirectoryBackup.readManifest(target);
+        assertThat(m.stores()).isEqualTo(3);
+        assertThat(m.volumes()).isGreaterThanOrEqualTo(4); // minWritableVolumes in directory.yaml
+
+        // The documented restore, into the data directory a replacement host would use.
+        Path restored = dir.resolve("replacement/var/lib/hayloft/directory");
+        StringWriter o = new StringWriter();
+        StringWriter e = new StringWriter();
+        int code = Hayloft.run(new PrintWriter(o), new PrintWriter(e), "directory", "restore", "--from", target.toString(),
+                "--config", deploy.resolve("directory.yaml").toString(), "dataDir=" + restored);
+        assertThat(code).as(e.toString()).isZero();
+        MetaStore.Inspection in = MetaStore.inspect(restored);
+        assertThat(in.clusterId()).isEqualTo(m.clusterId());
+        assertThat(in.keyHighWaterMark()).isEqualTo(m.keyHighWaterMark() + DirectoryBackup.DEFAULT_KEY_MARGIN);
+    }
+
+    @Test
+    @Order(3)
+    void everyMetricTheDashboardAndTheAlertsUseIsExported() throws Exception {
+        // Exercise every server a little more: raid-node requests, cache cold path refused, store reads.
+        assertThat(get(addresses.get("raid"), "/status")).isNotNull();
+        Set<String> exported = new TreeSet<>();
+        for (Map.Entry<String, String> a : addresses.entrySet()) {
+            String body = get(a.getValue(), "/metrics");
+            assertThat(body).as("/metrics of %s", a.getKey()).isNotNull();
+            exported.addAll(MetricNames.exported(body));
+        }
+        Path grafana = docs().resolve("grafana");
+        JsonNode dashboard = JSON.readTree(grafana.resolve("hayloft.json").toFile());
+        List<String> expressions = MetricNames.dashboardExpressions(dashboard);
+        assertThat(expressions).hasSizeGreaterThan(20);
+        Set<String> used = new TreeSet<>();
+        for (String expr : expressions) {
+            used.addAll(MetricNames.used(expr));
+        }
+        for (JsonNode rule : YAML.readTree(grafana.resolve("hayloft-alerts.yml").toFile()).findValues("expr")) {
+            Set<String> names = MetricNames.used(rule.asText());
+            assertThat(names).as("alert %s", rule.asText()).isNotEmpty();
+            used.addAll(names);
+        }
+        assertThat(used).as("metric names in the dashboard and alerts").isNotEmpty()
+                .allMatch(n -> n.startsWith("hayloft_"), "start with hayloft_");
+        Set<String> missing = new TreeSet<>(used);
+        missing.removeAll(exported);
+        assertThat(missing).as("metrics the dashboard or the alerts use that no running server exports").isEmpty();
+    }
+}
