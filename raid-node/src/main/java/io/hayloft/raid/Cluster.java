@@ -196,6 +196,30 @@ public final class Cluster {
                 JSON.writeValueAsBytes(Map.of("from", from, "to", to)), true), StripeMap.class);
     }
 
+    /** {@code POST /v1/stores/{id}/fail}: the store FAILED, its writable volumes read-only. */
+    public JsonNode failStore(String store, String reason) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/fail"),
+                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true));
+    }
+
+    /** {@code POST /v1/stores/{id}/restore}: the store UP again. */
+    public JsonNode restoreStore(String store) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/restore"), null, true));
+    }
+
+    /** {@code POST /v1/volumes/{id}/read-only}: the volume READ_ONLY with {@code reason}. */
+    public JsonNode markReadOnly(int volume, String reason) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/volumes/" + volume + "/read-only"),
+                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true));
+    }
+
+    /** Every store as {@code GET /v1/stores} returns it (StoreInfo objects with state, heartbeat, failures). */
+    public List<JsonNode> storeInfos() throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        JSON.readTree(call("GET", dir("/v1/stores"), null, true)).forEach(out::add);
+        return out;
+    }
+
     private static String enc(String s) {
         return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
