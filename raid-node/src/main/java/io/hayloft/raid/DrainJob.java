@@ -201,11 +201,48 @@ public final class DrainJob {
             throw new IOException("drain of store " + storeId + ": " + failures.size() + " items not moved (run it again): "
                     + String.join("; ", failures));
         }
+        if (reachable) {
+            sweep(self);
+        }
         cluster.markDrained(storeId);
         checkpoints.reached("drained");
         LOG.info("store {} drained: {} replicas, {} blocks copied, {} rebuilt, {} index copies", storeId, replicasMoved,
                 copied, rebuilt, indexes);
         return new Result(storeId, !reachable, replicasMoved, copied, rebuilt, indexes, moved, System.nanoTime() - t0);
+    }
+
+    /**
+     * Deletes what an interrupted drain left on the drained store after a swap: replicas and
+     * raid-node blocks that the directory no longer lists there (a crash between a swap and the
+     * delete of the old copy). Nothing listed anywhere else is touched.
+     */
+    private void sweep(Cluster.StoreRef self) throws IOException {
+        for (int id : cluster.storeVolumes(self.address())) {
+            JsonNode v;
+            try {
+                v = cluster.volume(id);
+            } catch (Cluster.HttpStatusException e) {
+                LOG.warn("drain: store {} holds volume {}, which the directory does not know; left alone", self.id(), id);
+                continue;
+            }
+            if (!replicas(v).contains(self.id())) {
+                LOG.info("drain: deleting the old replica of volume {} left on {}", id, self.id());
+                cluster.dropVolume(self.address(), id);
+            }
+        }
+        Set<String> known = new HashSet<>();
+        List<StripeMap> maps = new ArrayList<>();
+        cluster.reclaims().forEach(r -> maps.add(r.plan()));
+        maps.addAll(cluster.stripeMaps());
+        for (StripeMap m : maps) {
+            m.allBlocks().forEach(b -> known.add(b.store() + "/" + b.name()));
+        }
+        for (String name : cluster.listBlocks(self.address()).keySet()) {
+            if (RaidNode.OURS.matcher(name).matches() && !known.contains(self.id() + "/" + name)) {
+                LOG.info("drain: deleting block {} left on {}", name, self.id());
+                cluster.deleteBlock(self.address(), name);
+            }
+        }
     }
 
     private static List<String> replicas(JsonNode v) {
