@@ -120,7 +120,7 @@ public final class OperatorVerbs {
     public VolumeInfo moveReplica(int volumeId, String from, String to) {
         synchronized (directory) {
             VolumeInfo v = directory.volume(volumeId);
-            store(to);
+            StoreInfo target = store(to);
             List<String> replicas = new ArrayList<>(v.replicas());
             if (!replicas.contains(from) && replicas.contains(to)) {
                 return v; // done already
@@ -131,6 +131,9 @@ public final class OperatorVerbs {
             }
             if (replicas.contains(to)) {
                 throw DirectoryErrors.WRONG_STATE.exception("store " + to + " already holds a replica of volume " + volumeId);
+            }
+            if (target.state() != StoreState.UP) {
+                throw DirectoryErrors.WRONG_STATE.exception("store " + to + " is " + target.state() + "; a replica moves only to an UP store");
             }
             if (v.state() != VolumeState.READ_ONLY) {
                 throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " is " + v.state()
@@ -151,7 +154,7 @@ public final class OperatorVerbs {
     public StripeMap moveIndex(int volumeId, String from, String to) {
         synchronized (directory) {
             directory.volume(volumeId);
-            store(to);
+            StoreInfo target = store(to);
             StripeMap m = directory.cold().stripeMap(volumeId);
             if (!StripeMap.COMMITTED.equals(m.status()) || m.index() == null) {
                 throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " stripe map is " + m.status());
@@ -163,6 +166,9 @@ public final class OperatorVerbs {
             if (!holders.contains(from) || holders.contains(to)) {
                 throw DirectoryErrors.WRONG_STATE.exception("cannot move the index of volume " + volumeId + " from "
                         + from + " to " + to + ": its holders are " + holders);
+            }
+            if (target.state() != StoreState.UP) {
+                throw DirectoryErrors.WRONG_STATE.exception("store " + to + " is " + target.state() + "; an index copy moves only to an UP store");
             }
             holders.set(holders.indexOf(from), to);
             StripeMap out = new StripeMap(m.volume(), m.job(), m.codec(), m.k(), m.r(), m.blockSize(), m.volumeBytes(),
