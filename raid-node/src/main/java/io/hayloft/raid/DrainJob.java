@@ -173,7 +173,7 @@ public final class DrainJob {
                         if (got != null && got.length() == b.length() && got.crc32c() == b.crc32c()) {
                             copyBlock(m.volume(), s.index(), u, self, stores);
                             copied++;
-                        } else {
+                        } else if (storeId.equals(cluster.stripeMap(m.volume()).stripes().get(s.index()).blocks().get(u).store())) {
                             fixer.repair(new BlockFixer.Damage(m.volume(), s.index(), new int[] {u}, "drain of " + storeId));
                             rebuilt++;
                         }
@@ -263,7 +263,19 @@ public final class DrainJob {
         if (!"READ_ONLY".equals(state)) {
             throw new IOException("volume " + id + " is " + state + "; only a READ_ONLY volume's replica is moved");
         }
-        // The source: the drained replica itself, else another replica; sealed, so its bytes stay put.
+        // Every reachable replica sealed on its store (the directory already refuses new writes, but a
+        // client holding an older write token could still append to one); the source's bytes stay put.
+        for (String r : replicas) {
+            Cluster.StoreRef s = stores.get(r);
+            if (s != null && s.up() && (reachable || !r.equals(self.id()))) {
+                try {
+                    cluster.sealVolume(s.address(), id);
+                } catch (IOException e) {
+                    LOG.info("drain: replica of volume {} on {} not sealed ({})", id, r, e.toString());
+                }
+            }
+        }
+        // The source: the drained replica itself, else another replica.
         List<Cluster.StoreRef> sources = new ArrayList<>();
         if (reachable) {
             sources.add(self);

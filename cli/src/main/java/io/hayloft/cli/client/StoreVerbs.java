@@ -81,20 +81,35 @@ final class StoreVerbs {
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config, runner);
                 try (RaidLease lease = RaidLease.acquire(node.cluster(), RaidLease.commandHolder(), LEASE_TTL_MILLIS)) {
-                    node.recover();
-                    Bar bar = new Bar(Progress.Factory.of(spec.commandLine().getErr(), progress), store);
-                    DrainJob.Result r;
+                    // Ctrl-C: give the lease back, so the rerun that resumes the drain need not wait for it to lapse
+                    Thread release = new Thread(lease::close, "drain-lease-release");
+                    Runtime.getRuntime().addShutdownHook(release);
                     try {
-                        r = node.drain(store, bar);
+                        return drain(node, out);
                     } finally {
-                        bar.close();
+                        try {
+                            Runtime.getRuntime().removeShutdownHook(release);
+                        } catch (IllegalStateException shuttingDown) {
+                            // the hook runs
+                        }
                     }
-                    out.printf(Locale.ROOT, "store %s DRAINED%s: %d replicas moved, %d blocks copied, %d rebuilt, "
-                                    + "%d index copies moved, %d bytes in %.2f s%n", r.store(), r.storeWasDown() ? " (it was down)" : "",
-                            r.replicasMoved(), r.blocksCopied(), r.blocksRebuilt(), r.indexesMoved(), r.bytes(), r.nanos() / 1e9);
-                    return 0;
                 }
             }
+        }
+
+        private int drain(RaidNode node, PrintWriter out) throws java.io.IOException {
+            node.recover();
+            Bar bar = new Bar(Progress.Factory.of(spec.commandLine().getErr(), progress), store);
+            DrainJob.Result r;
+            try {
+                r = node.drain(store, bar);
+            } finally {
+                bar.close();
+            }
+            out.printf(Locale.ROOT, "store %s DRAINED%s: %d replicas moved, %d blocks copied, %d rebuilt, %d index copies moved, "
+                            + "%d bytes in %.2f s%n", r.store(), r.storeWasDown() ? " (it was down)" : "", r.replicasMoved(),
+                    r.blocksCopied(), r.blocksRebuilt(), r.indexesMoved(), r.bytes(), r.nanos() / 1e9);
+            return 0;
         }
     }
 

@@ -194,6 +194,27 @@ class OperatorVerbsTest {
         assertThat(bad.err()).contains("'x'");
     }
 
+    @Test
+    void drainRefusesToRunBesideARaidNode() throws Exception {
+        io.hayloft.raid.Cluster c = new io.hayloft.raid.Cluster(cluster.directoryAddress(), null, java.time.Duration.ofSeconds(5));
+        c.acquireLease("raid-node@elsewhere:1", 60_000);
+        try {
+            Run r = run(cluster, "stores", "drain", "store-5");
+            assertThat(r.exit()).isEqualTo(Hayloft.EXIT_FAILED);
+            assertThat(r.err()).contains("raid-node@elsewhere:1");
+            assertThat(storeState("store-5")).isEqualTo("UP");
+        } finally {
+            c.releaseLease("raid-node@elsewhere:1");
+        }
+    }
+
+    @Test
+    void unknownStoreOrMalformedIdIsAUsageErrorToo() {
+        Run bad = run(cluster, "volumes", "seal", "x");
+        assertThat(bad.exit()).isEqualTo(Hayloft.EXIT_USAGE);
+        assertThat(bad.err()).contains("'x'");
+    }
+
     private static HttpResponse<String> post(String path, String body) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://" + cluster.directoryAddress() + path))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
