@@ -48,6 +48,7 @@ public final class Directory {
     private final AtomicInteger rotation = new AtomicInteger();
     private final ColdTier cold;
     private final RaidLeases raidLeases;
+    private final OperatorVerbs verbs;
     private boolean shutDown;
 
     public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
@@ -59,6 +60,12 @@ public final class Directory {
         this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
         this.cold = new ColdTier(this);
         this.raidLeases = new RaidLeases(meta, clock);
+        this.verbs = new OperatorVerbs(this);
+    }
+
+    /** The operator's verbs: fail and drain a store, move a replica or an index copy. */
+    public OperatorVerbs verbs() {
+        return verbs;
     }
 
     /** The cluster's raid lease (one raid-node at a time). */
@@ -131,7 +138,7 @@ public final class Directory {
         return meta.stores();
     }
 
-    /** An operator brings a FAILED store back; its volumes stay read-only. */
+    /** An operator brings a FAILED, DRAINING or DRAINED store back to UP; its volumes stay read-only. */
     public synchronized StoreInfo restore(String storeId) {
         StoreInfo s = meta.store(storeId);
         if (s == null) {
@@ -161,7 +168,8 @@ public final class Directory {
             return;
         }
         if (error == null) {
-            if (s.state() == StoreState.FAILED && config.autoRestore && consecutiveSuccesses >= config.failureThreshold) {
+            if (s.state() == StoreState.FAILED && config.autoRestore && consecutiveSuccesses >= config.failureThreshold
+                    && !OperatorVerbs.byOperator(s)) {
                 LOG.info("store {} passed {} probes in a row; restored", storeId, consecutiveSuccesses);
                 meta.putStore(s.withState(StoreState.UP, 0, null));
             } else if (s.failures() != 0) {
@@ -173,14 +181,27 @@ public final class Directory {
         if (s.state() == StoreState.UP && failures >= config.failureThreshold) {
             LOG.warn("store {} at {} failed {} probes in a row ({}); marking it FAILED and its volumes read-only",
                     storeId, s.address(), failures, error);
-            meta.putStore(s.withState(StoreState.FAILED, failures, error));
-            for (VolumeInfo v : meta.volumes()) {
-                if (v.state() == VolumeState.WRITABLE && v.replicas().contains(storeId)) {
-                    meta.putVolume(v.withState(VolumeState.READ_ONLY, "store " + storeId + " failed: " + error));
-                }
-            }
+            fail(s, failures, error);
         } else {
             meta.putStore(s.withState(s.state(), failures, error));
+        }
+    }
+
+    /** Marks a store FAILED and each of its writable volumes READ_ONLY (the health checker's verdict, or an operator's). */
+    synchronized StoreInfo fail(StoreInfo s, int failures, String error) {
+        StoreInfo failed = s.withState(StoreState.FAILED, failures, error);
+        meta.putStore(failed);
+        sealVolumesOn(s.id(), "store " + s.id() + " failed: " + error);
+        return failed;
+    }
+
+    /** Marks every writable volume with a replica on {@code storeId} READ_ONLY with {@code reason}. */
+    synchronized void sealVolumesOn(String storeId, String reason) {
+        for (VolumeInfo v : meta.volumes()) {
+            if (v.state() == VolumeState.WRITABLE && v.replicas().contains(storeId)) {
+                meta.putVolume(v.withState(VolumeState.READ_ONLY, reason));
+                LOG.info("volume {} marked read-only: {}", v.id(), reason);
+            }
         }
     }
 

@@ -126,6 +126,16 @@ public final class DirectoryHttp implements RequestHandler {
                     || seg.get(2).equals("reclaim") || seg.get(2).equals("dead-keys"))) {
                 return cold(req, m, id, seg.subList(2, n));
             }
+            if (n == 4 && (seg.get(2).equals("replicas") || seg.get(2).equals("index")) && seg.get(3).equals("move")) {
+                allow(m, HttpMethod.POST);
+                admin(req);
+                Move mv = body(req, Move.class);
+                if (mv.from() == null || mv.to() == null || mv.from().isBlank() || mv.to().isBlank()) {
+                    throw badRequest("a move needs {\"from\": store id, \"to\": store id}");
+                }
+                return ok(seg.get(2).equals("replicas") ? directory.verbs().moveReplica(id, mv.from(), mv.to())
+                        : directory.verbs().moveIndex(id, mv.from(), mv.to()));
+            }
             if (n == 3 && seg.get(2).equals("read-only")) {
                 allow(m, HttpMethod.POST);
                 admin(req);
@@ -173,6 +183,16 @@ public final class DirectoryHttp implements RequestHandler {
                 allow(m, HttpMethod.POST);
                 admin(req);
                 return ok(directory.restore(seg.get(1)));
+            }
+            if (n == 3 && (seg.get(2).equals("fail") || seg.get(2).equals("drain") || seg.get(2).equals("drained"))) {
+                allow(m, HttpMethod.POST);
+                admin(req);
+                OperatorVerbs verbs = directory.verbs();
+                if (seg.get(2).equals("fail")) {
+                    Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
+                    return ok(verbs.fail(seg.get(1), b.get("reason") == null ? null : b.get("reason").toString()));
+                }
+                return ok(seg.get(2).equals("drain") ? verbs.drain(seg.get(1)) : verbs.drained(seg.get(1)));
             }
         }
         throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/" + String.join("/", seg));
@@ -235,6 +255,10 @@ public final class DirectoryHttp implements RequestHandler {
             return ok(cold.replicasDropped(id));
         }
         throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/volumes/" + id + "/" + String.join("/", seg));
+    }
+
+    /** Body of {@code POST /v1/volumes/<id>/replicas/move} and {@code .../index/move}. */
+    record Move(String from, String to) {
     }
 
     /** Body of {@code POST /v1/volumes/<id>/dead-keys}. */

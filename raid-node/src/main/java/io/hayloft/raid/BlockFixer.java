@@ -319,7 +319,7 @@ public final class BlockFixer {
      * static rotation alone, keeps one target's ingress from becoming the straggler (FDS).
      */
     private synchronized List<Cluster.StoreRef> chooseTargets(Map<String, Cluster.StoreRef> stores, int n, Set<String> exclude) {
-        long eligible = stores.values().stream().filter(s -> s.up() && !exclude.contains(s.id())).count();
+        long eligible = stores.values().stream().filter(s -> s.placeable() && !exclude.contains(s.id())).count();
         List<Cluster.StoreRef> ordered = BlockPlacement.choose(stores, (int) Math.max(n, eligible), rotation.getAndIncrement(), exclude);
         Set<String> usedRacks = new HashSet<>();
         exclude.forEach(id -> {
@@ -358,7 +358,7 @@ public final class BlockFixer {
         order.add(target);
         Set<String> skip = new HashSet<>(lostStores);
         skip.add(target.id());
-        long others = stores.values().stream().filter(s -> s.up() && !skip.contains(s.id())).count();
+        long others = stores.values().stream().filter(s -> s.placeable() && !skip.contains(s.id())).count();
         if (others > 0) {
             order.addAll(BlockPlacement.choose(stores, (int) others, rotation.getAndIncrement(), skip));
         }

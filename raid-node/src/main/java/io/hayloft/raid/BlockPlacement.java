@@ -26,7 +26,7 @@ final class BlockPlacement {
      */
     static List<Cluster.StoreRef> choose(Map<String, Cluster.StoreRef> stores, int n, int rotation, Set<String> exclude) {
         List<Cluster.StoreRef> up = new ArrayList<>(stores.values().stream()
-                .filter(s -> s.up() && !exclude.contains(s.id())).sorted(Comparator.comparing(Cluster.StoreRef::id)).toList());
+                .filter(s -> s.placeable() && !exclude.contains(s.id())).sorted(Comparator.comparing(Cluster.StoreRef::id)).toList());
         if (up.size() < n) {
             throw new IllegalStateException("need " + n + " healthy stores outside the stripe, " + up.size() + " are up");
         }

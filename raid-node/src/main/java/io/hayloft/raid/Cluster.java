@@ -30,8 +30,20 @@ public final class Cluster {
 
     static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
-    /** A store as the directory sees it. */
-    public record StoreRef(String id, String address, String rack, boolean up) {
+    /**
+     * A store as the directory sees it: {@code up} when it is UP or DRAINING (it serves reads and
+     * holds its blocks), {@code draining} when an operator is moving everything off it, so it takes
+     * no new block ({@link #placeable()}).
+     */
+    public record StoreRef(String id, String address, String rack, boolean up, boolean draining) {
+        public StoreRef(String id, String address, String rack, boolean up) {
+            this(id, address, rack, up, false);
+        }
+
+        /** May receive new blocks: up and not draining. */
+        public boolean placeable() {
+            return up && !draining;
+        }
     }
 
     /** A block listed by a store. */
@@ -75,8 +87,9 @@ public final class Cluster {
     public Map<String, StoreRef> stores() throws IOException {
         Map<String, StoreRef> out = new HashMap<>();
         for (JsonNode s : JSON.readTree(call("GET", dir("/v1/stores"), null, true))) {
+            String state = s.path("state").asText();
             out.put(s.get("id").asText(), new StoreRef(s.get("id").asText(), s.get("address").asText(),
-                    s.path("rack").asText("default"), "UP".equals(s.path("state").asText())));
+                    s.path("rack").asText("default"), "UP".equals(state) || "DRAINING".equals(state), "DRAINING".equals(state)));
         }
         return out;
     }
@@ -159,7 +172,94 @@ public final class Cluster {
         return dead;
     }
 
+    // ------------------------------------------------------------------ operator verbs (docs/directory-api.md)
+
+    /** {@code POST /v1/stores/{id}/drain}: the store DRAINING, its writable volumes read-only. */
+    public JsonNode drainStore(String store) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/drain"), null, true));
+    }
+
+    /** {@code POST /v1/stores/{id}/drained}: DRAINING becomes DRAINED; 409 naming what the directory still lists there. */
+    public JsonNode markDrained(String store) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/drained"), null, true));
+    }
+
+    /** {@code POST /v1/volumes/{id}/replicas/move}: replica {@code from} becomes {@code to}; idempotent. */
+    public JsonNode moveReplica(int volume, String from, String to) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/volumes/" + volume + "/replicas/move"),
+                JSON.writeValueAsBytes(Map.of("from", from, "to", to)), true));
+    }
+
+    /** {@code POST /v1/volumes/{id}/index/move}: the needle-index copy on {@code from} is now on {@code to}; idempotent. */
+    public StripeMap moveIndex(int volume, String from, String to) throws IOException {
+        return JSON.readValue(call("POST", dir("/v1/volumes/" + volume + "/index/move"),
+                JSON.writeValueAsBytes(Map.of("from", from, "to", to)), true), StripeMap.class);
+    }
+
+    /** {@code POST /v1/stores/{id}/fail}: the store FAILED, its writable volumes read-only. */
+    public JsonNode failStore(String store, String reason) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/fail"),
+                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true));
+    }
+
+    /** {@code POST /v1/stores/{id}/restore}: the store UP again. */
+    public JsonNode restoreStore(String store) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/restore"), null, true));
+    }
+
+    /** {@code POST /v1/volumes/{id}/read-only}: the volume READ_ONLY with {@code reason}. */
+    public JsonNode markReadOnly(int volume, String reason) throws IOException {
+        return JSON.readTree(call("POST", dir("/v1/volumes/" + volume + "/read-only"),
+                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true));
+    }
+
+    /** Every store as {@code GET /v1/stores} returns it (StoreInfo objects with state, heartbeat, failures). */
+    public List<JsonNode> storeInfos() throws IOException {
+        List<JsonNode> out = new ArrayList<>();
+        JSON.readTree(call("GET", dir("/v1/stores"), null, true)).forEach(out::add);
+        return out;
+    }
+
+    private static String enc(String s) {
+        return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
     // ------------------------------------------------------------------ stores
+
+    /** True when the store answers {@code GET /health}. */
+    public boolean healthy(String store) {
+        try {
+            call("GET", store(store, "/health"), null, true);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The ids of the volumes a store holds ({@code GET /admin/volumes}). */
+    public java.util.Set<Integer> storeVolumes(String store) throws IOException {
+        java.util.Set<Integer> out = new java.util.TreeSet<>();
+        for (JsonNode v : JSON.readTree(call("GET", store(store, "/admin/volumes"), null, true)).path("volumes")) {
+            out.add(v.get("id").asInt());
+        }
+        return out;
+    }
+
+    /** One volume's status on a store ({@code GET /admin/volumes/<id>}), or null when the store lacks it. */
+    public JsonNode storeVolume(String store, int volume) throws IOException {
+        byte[] b = call("GET", store(store, "/admin/volumes/" + volume), null, false);
+        return b == null ? null : JSON.readTree(b);
+    }
+
+    /**
+     * {@code POST /admin/volumes/<id>/pull?from=SOURCE} on {@code target}: it copies the sealed replica
+     * from {@code source} and answers once the copy is durable and opened; {@code deadline} bounds it.
+     */
+    public JsonNode pullVolume(String target, int volume, String source, Duration deadline) throws IOException {
+        return JSON.readTree(call("POST", store(target, "/admin/volumes/" + volume + "/pull?from=" + enc(source)), null, true,
+                deadline));
+    }
+
 
     public void sealVolume(String store, int volume) throws IOException {
         call("POST", store(store, "/admin/volumes/" + volume + "/seal"), null, true);
@@ -270,9 +370,17 @@ public final class Cluster {
      * a timeout or a connection failure is an IOException naming the request and the server's message.
      */
     private byte[] call(String method, URI uri, byte[] body, boolean required) throws IOException {
+        return call(method, uri, body, required, timeout);
+    }
+
+    private byte[] call(String method, URI uri, byte[] body, boolean required, Duration deadline) throws IOException {
         HttpResponse<byte[]> r;
         try {
-            r = http.send(request(method, uri, body), HttpResponse.BodyHandlers.ofByteArray());
+            HttpRequest req = request(method, uri, body);
+            if (!deadline.equals(timeout)) {
+                req = HttpRequest.newBuilder(req, (n, v) -> true).timeout(deadline).build();
+            }
+            r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(method + " " + uri + " interrupted", e);

@@ -73,6 +73,14 @@ public final class RaidNode {
         }).encode(volume);
     }
 
+    /**
+     * Moves every replica, block and needle-index copy off {@code store}, then marks it DRAINED
+     * ({@link DrainJob}); resumable. Hold the raid lease and run {@link #recover()} first.
+     */
+    public DrainJob.Result drain(String store, DrainJob.Listener listener) throws IOException {
+        return new DrainJob(cluster, config, checkpoints).drain(store, listener);
+    }
+
     /** READ_ONLY volumes older than the policy's minimum age: what {@link #encodeBacklog()} would encode. */
     public List<Integer> backlog() throws IOException {
         long now = System.currentTimeMillis();

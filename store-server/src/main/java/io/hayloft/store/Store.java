@@ -34,6 +34,7 @@ public final class Store implements Closeable {
     private final List<Path> dirs = new ArrayList<>();
     private final Volume.Options options;
     private final ConcurrentHashMap<Long, Volume> volumes = new ConcurrentHashMap<>();
+    private final java.util.Set<Long> pulling = ConcurrentHashMap.newKeySet();
     private final BlockStore blocks;
     private final ScheduledExecutorService flusher;
 
@@ -54,6 +55,10 @@ public final class Store implements Closeable {
         try {
             for (Path dir : dirs) {
                 for (String name : this.disk.list(dir)) {
+                    if (name.endsWith(".dat" + PULL_SUFFIX)) {
+                        this.disk.deleteIfExists(dir.resolve(name)); // an interrupted pull
+                        continue;
+                    }
                     if (!name.endsWith(".dat")) {
                         continue;
                     }
@@ -124,6 +129,76 @@ public final class Store implements Closeable {
         Volume v = Volume.create(disk, best, id, options);
         volumes.put(id, v);
         return v;
+    }
+
+    /** Reads {@code length} bytes of a source volume file at {@code offset} (a pull's source; another store over HTTP). */
+    @FunctionalInterface
+    public interface RawReader {
+        byte[] read(long offset, int length) throws IOException;
+    }
+
+    /** Suffix of a volume file being pulled; an interrupted pull leaves one, which the next pull overwrites. */
+    public static final String PULL_SUFFIX = ".pull";
+
+    /**
+     * Copies a sealed volume of {@code size} bytes from {@code source} (a replica on another store)
+     * as volume {@code id}: the bytes go to {@code N.dat.pull} in the data directory with the most
+     * free space, chunk by chunk, are forced, renamed to {@code N.dat} (directory fsync), and the
+     * volume is then opened by the usual recovery, which scans every needle and rebuilds the index
+     * and the {@code .idx}. Only then does it answer, so a pulled replica is durable and complete
+     * (bytes a torn copy lacks are truncated by the scan and missed by the caller's verification).
+     *
+     * @throws StoreException VOLUME_EXISTS when the volume is here (drop it first), BAD_RANGE for a short source
+     */
+    public Volume pull(long id, long size, int chunk, RawReader source) throws IOException {
+        if (id < 0 || size < io.hayloft.store.volume.Superblock.SIZE || chunk < 1) {
+            throw new StoreException(Reason.BAD_ARGUMENT, "pull of volume " + id + ": bad size " + size + " or chunk " + chunk);
+        }
+        Path best;
+        synchronized (this) {
+            if (volumes.containsKey(id) || !pulling.add(id)) {
+                throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists or is being pulled");
+            }
+            best = dirs.get(0);
+            long bestFree = -1;
+            for (Path d : dirs) {
+                long free = disk.usableSpace(d);
+                if (free > bestFree) {
+                    best = d;
+                    bestFree = free;
+                }
+            }
+        }
+        try {
+            Path dat = Volume.datPath(best, id);
+            Path tmp = dat.resolveSibling(dat.getFileName() + PULL_SUFFIX);
+            try (java.nio.channels.FileChannel ch = disk.open(tmp, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+                for (long off = 0; off < size; ) {
+                    int n = (int) Math.min(chunk, size - off);
+                    byte[] b = source.read(off, n);
+                    if (b.length != n) {
+                        throw new StoreException(Reason.BAD_RANGE, "pull of volume " + id + ": the source gave " + b.length
+                                + " bytes at offset " + off + ", not " + n);
+                    }
+                    java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b);
+                    while (buf.hasRemaining()) {
+                        ch.write(buf, off + buf.position());
+                    }
+                    off += n;
+                }
+                ch.force(true);
+            }
+            disk.deleteIfExists(Volume.idxPath(best, id)); // a stray .idx of an older copy must not describe this one
+            disk.move(tmp, dat);
+            disk.syncDirectory(best);
+            Volume v = Volume.open(disk, best, id, options);
+            volumes.put(id, v);
+            LOG.info("volume {} pulled: {} bytes, {} needles", id, size, v.status().needles());
+            return v;
+        } finally {
+            pulling.remove(id);
+        }
     }
 
     /**

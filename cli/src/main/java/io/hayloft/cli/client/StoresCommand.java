@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
  *
  * <p>Not thread-safe (one command run).
  */
-@Command(name = "stores", mixinStandardHelpOptions = true, description = "List the registered stores.")
+@Command(name = "stores", mixinStandardHelpOptions = true, description = "List the registered stores.",
+        subcommands = {StoreVerbs.Fail.class, StoreVerbs.Restore.class, StoreVerbs.Drain.class})
 public final class StoresCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
  *
  * <p>Not thread-safe (one command run).
  */
-@Command(name = "volumes", mixinStandardHelpOptions = true, description = "List the logical volumes.")
+@Command(name = "volumes", mixinStandardHelpOptions = true, description = "List the logical volumes.",
+        subcommands = {VolumeVerbs.Seal.class, VolumeVerbs.Show.class})
 public final class VolumesCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;

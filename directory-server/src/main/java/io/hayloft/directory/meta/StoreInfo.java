@@ -25,7 +25,12 @@ public record StoreInfo(String id, String address, String rack, long capacityByt
         UP,
         /** Failed the health checker too often: its volumes were marked read-only; waits for an operator or policy. */
         FAILED,
-        /** Taken out of service by an operator: no new volumes. */
+        /**
+         * An operator is moving everything off it (hayloft stores drain): no new volumes, its volumes
+         * read-only, still read from until the drain job has moved its last replica and block.
+         */
+        DRAINING,
+        /** Taken out of service by an operator: holds nothing the directory lists, no new volumes. */
         DRAINED
     }
 

@@ -205,6 +205,12 @@ public final class StoreHttpHandler implements RequestHandler {
             byte[] block = VolumeIndex.of((int) vol, v.indexListing()).encode();
             return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(block), OCTETS);
         }
+        if (seg.size() == 4 && "pull".equals(seg.get(3))) {
+            allow(m, HttpMethod.POST);
+            authorizer.authorize(req, "admin.pull", vol);
+            String from = new QueryStringDecoder(req.uri()).parameters().getOrDefault("from", List.of("")).get(0);
+            return HttpResponses.json(HttpResponseStatus.CREATED, VolumePuller.pull(store, vol, from));
+        }
         if (seg.size() == 4 && "compact".equals(seg.get(3))) {
             allow(m, HttpMethod.POST);
             authorizer.authorize(req, "admin.compact", vol);
