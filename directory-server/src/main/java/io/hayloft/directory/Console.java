@@ -192,6 +192,7 @@ final class Console {
             Throwable c = e.getCause() == null ? e : e.getCause();
             row.put("error", c instanceof TimeoutException || c instanceof java.net.http.HttpTimeoutException
                     ? "no answer within " + PEER_TIMEOUT.toMillis() + " ms"
+                    : c instanceof java.net.ConnectException ? "connection refused"
                     : c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage());
             return null;
         } catch (TimeoutException e) {

@@ -57,6 +57,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private DirectoryClient heartbeats;
     private ScheduledExecutorService timer;
     private boolean closed;
+    private java.util.function.Consumer<DirectoryConfig> directoryExtras = c -> { };
 
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
@@ -161,6 +162,15 @@ public final class EmbeddedCluster implements AutoCloseable {
                 .requestTimeout(Duration.ofSeconds(5)).backoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
     }
 
+    /**
+     * Settings applied to the directory's configuration on each later start (after this cluster's
+     * own), e.g. the {@code raidNode} or {@code cacheNodes} of servers started beside the cluster;
+     * {@link #restartDirectory()} to apply them now.
+     */
+    public synchronized void configureDirectory(java.util.function.Consumer<DirectoryConfig> extras) {
+        this.directoryExtras = java.util.Objects.requireNonNull(extras, "extras");
+    }
+
     /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. */
     public synchronized void startDirectory() throws InterruptedException {
         if (directory != null) {
@@ -183,6 +193,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         c.failureThreshold = options.failureThreshold();
         c.clusterSecret = options.clusterSecret();
         c.adminToken = options.adminToken();
+        directoryExtras.accept(c);
         try {
             directory = DirectoryServer.start(c.validate());
         } catch (Exception e) {
