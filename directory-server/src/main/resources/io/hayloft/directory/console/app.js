@@ -188,9 +188,9 @@
     const main = byId('data');
     main.replaceChildren(
       storesSection(d.stores || []),
-      volumesSection(d, states),
-      raidSection(d.raid || {}),
-      cachesSection(d.caches || []));
+      el('div', { class: 'columns' },
+        volumesSection(d, states),
+        el('div', { class: 'side' }, raidSection(d.raid || {}), cachesSection(d.caches || []))));
     main.hidden = false;
   }
 
@@ -214,7 +214,8 @@
         el('td', null, badge(s.state)),
         el('td', null, bar(used, bytes(s.freeBytes) + ' free of ' + bytes(s.capacityBytes), used > 0.9 ? 'warn' : '')),
         el('td', { class: 'num' + (s.heartbeatAgeSeconds > 10 ? ' late' : '') }, s.heartbeatAgeSeconds + ' s'),
-        el('td', { class: 'error-text' }, s.lastError || ''));
+        // A store that is UP with no failures since may still carry the error of an old probe: shown muted.
+        el('td', { class: s.state !== 'UP' || s.failures > 0 ? 'error-text' : 'error-text old' }, s.lastError || ''));
     });
     return section('stores-section', 'Stores',
       el('p', { class: 'summary' }, up + ' of ' + stores.length + ' up'),
@@ -344,14 +345,13 @@
     }
     const rows = caches.map((c) => el('tr', { class: 'cache' + (c.reachable ? '' : ' down'), 'data-address': c.address,
       'data-reachable': c.reachable ? 'true' : 'false' },
-      el('td', { class: 'mono' }, c.address),
-      el('td', null, c.role),
-      c.reachable ? el('td', null, bar(c.hitRate, percent(c.hitRate))) : el('td', { class: 'unreachable' }, 'unreachable: ' + (c.error || '')),
-      el('td', { class: 'num' }, c.reachable ? String(c.hits) : '–'),
-      el('td', { class: 'num' }, c.reachable ? String(c.misses) : '–'),
-      el('td', { class: 'num' }, c.reachable ? String(c.entries) : '–'),
-      el('td', { class: 'num' }, c.reachable ? bytes(c.bytes) : '–')));
-    return section('caches-section', 'Caches', table(['Node', 'Role', 'Hit rate', 'Hits', 'Misses', 'Entries', 'Bytes'], rows, { id: 'caches' }));
+      el('td', null, el('span', { class: 'mono' }, c.address), el('span', { class: 'role' }, c.role)),
+      ...(c.reachable
+        ? [el('td', null, bar(c.hitRate, percent(c.hitRate), 'good')),
+          el('td', { class: 'num' }, c.hits + ' / ' + c.misses),
+          el('td', { class: 'num', title: c.entries + ' entries' }, bytes(c.bytes))]
+        : [el('td', { class: 'unreachable', colspan: 3 }, 'unreachable: ' + (c.error || 'no answer'))])));
+    return section('caches-section', 'Caches', table(['Node', 'Hit rate', 'Hits / misses', 'Cached'], rows, { id: 'caches' }));
   }
 
   document.addEventListener('DOMContentLoaded', () => {
