@@ -83,7 +83,19 @@ public final class EmbeddedCluster implements AutoCloseable {
      * what it made durable across a crash or power cut).
      */
     public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks) throws IOException, InterruptedException {
+        return start(options, disks, c -> { });
+    }
+
+    /**
+     * As {@link #start(ClusterOptions, IntFunction)}, with settings applied to the directory's
+     * configuration after the cluster's own, at this and every later start of the directory: e.g. the
+     * {@code raidNode}, {@code cacheNodes} or {@code gutterNodes} of servers run beside the cluster.
+     */
+    public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks,
+                                        java.util.function.Consumer<DirectoryConfig> directoryExtras)
+            throws IOException, InterruptedException {
         EmbeddedCluster c = new EmbeddedCluster(options, disks);
+        c.directoryExtras = java.util.Objects.requireNonNull(directoryExtras, "directoryExtras");
         try {
             c.startDirectory();
             for (int i = 0; i < c.stores.length; i++) {
@@ -160,15 +172,6 @@ public final class EmbeddedCluster implements AutoCloseable {
     public HayloftClient newClient() {
         return HayloftClient.builder().directory(directoryAddress()).connectTimeout(Duration.ofSeconds(1))
                 .requestTimeout(Duration.ofSeconds(5)).backoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
-    }
-
-    /**
-     * Settings applied to the directory's configuration on each later start (after this cluster's
-     * own), e.g. the {@code raidNode} or {@code cacheNodes} of servers started beside the cluster;
-     * {@link #restartDirectory()} to apply them now.
-     */
-    public synchronized void configureDirectory(java.util.function.Consumer<DirectoryConfig> extras) {
-        this.directoryExtras = java.util.Objects.requireNonNull(extras, "extras");
     }
 
     /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. */

@@ -8,6 +8,7 @@ import io.hayloft.cache.CacheServer;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.common.http.HttpResponses;
+import io.hayloft.common.io.Disk;
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.directory.meta.VolumeInfo;
@@ -83,6 +84,12 @@ class ConsoleTest {
         return HttpResponses.JSON.readTree(r.body());
     }
 
+    private static int freePort() throws java.io.IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
     private int get(String url) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode();
@@ -101,11 +108,15 @@ class ConsoleTest {
         cc.port = 0;
         cache = CacheServer.start(cc.validate());
         closers.add(cache::close);
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            deadGutter = "127.0.0.1:" + s.getLocalPort();
-        }
+        deadGutter = "127.0.0.1:" + freePort();
+        // The raid-node needs the directory running to start, and the directory its address: a port is set aside for it.
+        int raidPort = freePort();
         cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("cluster")).withStores(6, 6)
-                .withTiming(100, 200, 2).withFsync(false));
+                .withTiming(100, 200, 2).withFsync(false), i -> Disk.REAL, c -> {
+                    c.raidNode = "127.0.0.1:" + raidPort;
+                    c.cacheNodes = List.of(cache.address());
+                    c.gutterNodes = List.of(deadGutter);
+                });
         closers.add(cluster);
         HayloftClient client = cluster.newClient();
         closers.add(client);
@@ -143,17 +154,11 @@ class ConsoleTest {
         }
 
         RaidServerConfig sc = new RaidServerConfig();
-        sc.port = 0;
+        sc.port = raidPort;
         sc.directory = cluster.directoryAddress();
         sc.spoolDir = dir.toString();
         raid = RaidServer.start(sc, Checkpoints.NONE);
         closers.add(raid);
-        cluster.configureDirectory(c -> {
-            c.raidNode = raid.address();
-            c.cacheNodes = List.of(cache.address());
-            c.gutterNodes = List.of(deadGutter);
-        });
-        cluster.restartDirectory();
 
         // Reads through the cache: a miss, then hits.
         String store = client.stat(hot.id()).replicas().get(0);
