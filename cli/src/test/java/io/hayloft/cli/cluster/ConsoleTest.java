@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -237,12 +238,19 @@ class ConsoleTest {
     }
 
     @Test
-    void theRaidNodeDownIsShownAsUnreachableAndTheRestStillRenders() throws Exception {
+    void theRaidNodeDownIsShownAsUnreachableAndMarkupFromTheNetworkAsText() throws Exception {
         Path chromium = HeadlessChromium.require();
         startRichCluster();
         raid.close();
+        int writable = cluster.directory().directory().volumes().stream()
+                .filter(v -> v.state() == VolumeInfo.VolumeState.WRITABLE).findFirst().orElseThrow().id();
+        String evil = "<img src=x onerror=\"document.title='pwned'\"><b>bold</b>";
+        post("http://" + cluster.directoryAddress() + "/v1/volumes/" + writable + "/read-only",
+                HttpResponses.JSON.writeValueAsString(Map.of("reason", evil)), null);
         String dom = HeadlessChromium.dumpDom(chromium, dir, "http://" + cluster.directoryAddress() + "/ui", 3000);
         assertThat(attr(tag(dom, "body", null, null), "data-status")).as(dom).isEqualTo("ok");
+        assertThat(dom).contains("&lt;img src=x onerror=\"document.title='pwned'\"&gt;&lt;b&gt;bold&lt;/b&gt;")
+                .doesNotContain("<img", "<b>bold").contains("<title>Hayloft console</title>");
         assertThat(attr(tag(dom, "p", "id", "raid"), "data-reachable")).isEqualTo("false");
         assertThat(dom).contains("raid-node " + raid.address() + " unreachable");
         assertThat(count(dom, "<tr class=\"store")).isEqualTo(6);
