@@ -75,12 +75,12 @@ public final class DirectoryHttp implements RequestHandler {
             } else if (!seg.isEmpty() && seg.get(0).equals("ui")) {
                 op = "ui";
                 allow(m, HttpMethod.GET);
-                r = ConsoleAssets.get(seg.subList(1, seg.size()), q.path());
+                r = ConsoleAssets.get(seg.subList(1, seg.size()), path);
             } else if (seg.size() >= 2 && seg.get(0).equals("v1")) {
                 op = seg.get(1);
                 r = v1(req, m, seg.subList(1, seg.size()));
             } else {
-                throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + q.path());
+                throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + path);
             }
         } catch (ApiException e) {
             r = HttpResponses.error(e);
