@@ -26,6 +26,7 @@ import java.util.List;
  * readPolicy           direct          direct (stores only) or cache (a cache node first)
  * cacheNodes           []              cache node addresses for the cache read policy (a consistent-hash ring)
  * gutterNodes          []              gutter cache nodes, listed after a photo's cache node in readFrom
+ * raidNode             (none)          host:port of the raid-node daemon's HTTP API, for the web console (/ui)
  * tlsKeyStore          (none)          PKCS#12 keystore with the server key and certificate: serve HTTPS
  * tlsKeyStorePassword  (none)          its password
  * </pre>
@@ -50,6 +51,7 @@ public final class DirectoryConfig {
     public String readPolicy = "direct";
     public List<String> cacheNodes = new ArrayList<>();
     public List<String> gutterNodes = new ArrayList<>();
+    public String raidNode;
     private volatile io.hayloft.common.ring.CacheRouting cacheRouting;
     public String tlsKeyStore;
     public String tlsKeyStorePassword;
@@ -72,10 +74,41 @@ public final class DirectoryConfig {
         check(cacheNodes != null, "cacheNodes must be a list");
         check(!"cache".equals(readPolicy) || !cacheNodes.isEmpty(), "readPolicy cache needs at least one cacheNodes entry");
         check(gutterNodes != null, "gutterNodes must be a list");
+        if (raidNode != null && !raidNode.isEmpty()) {
+            String why = hostPortProblem(raidNode);
+            check(why == null, "raidNode must be host:port, was '" + raidNode + "': " + why);
+        }
         if ("cache".equals(readPolicy)) {
             cacheRouting = new io.hayloft.common.ring.CacheRouting(cacheNodes, gutterNodes);
         }
         return this;
+    }
+
+    /** Why {@code s} is not {@code host:port} (a host name, IPv4 or [IPv6] address and a port in 1..65535), or null. */
+    static String hostPortProblem(String s) {
+        int colon = s.lastIndexOf(':');
+        if (colon <= 0 || colon == s.length() - 1) {
+            return "no host or no port";
+        }
+        String host = s.substring(0, colon);
+        boolean ipv6 = host.length() > 2 && host.startsWith("[") && host.endsWith("]")
+                && host.substring(1, host.length() - 1).chars().allMatch(ch -> Character.digit(ch, 16) >= 0 || ch == ':' || ch == '.');
+        boolean name = host.length() <= 253 && host.chars().allMatch(ch -> (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+                || (ch >= '0' && ch <= '9') || ch == '.' || ch == '-');
+        if (!ipv6 && !name) {
+            return "bad host '" + host + "'";
+        }
+        String port = s.substring(colon + 1);
+        if (port.length() > 5 || !port.chars().allMatch(ch -> ch >= '0' && ch <= '9') || Integer.parseInt(port) < 1
+                || Integer.parseInt(port) > 65535) {
+            return "port must be in 1..65535";
+        }
+        return null;
+    }
+
+    /** The raid-node's address, or null when none is configured. */
+    public String raidNodeAddress() {
+        return raidNode == null || raidNode.isEmpty() ? null : raidNode;
     }
 
     private static void check(boolean ok, String message) {

@@ -35,11 +35,13 @@ public final class DirectoryHttp implements RequestHandler {
     private final PrometheusEndpoint metrics;
     private final byte[] adminToken;
     private final DirectoryMetrics gauges;
+    private final Console console;
 
     public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
         this.directory = directory;
         this.metrics = metrics;
         this.gauges = new DirectoryMetrics(directory, metrics.registry(), java.time.Clock.systemUTC());
+        this.console = new Console(directory, new PeerStatusClient(Console.PEER_TIMEOUT), java.time.Clock.systemUTC());
         String t = directory.config().adminToken;
         this.adminToken = t == null || t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
     }
@@ -55,7 +57,14 @@ public final class DirectoryHttp implements RequestHandler {
         FullHttpResponse r;
         try {
             QueryStringDecoder q = new QueryStringDecoder(req.uri());
-            List<String> seg = Arrays.stream(q.path().split("/")).filter(s -> !s.isEmpty()).toList();
+            String path;
+            try {
+                path = q.path();
+                q.parameters();
+            } catch (IllegalArgumentException e) {
+                throw badRequest("malformed URL (bad %-escape?): " + firstLine(e.getMessage()));
+            }
+            List<String> seg = Arrays.stream(path.split("/")).filter(s -> !s.isEmpty()).toList();
             HttpMethod m = req.method();
             if (seg.size() == 1 && seg.get(0).equals("health")) {
                 op = "health";
@@ -66,11 +75,15 @@ public final class DirectoryHttp implements RequestHandler {
                 op = "metrics";
                 gauges.refresh();
                 r = metrics.response();
+            } else if (!seg.isEmpty() && seg.get(0).equals("ui")) {
+                op = "ui";
+                allow(m, HttpMethod.GET);
+                r = ConsoleAssets.get(seg.subList(1, seg.size()), path);
             } else if (seg.size() >= 2 && seg.get(0).equals("v1")) {
                 op = seg.get(1);
                 r = v1(req, m, seg.subList(1, seg.size()));
             } else {
-                throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + q.path());
+                throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + path);
             }
         } catch (ApiException e) {
             r = HttpResponses.error(e);
@@ -81,7 +94,7 @@ public final class DirectoryHttp implements RequestHandler {
         return r;
     }
 
-    private FullHttpResponse v1(FullHttpRequest req, HttpMethod m, List<String> seg) throws IOException {
+    private FullHttpResponse v1(FullHttpRequest req, HttpMethod m, List<String> seg) throws IOException, InterruptedException {
         String what = seg.get(0);
         int n = seg.size();
         if (what.equals("heartbeat") && n == 1) {
@@ -173,6 +186,13 @@ public final class DirectoryHttp implements RequestHandler {
         if (what.equals("reclaims") && n == 1) {
             allow(m, HttpMethod.GET);
             return ok(directory.cold().reclaims());
+        }
+        if (what.equals("console") && n == 1) {
+            allow(m, HttpMethod.GET);
+            admin(req);
+            FullHttpResponse r = ok(console.snapshot());
+            r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+            return ConsoleAssets.secure(r);
         }
         if (what.equals("stores")) {
             if (n == 1) {

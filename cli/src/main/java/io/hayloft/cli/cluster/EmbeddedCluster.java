@@ -57,6 +57,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private DirectoryClient heartbeats;
     private ScheduledExecutorService timer;
     private boolean closed;
+    private java.util.function.Consumer<DirectoryConfig> directoryExtras = c -> { };
 
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
@@ -82,7 +83,19 @@ public final class EmbeddedCluster implements AutoCloseable {
      * what it made durable across a crash or power cut).
      */
     public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks) throws IOException, InterruptedException {
+        return start(options, disks, c -> { });
+    }
+
+    /**
+     * As {@link #start(ClusterOptions, IntFunction)}, with settings applied to the directory's
+     * configuration after the cluster's own, at this and every later start of the directory: e.g. the
+     * {@code raidNode}, {@code cacheNodes} or {@code gutterNodes} of servers run beside the cluster.
+     */
+    public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks,
+                                        java.util.function.Consumer<DirectoryConfig> directoryExtras)
+            throws IOException, InterruptedException {
         EmbeddedCluster c = new EmbeddedCluster(options, disks);
+        c.directoryExtras = java.util.Objects.requireNonNull(directoryExtras, "directoryExtras");
         try {
             c.startDirectory();
             for (int i = 0; i < c.stores.length; i++) {
@@ -183,6 +196,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         c.failureThreshold = options.failureThreshold();
         c.clusterSecret = options.clusterSecret();
         c.adminToken = options.adminToken();
+        directoryExtras.accept(c);
         try {
             directory = DirectoryServer.start(c.validate());
         } catch (Exception e) {
