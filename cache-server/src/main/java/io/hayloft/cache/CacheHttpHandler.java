@@ -119,7 +119,8 @@ public final class CacheHttpHandler implements RequestHandler {
         if (a.crcHex() != null) {
             r.headers().set(StoreFetcher.CRC_HEADER, a.crcHex());
         }
-        r.headers().set(SOURCE_HEADER, a.source().header);
+        // Every 404 says "miss": a "hit" on a wrong cookie would tell the caller the needle exists.
+        r.headers().set(SOURCE_HEADER, a.status() == 404 ? ReadThroughCache.Source.MISS.header : a.source().header);
         return r;
     }
 

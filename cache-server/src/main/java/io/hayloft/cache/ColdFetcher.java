@@ -104,7 +104,7 @@ public final class ColdFetcher implements AutoCloseable {
                     + " are unavailable (" + e.getMessage() + ")");
         } catch (Cluster.HttpStatusException e) {
             if (e.status() == 404) {
-                return notFound(n, "the directory does not know key " + Long.toUnsignedString(n.key()));
+                return notFound(n);
             }
             throw CacheErrors.COLD_READ_FAILED.exception("cold read of needle " + n + " failed: " + e.getMessage());
         } catch (IOException e) {
@@ -121,16 +121,19 @@ public final class ColdFetcher implements AutoCloseable {
             throw CacheErrors.COLD_READ_FAILED.exception("cold read of needle " + n + " failed: " + e);
         }
         if (data == null) {
-            return notFound(n, "deleted, wrong cookie, or not in erasure-coded volume " + n.volume());
+            return notFound(n);
         }
         return new StoreFetcher.Fetched(200, data, "application/octet-stream", StoreFetcher.crc32c(data), VOLUME_STATE);
     }
 
-    private static StoreFetcher.Fetched notFound(CacheUrl.NeedleKey n, String why) {
-        ApiException e = CommonErrors.NOT_FOUND.exception("needle " + n + " not found: " + why);
-        String json = "{\"error\":{\"code\":" + e.error().code() + ",\"name\":\"" + e.error().name() + "\",\"message\":\""
-                + e.getMessage().replace("\\", "\\\\").replace("\"", "\\\"") + "\"}}";
-        return new StoreFetcher.Fetched(404, json.getBytes(StandardCharsets.UTF_8), "application/json", -1, null);
+    /**
+     * One answer for an unknown key, a deleted needle, a wrong cookie and a needle of another volume: a
+     * caller must not learn which keys exist.
+     */
+    private static StoreFetcher.Fetched notFound(CacheUrl.NeedleKey n) {
+        byte[] json = io.hayloft.common.http.HttpResponses.errorBytes(CommonErrors.NEEDLE_NOT_FOUND,
+                CommonErrors.needleNotFound(n.volume(), n.key(), n.alt()));
+        return new StoreFetcher.Fetched(404, json, "application/json", -1, null);
     }
 
     @Override

@@ -338,10 +338,9 @@ public final class ReadThroughCache {
     }
 
     private static Answer notFound(NeedleKey k, Source s) {
-        ApiException e = CommonErrors.NOT_FOUND.exception("needle " + k + " not found");
-        String json = "{\"error\":{\"code\":" + e.error().code() + ",\"name\":\"" + e.error().name() + "\",\"message\":\""
-                + e.getMessage() + "\"}}";
-        return new Answer(404, json.getBytes(java.nio.charset.StandardCharsets.UTF_8), "application/json", null, s);
+        byte[] json = io.hayloft.common.http.HttpResponses.errorBytes(CommonErrors.NEEDLE_NOT_FOUND,
+                CommonErrors.needleNotFound(k.volume(), k.key(), k.alt()));
+        return new Answer(404, json, "application/json", null, s);
     }
 
     /** Waits for a fetch, which its own timeout bounds; a second here is a safety margin. */

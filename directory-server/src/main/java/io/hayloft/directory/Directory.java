@@ -88,11 +88,38 @@ public final class Directory {
 
     // ------------------------------------------------------------------ stores
 
+    private static final java.util.regex.Pattern STORE_ID = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    private static final java.util.regex.Pattern HOST = java.util.regex.Pattern.compile("[A-Za-z0-9.-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}\\]");
+
+    /** A heartbeat's fields, each in its domain: a store registered from nonsense would be handed out to clients. */
+    static void checkHeartbeat(Wire.Heartbeat hb) {
+        if (hb.storeId() == null || !STORE_ID.matcher(hb.storeId()).matches()) {
+            throw DirectoryHttp.badRequest("storeId must be 1..128 characters of [A-Za-z0-9._-], got '" + hb.storeId() + "'");
+        }
+        String a = hb.address();
+        int colon = a == null ? -1 : a.lastIndexOf(':');
+        String port = colon < 0 ? "" : a.substring(colon + 1);
+        if (colon < 1 || !HOST.matcher(a.substring(0, colon)).matches() || port.isEmpty() || port.length() > 5
+                || !port.chars().allMatch(Character::isDigit) || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+            throw DirectoryHttp.badRequest("address must be host:port with a port in 1..65535, got '" + a + "'");
+        }
+        if (hb.rack() != null && (hb.rack().isEmpty() || hb.rack().length() > 128 || !hb.rack().chars().allMatch(c -> c > 32 && c < 127))) {
+            throw DirectoryHttp.badRequest("rack must be 1..128 printable ASCII characters without spaces, got '" + hb.rack() + "'");
+        }
+        if (hb.capacityBytes() < 0 || hb.freeBytes() < 0) {
+            throw DirectoryHttp.badRequest("capacityBytes and freeBytes must be >= 0, got " + hb.capacityBytes() + " and "
+                    + hb.freeBytes());
+        }
+        for (Wire.VolumeReport v : hb.volumes()) {
+            if (v == null || v.id() < 1 || v.sizeBytes() < 0) {
+                throw DirectoryHttp.badRequest("every reported volume needs an id >= 1 and a size >= 0, got " + v);
+            }
+        }
+    }
+
     /** Registers a store on its first heartbeat; afterwards updates its space and its volumes' sizes. */
     public synchronized StoreInfo heartbeat(Wire.Heartbeat hb) {
-        if (hb.storeId() == null || hb.storeId().isBlank() || hb.address() == null || hb.address().isBlank()) {
-            throw DirectoryHttp.badRequest("heartbeat needs storeId and address");
-        }
+        checkHeartbeat(hb);
         long now = clock.millis();
         StoreInfo s = meta.store(hb.storeId());
         if (s == null) {
@@ -347,6 +374,11 @@ public final class Directory {
 
     /** Records which alternate keys of each photo were written, in one synced batch. */
     public synchronized void commit(List<Wire.Commit> commits) {
+        for (Wire.Commit c : commits) {
+            if (c == null || c.key() < 0) {
+                throw DirectoryHttp.badRequest("every commit needs a non-negative key, got " + c);
+            }
+        }
         long[] ks = new long[commits.size()];
         PhotoMeta[] metas = new PhotoMeta[commits.size()];
         java.util.Map<Long, Integer> seen = new java.util.HashMap<>();

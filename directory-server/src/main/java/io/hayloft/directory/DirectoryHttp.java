@@ -405,8 +405,11 @@ public final class DirectoryHttp implements RequestHandler {
         if (v == null) {
             return dflt;
         }
-        if (v instanceof Number num) {
-            return num.intValue();
+        if (v instanceof Integer i) {
+            return i;
+        }
+        if (v instanceof Number) {
+            throw badRequest(name + " must be a whole number in " + Integer.MIN_VALUE + ".." + Integer.MAX_VALUE + ", was " + v);
         }
         throw badRequest(name + " must be a number, was '" + v + "'" + (v instanceof String ? "" : " (" + v.getClass().getSimpleName().toLowerCase(Locale.ROOT) + ")"));
     }

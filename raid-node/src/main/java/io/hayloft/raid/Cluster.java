@@ -57,7 +57,7 @@ public final class Cluster {
 
     /**
      * @param directory  the directory's host:port
-     * @param adminToken bearer token for the directory's admin endpoints, or null
+     * @param adminToken bearer token for the admin endpoints of the directory and the stores, or null
      * @param timeout    deadline of every request (a slow store past it counts as unavailable)
      */
     public Cluster(String directory, String adminToken, Duration timeout) {
@@ -396,7 +396,8 @@ public final class Cluster {
         if (body != null) {
             b.header("Content-Type", "application/octet-stream");
         }
-        if (adminToken != null && uri.getAuthority().equals(directory)) {
+        // The cluster's admin token opens the directory's and the stores' admin endpoints alike (seal, blocks).
+        if (adminToken != null) {
             b.header("Authorization", "Bearer " + adminToken);
         }
         return b.build();

@@ -168,10 +168,14 @@ public final class EmbeddedCluster implements AutoCloseable {
         return options.dataDir().resolve(storeId(check(i)));
     }
 
-    /** A client for this cluster with short timeouts suited to loopback; the caller closes it. */
+    /** A client for this cluster (with its admin token, if any) and short timeouts suited to loopback; the caller closes it. */
     public HayloftClient newClient() {
-        return HayloftClient.builder().directory(directoryAddress()).connectTimeout(Duration.ofSeconds(1))
-                .requestTimeout(Duration.ofSeconds(5)).backoff(Duration.ofMillis(20), Duration.ofMillis(200)).build();
+        HayloftClient.Builder b = HayloftClient.builder().directory(directoryAddress()).connectTimeout(Duration.ofSeconds(1))
+                .requestTimeout(Duration.ofSeconds(5)).backoff(Duration.ofMillis(20), Duration.ofMillis(200));
+        if (options.adminToken() != null) {
+            b.adminToken(options.adminToken());
+        }
+        return b.build();
     }
 
     /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. */

@@ -24,4 +24,16 @@ public final class CommonErrors {
     public static final ApiError INTERNAL = new ApiError(9, "INTERNAL", HttpResponseStatus.INTERNAL_SERVER_ERROR);
     public static final ApiError IO_ERROR = new ApiError(10, "IO_ERROR", HttpResponseStatus.INTERNAL_SERVER_ERROR);
     public static final ApiError FORBIDDEN = new ApiError(11, "FORBIDDEN", HttpResponseStatus.FORBIDDEN);
+
+    /**
+     * A needle that is not there: never written, deleted, or asked for with a wrong cookie. The store's
+     * code (100), declared here because every tier (store, cache, cold reads) answers exactly alike, so
+     * that a caller cannot tell a wrong cookie from a missing photo.
+     */
+    public static final ApiError NEEDLE_NOT_FOUND = new ApiError(100, "NEEDLE_NOT_FOUND", HttpResponseStatus.NOT_FOUND);
+
+    /** The one message of {@link #NEEDLE_NOT_FOUND}: {@code needle <volume>/<key>/<alt> not found}, unsigned. */
+    public static String needleNotFound(long volume, long key, int alt) {
+        return "needle " + volume + "/" + Long.toUnsignedString(key) + "/" + Integer.toUnsignedString(alt) + " not found";
+    }
 }

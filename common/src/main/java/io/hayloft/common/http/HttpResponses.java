@@ -38,12 +38,25 @@ public final class HttpResponses {
     }
 
     public static FullHttpResponse error(ApiError error, String message) {
+        return json(error.status(), errorBody(error, message));
+    }
+
+    /** The JSON error body alone, for answers built outside a response (a cache's stored 404). */
+    public static byte[] errorBytes(ApiError error, String message) {
+        try {
+            return JSON.writeValueAsBytes(errorBody(error, message));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static ObjectNode errorBody(ApiError error, String message) {
         ObjectNode root = JSON.createObjectNode();
         ObjectNode e = root.putObject("error");
         e.put("code", error.code());
         e.put("name", error.name());
         e.put("message", message);
-        return json(error.status(), root);
+        return root;
     }
 
     public static FullHttpResponse error(ApiException e) {

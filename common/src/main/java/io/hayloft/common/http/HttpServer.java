@@ -243,6 +243,25 @@ public final class HttpServer implements AutoCloseable {
             draining = true;
         }
 
+        /**
+         * The answer to {@code Expect: 100-continue}: Netty's own refusal of an oversized or unknown
+         * expectation has an empty body; ours names the problem in JSON like every other error.
+         */
+        @Override
+        protected Object newContinueResponse(HttpMessage start, int maxContentLength, io.netty.channel.ChannelPipeline pipeline) {
+            Object r = super.newContinueResponse(start, maxContentLength, pipeline);
+            if (r instanceof io.netty.handler.codec.http.HttpResponse h && h.status().code() >= 400) {
+                FullHttpResponse json = h.status().code() == 413
+                        ? HttpResponses.error(CommonErrors.BODY_TOO_LARGE, "request body of "
+                                + HttpUtil.getContentLength(start, -1L) + " bytes exceeds the limit of " + max + " bytes")
+                        : HttpResponses.error(CommonErrors.BAD_REQUEST, "unsupported expectation: "
+                                + start.headers().get(io.netty.handler.codec.http.HttpHeaderNames.EXPECT));
+                json.setStatus(h.status());
+                return HttpUtil.isKeepAlive(start) ? json : HttpResponses.closing(json);
+            }
+            return r;
+        }
+
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
             if (!draining) {
@@ -297,6 +316,12 @@ public final class HttpServer implements AutoCloseable {
                 Throwable cause = request.decoderResult().cause();
                 request.release();
                 sendAndClose(ctx, decodeError(cause));
+                return;
+            }
+            String badUri = malformedUri(request.uri());
+            if (badUri != null) {
+                request.release();
+                sendAndClose(ctx, HttpResponses.error(CommonErrors.BAD_REQUEST, badUri));
                 return;
             }
             if (inFlight.incrementAndGet() > maxConcurrent) {
@@ -410,6 +435,24 @@ public final class HttpServer implements AutoCloseable {
                 LOG.debug("closing connection after error", cause);
             }
             ctx.close();
+        }
+    }
+
+    /**
+     * Why {@code uri} cannot be decoded (a bad percent-escape in its path or query), or null: checked
+     * once here, so that no handler meets an undecodable URI.
+     */
+    static String malformedUri(String uri) {
+        if (uri.indexOf('%') < 0) {
+            return null;
+        }
+        try {
+            io.netty.handler.codec.http.QueryStringDecoder q = new io.netty.handler.codec.http.QueryStringDecoder(uri);
+            q.path();
+            q.parameters();
+            return null;
+        } catch (IllegalArgumentException e) {
+            return "malformed percent-escape in the request URI: " + e.getMessage();
         }
     }
 

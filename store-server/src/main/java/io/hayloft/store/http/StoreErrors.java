@@ -12,7 +12,7 @@ public final class StoreErrors {
     private StoreErrors() {
     }
 
-    public static final ApiError NEEDLE_NOT_FOUND = new ApiError(100, "NEEDLE_NOT_FOUND", HttpResponseStatus.NOT_FOUND);
+    public static final ApiError NEEDLE_NOT_FOUND = io.hayloft.common.http.CommonErrors.NEEDLE_NOT_FOUND;
     public static final ApiError VOLUME_NOT_FOUND = new ApiError(101, "VOLUME_NOT_FOUND", HttpResponseStatus.NOT_FOUND);
     public static final ApiError VOLUME_READ_ONLY = new ApiError(102, "VOLUME_READ_ONLY", HttpResponseStatus.CONFLICT);
     public static final ApiError VOLUME_EXISTS = new ApiError(103, "VOLUME_EXISTS", HttpResponseStatus.CONFLICT);

@@ -86,9 +86,11 @@ public final class StoreHttpHandler implements RequestHandler {
                 r = HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.readRaw(offset, (int) length)), OCTETS);
             } else if (seg.size() == 1 && "health".equals(seg.get(0))) {
                 op = "health";
+                allow(m, HttpMethod.GET);
                 r = HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok", "volumes", store.volumes().size()));
             } else if (seg.size() == 1 && "metrics".equals(seg.get(0))) {
                 op = "metrics";
+                allow(m, HttpMethod.GET);
                 r = metrics.response();
             } else {
                 throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: " + q.path());
@@ -107,7 +109,7 @@ public final class StoreHttpHandler implements RequestHandler {
     private FullHttpResponse needle(FullHttpRequest req, HttpMethod m, List<String> seg,
                                     Map<String, List<String>> params) throws Exception {
         long vol = number(seg.get(0), "volume");
-        long key = Long.parseUnsignedLong(checkDigits(seg.get(1), "key"));
+        long key = unsigned64(seg.get(1), "key");
         int alt = (int) parseUnsigned32(seg.get(2));
         long cookie = cookie(param(params, "cookie"));
         Volume v = store.volume(vol);
@@ -288,7 +290,21 @@ public final class StoreHttpHandler implements RequestHandler {
         if (s == null || !isNumber(s)) {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be a non-negative decimal number, got '" + s + "'");
         }
-        return Long.parseLong(s);
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be at most " + Long.MAX_VALUE + ", got '" + s + "'");
+        }
+    }
+
+    /** An unsigned 64-bit decimal (a photo key). */
+    static long unsigned64(String s, String what) {
+        checkDigits(s, what);
+        try {
+            return Long.parseUnsignedLong(s);
+        } catch (NumberFormatException e) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be an unsigned 64-bit number, got '" + s + "'");
+        }
     }
 
     private static long parseUnsigned32(String s) {

@@ -351,8 +351,7 @@ public final class Volume implements Closeable {
     }
 
     private StoreException notFound(long key, int alt) {
-        return new StoreException(Reason.NEEDLE_NOT_FOUND, "needle " + Long.toUnsignedString(key) + "/"
-                + Integer.toUnsignedString(alt) + " not found in volume " + id);
+        return new StoreException(Reason.NEEDLE_NOT_FOUND, io.hayloft.common.http.CommonErrors.needleNotFound(id, key, alt));
     }
 
     /**
