@@ -142,7 +142,9 @@ public final class LifeCycleDemo {
                 out.println("Restarting the whole cluster (directory and every store, the killed one too) on the same data...");
                 out.flush();
             }
-            try (EmbeddedCluster cluster = EmbeddedCluster.start(o); HayloftClient client = cluster.newClient()) {
+            // Slower probes after the restart: the stores start one after another, and none but the killed one
+            // should be marked FAILED while the others are still starting.
+            try (EmbeddedCluster cluster = EmbeddedCluster.start(o.withTiming(250, 2000, 3)); HayloftClient client = cluster.newClient()) {
                 finalCheck(cluster, client, s, rnd, runner, spool, start);
             }
         }

@@ -35,6 +35,7 @@ class LifeCycleDemoTest {
         }
         assertThat(text).containsPattern("after: hh-xor\\+ \\(10,4\\) blocks\\s+[0-9.]+ MiB\\s+1\\.4[0-9]")
                 .containsPattern("problems in all acts\\s+0\\n")
+                .containsPattern("stores restored by the operator\\s+1\\n")
                 .containsPattern("wrong cookies answered as missing\\s+50 of 50")
                 .containsPattern("hh-xor\\+ repair \\(measured\\)\\s+\\d+\\s+0\\.6[0-9]")
                 .containsPattern("\\d+ -> \\d+\\s")
