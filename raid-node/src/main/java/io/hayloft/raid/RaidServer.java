@@ -112,6 +112,9 @@ public final class RaidServer implements AutoCloseable {
     private RaidServer(RaidServerConfig config, Checkpoints checkpoints) throws Exception {
         this.config = config.validate();
         this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
+        // Never run half-secured: an admin token the directory lacks (or the reverse) stops the start here.
+        io.hayloft.common.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
+                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
         this.policyFile = config.policyFile == null ? null : Path.of(config.policyFile);
         this.cluster = new Cluster(config.directory, config.adminToken, java.time.Duration.ofMillis(config.requestTimeoutMillis));
         this.scrubber = new Scrubber(cluster, config.transferBytes);
@@ -141,7 +144,7 @@ public final class RaidServer implements AutoCloseable {
         }
         try {
             node.recover();
-            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this), httpExecutor, 1);
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this, config.adminToken), httpExecutor, 1);
         } catch (Exception e) {
             shutDownExecutors();
             lease.close();
