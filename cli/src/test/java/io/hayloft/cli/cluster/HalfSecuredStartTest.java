@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.cache.CacheConfig;
 import io.hayloft.cache.CacheServer;
+import io.hayloft.cli.Hayloft;
 import io.hayloft.common.http.ClusterStance;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
@@ -13,6 +14,8 @@ import io.hayloft.raid.RaidServer;
 import io.hayloft.raid.RaidServerConfig;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -85,6 +88,18 @@ class HalfSecuredStartTest {
         StoreServer good = StoreServer.start(store(SECRET, ADMIN));
         closers.add(good);
         Conditions.await("the secured store registers", () -> directory.directory().stores().size() == 1);
+    }
+
+    @Test
+    void hayloftStoreExitsOneWithTheMismatchOnStandardError() throws Exception {
+        directory(SECRET, ADMIN);
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int exit = Hayloft.run(new PrintWriter(out, true), new PrintWriter(err, true), "store", "host=127.0.0.1", "port=0",
+                "dataDirs=" + dir.resolve("cli-store"), "directory=" + directory.address(), "clusterSecret=" + SECRET);
+        assertThat(exit).as(err.toString()).isEqualTo(1);
+        assertThat(err.toString()).contains("hayloft: store refuses to start: this cluster is secured")
+                .contains("set adminToken on the store").doesNotContain(SECRET).doesNotContain(ADMIN);
     }
 
     @Test
