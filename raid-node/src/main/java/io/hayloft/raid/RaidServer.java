@@ -112,9 +112,6 @@ public final class RaidServer implements AutoCloseable {
     private RaidServer(RaidServerConfig config, Checkpoints checkpoints) throws Exception {
         this.config = config.validate();
         this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
-        // Never run half-secured: an admin token the directory lacks (or the reverse) stops the start here.
-        io.hayloft.common.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
-                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
         this.policyFile = config.policyFile == null ? null : Path.of(config.policyFile);
         this.cluster = new Cluster(config.directory, config.adminToken, java.time.Duration.ofMillis(config.requestTimeoutMillis));
         this.scrubber = new Scrubber(cluster, config.transferBytes);
@@ -129,6 +126,10 @@ public final class RaidServer implements AutoCloseable {
                 throw new IllegalArgumentException(e.getMessage(), e);
             }
         }
+        // Never run half-secured: an admin token the directory lacks (or the reverse) stops the start
+        // here, after the configuration and the policy file were checked.
+        io.hayloft.common.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
+                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
         this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));
