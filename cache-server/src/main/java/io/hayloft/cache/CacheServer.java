@@ -28,6 +28,12 @@ public final class CacheServer implements AutoCloseable {
 
     private CacheServer(CacheConfig config) throws InterruptedException {
         config.validate();
+        if (config.coldEnabled()) {
+            // Never run half-secured: a cache that would accept unsigned pushes in a secured cluster (or the reverse)
+            // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
+            io.hayloft.common.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
+                    io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
+        }
         this.config = config;
         fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")));
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,

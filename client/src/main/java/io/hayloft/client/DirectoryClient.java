@@ -75,7 +75,7 @@ public final class DirectoryClient {
      * state the directory gives the store ({@code UP}, {@code FAILED}, ...).
      */
     public CompletableFuture<String> heartbeat(Wire.Heartbeat heartbeat) {
-        return call("POST", "/v1/heartbeat", body(heartbeat), false, s -> s == 200)
+        return call("POST", "/v1/heartbeat", body(heartbeat), true, s -> s == 200) // a secured directory wants the admin token
                 .thenApply(r -> parse(r, "POST /v1/heartbeat", JsonNode.class).path("state").asText("UNKNOWN"));
     }
 

@@ -5,6 +5,7 @@ import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
+import io.hayloft.common.http.Secrets;
 import io.hayloft.common.metrics.PrometheusEndpoint;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.common.wire.StripeMap;
@@ -17,8 +18,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -43,7 +42,7 @@ public final class DirectoryHttp implements RequestHandler {
         this.gauges = new DirectoryMetrics(directory, metrics.registry(), java.time.Clock.systemUTC());
         this.console = new Console(directory, new PeerStatusClient(Console.PEER_TIMEOUT), java.time.Clock.systemUTC());
         String t = directory.config().adminToken;
-        this.adminToken = t == null || t.isEmpty() ? null : t.getBytes(StandardCharsets.UTF_8);
+        this.adminToken = Secrets.token(t);
     }
 
     static ApiException badRequest(String message) {
@@ -65,7 +64,7 @@ public final class DirectoryHttp implements RequestHandler {
                 op = "health";
                 allow(m, HttpMethod.GET);
                 r = HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok", "cluster", directory.meta().clusterId(),
-                        "secured", directory.config().secured()));
+                        "secured", directory.config().secured(), "admin", adminToken != null));
             } else if (seg.size() == 1 && seg.get(0).equals("metrics")) {
                 op = "metrics";
                 gauges.refresh();
@@ -94,6 +93,7 @@ public final class DirectoryHttp implements RequestHandler {
         int n = seg.size();
         if (what.equals("heartbeat") && n == 1) {
             allow(m, HttpMethod.POST);
+            heartbeatAuth(req);
             var s = directory.heartbeat(body(req, Wire.Heartbeat.class));
             return ok(Map.of("storeId", s.id(), "state", s.state().name()));
         }
@@ -326,10 +326,26 @@ public final class DirectoryHttp implements RequestHandler {
         if (adminToken == null) {
             return;
         }
-        String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
-        byte[] given = h != null && h.startsWith("Bearer ") ? h.substring(7).getBytes(StandardCharsets.UTF_8) : new byte[0];
-        if (!MessageDigest.isEqual(given, adminToken)) {
+        if (!Secrets.bearerMatches(req.headers().get(HttpHeaderNames.AUTHORIZATION), adminToken)) {
             throw DirectoryErrors.UNAUTHORIZED.exception("admin endpoint: missing or wrong 'Authorization: Bearer <admin token>'");
+        }
+    }
+
+    /**
+     * A heartbeat registers a store, so in a cluster with an admin token it must carry it: an
+     * unsecured store is refused with a message that says what to set, not left to fail later.
+     */
+    private void heartbeatAuth(FullHttpRequest req) {
+        if (adminToken == null) {
+            return;
+        }
+        String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        if (h == null) {
+            throw DirectoryErrors.UNAUTHORIZED.exception("heartbeat refused: this cluster is secured: set clusterSecret/adminToken "
+                    + "on the store, the same as the directory's");
+        }
+        if (!Secrets.bearerMatches(h, adminToken)) {
+            throw DirectoryErrors.UNAUTHORIZED.exception("heartbeat refused: the store's adminToken is not the directory's");
         }
     }
 

@@ -78,7 +78,7 @@ class DirectoryServerTest {
     private JsonNode heartbeat(int i, int racks, List<Wire.VolumeReport> volumes) throws Exception {
         Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + stores.get(i).port(), "r" + (i % racks),
                 1L << 30, (1L << 30) - i, volumes);
-        return send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, null);
+        return send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, ADMIN);
     }
 
     private JsonNode send(String method, String path, String body, int expectStatus, String bearer) throws Exception {
@@ -197,7 +197,7 @@ class DirectoryServerTest {
                 .contains("photo key must be a non-negative integer, was 'abc'");
         assertThat(send("POST", "/v1/assign", "{\"count\": 5000}", 400, null).get("error").get("message").asText())
                 .contains("count must be in 1..1000, was 5000");
-        assertThat(send("POST", "/v1/heartbeat", "{not json", 400, null).get("error").get("message").asText())
+        assertThat(send("POST", "/v1/heartbeat", "{not json", 400, ADMIN).get("error").get("message").asText())
                 .contains("malformed JSON");
         assertThat(send("POST", "/v1/commit", "[{\"key\": 99999, \"alts\": [0]}]", 404, null).get("error").get("code").asInt())
                 .isEqualTo(202);

@@ -63,7 +63,7 @@ class ReclaimApiTest {
             StoreServer s = StoreServer.start(sc.validate());
             stores.add(s);
             Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + s.port(), "r" + i, 1L << 30, 1L << 30, List.of());
-            send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, null);
+            send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, ADMIN);
         }
     }
 

@@ -4,9 +4,11 @@ import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
+import io.hayloft.common.http.Secrets;
 import io.micrometer.core.instrument.Timer;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -20,15 +22,18 @@ import java.util.concurrent.TimeoutException;
 /**
  * Routes the raid-node's HTTP API (docs/raid-api.md): {@code GET /health}, {@code GET /status},
  * {@code GET /metrics}, {@code POST /admin/run} and {@code POST /admin/scrub} (both wait for their
- * pass, at most {@code ?waitMillis=} or the configured {@code adminWaitMillis}). Runs on the
+ * pass, at most {@code ?waitMillis=} or the configured {@code adminWaitMillis}; both need the
+ * cluster's admin token as {@code Authorization: Bearer} when {@code adminToken} is set). Runs on the
  * server's blocking executor, never on an event loop. Stateless and thread-safe.
  */
 final class RaidHttp implements RequestHandler {
 
     private final RaidServer server;
+    private final byte[] adminToken; // null: the admin endpoints are open (a cluster without an admin token)
 
-    RaidHttp(RaidServer server) {
+    RaidHttp(RaidServer server, String adminToken) {
         this.server = server;
+        this.adminToken = Secrets.token(adminToken);
     }
 
     @Override
@@ -58,12 +63,14 @@ final class RaidHttp implements RequestHandler {
                 case "/admin/run" -> {
                     op = "run";
                     allow(req, HttpMethod.POST);
+                    admin(req);
                     long wait = waitMillis(q);
                     r = HttpResponses.json(HttpResponseStatus.OK, await(server.runNow(), wait, "pass"));
                 }
                 case "/admin/scrub" -> {
                     op = "scrub";
                     allow(req, HttpMethod.POST);
+                    admin(req);
                     long wait = waitMillis(q);
                     r = HttpResponses.json(HttpResponseStatus.OK, await(server.scrubNow(), wait, "scrub cycle"));
                 }
@@ -76,6 +83,12 @@ final class RaidHttp implements RequestHandler {
         Timer.builder("hayloft_raid_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
                 .register(server.metrics().endpoint.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         return r;
+    }
+
+    private void admin(FullHttpRequest req) {
+        if (adminToken != null && !Secrets.bearerMatches(req.headers().get(HttpHeaderNames.AUTHORIZATION), adminToken)) {
+            throw CommonErrors.FORBIDDEN.exception("admin endpoint: missing or wrong 'Authorization: Bearer <admin token>'");
+        }
     }
 
     private static void allow(FullHttpRequest req, HttpMethod m) {

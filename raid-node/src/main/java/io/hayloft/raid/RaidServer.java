@@ -126,6 +126,10 @@ public final class RaidServer implements AutoCloseable {
                 throw new IllegalArgumentException(e.getMessage(), e);
             }
         }
+        // Never run half-secured: an admin token the directory lacks (or the reverse) stops the start
+        // here, after the configuration and the policy file were checked.
+        io.hayloft.common.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
+                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
         this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));
@@ -141,7 +145,7 @@ public final class RaidServer implements AutoCloseable {
         }
         try {
             node.recover();
-            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this), httpExecutor, 1);
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this, config.adminToken), httpExecutor, 1);
         } catch (Exception e) {
             shutDownExecutors();
             lease.close();

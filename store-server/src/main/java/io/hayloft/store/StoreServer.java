@@ -1,5 +1,6 @@
 package io.hayloft.store;
 
+import io.hayloft.common.http.ClusterStance;
 import io.hayloft.common.io.Disk;
 import io.hayloft.store.cluster.ClusterAuthorizer;
 import io.hayloft.store.cluster.DirectoryHeartbeat;
@@ -38,6 +39,11 @@ public final class StoreServer implements AutoCloseable {
 
     private StoreServer(StoreConfig config, WriteAuthorizer authorizer, Disk files) throws IOException, InterruptedException {
         config.validate();
+        if (config.directory != null && !config.directory.isBlank()) {
+            // Never run half-secured: a secret or token the directory lacks (or the reverse) stops the start here.
+            ClusterStance.require("store", config.directory, "clusterSecret", config.clusterSecret != null && !config.clusterSecret.isEmpty(),
+                    "adminToken", config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE);
+        }
         store = new Store(config, files);
         AtomicInteger n = new AtomicInteger();
         disk = new ThreadPoolExecutor(config.diskThreads, config.diskThreads, 60, TimeUnit.SECONDS,
@@ -75,7 +81,7 @@ public final class StoreServer implements AutoCloseable {
         String advertise = config.advertiseAddress != null && !config.advertiseAddress.isBlank() ? config.advertiseAddress
                 : ("0.0.0.0".equals(config.host) || "::".equals(config.host) ? "127.0.0.1" : config.host) + ":" + port;
         return new DirectoryHeartbeat(store, config.directory, id, advertise, config.rack, dir,
-                Duration.ofMillis(config.heartbeatMillis));
+                Duration.ofMillis(config.heartbeatMillis), config.adminToken);
     }
 
     /**

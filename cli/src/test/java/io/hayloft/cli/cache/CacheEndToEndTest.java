@@ -113,7 +113,7 @@ class CacheEndToEndTest {
             stores.add(s);
             Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + s.port(), "r" + i, 1L << 30, 1L << 30, List.of());
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/heartbeat"))
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(HttpResponses.JSON.writeValueAsBytes(hb))).build(),
+                    .header("Authorization", "Bearer " + ADMIN).POST(HttpRequest.BodyPublishers.ofByteArray(HttpResponses.JSON.writeValueAsBytes(hb))).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         }

@@ -57,7 +57,15 @@ public final class ConfigLoader {
             if (!Files.isRegularFile(yaml)) {
                 throw new IllegalArgumentException("config file not found: " + yaml);
             }
-            JsonNode n = YAML.readTree(yaml.toFile());
+            JsonNode n;
+            try {
+                n = YAML.readTree(yaml.toFile());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                // The parser's own message quotes the offending line, which may hold a secret: say where only.
+                var at = e.getLocation();
+                throw new IllegalArgumentException("config file " + yaml + " is not valid YAML"
+                        + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
+            }
             if (n == null || n.isMissingNode() || n.isNull()) {
                 root = JsonNodeFactory.instance.objectNode();
             } else if (n instanceof ObjectNode o) {
@@ -90,7 +98,9 @@ public final class ConfigLoader {
     private static void apply(ObjectNode root, String override) {
         int eq = override.indexOf('=');
         if (eq <= 0) {
-            throw new IllegalArgumentException("config override must look like key=value, got '" + override + "'");
+            // Never echo the argument: "clusterSecret:VALUE" or a bare "$SECRET" would print the secret.
+            throw new IllegalArgumentException("config override must look like key=value; got an argument of "
+                    + override.length() + " characters with no '=' (not shown: it may hold a secret)");
         }
         String[] path = override.substring(0, eq).trim().split("\\.");
         String value = override.substring(eq + 1).trim();

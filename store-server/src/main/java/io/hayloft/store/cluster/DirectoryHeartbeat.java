@@ -40,6 +40,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     private final Path dataDir;
     private final HttpClient http;
     private final ScheduledExecutorService timer;
+    private final String adminToken;
     private volatile boolean failing;
 
     /**
@@ -49,6 +50,13 @@ public final class DirectoryHeartbeat implements AutoCloseable {
      */
     public DirectoryHeartbeat(Store store, String directory, String storeId, String address, String rack, Path dataDir,
                               Duration interval) {
+        this(store, directory, storeId, address, rack, dataDir, interval, null);
+    }
+
+    /** @param adminToken the cluster's admin token, sent with each heartbeat (a secured directory needs it), or null */
+    public DirectoryHeartbeat(Store store, String directory, String storeId, String address, String rack, Path dataDir,
+                              Duration interval, String adminToken) {
+        this.adminToken = adminToken == null || adminToken.isEmpty() ? null : adminToken;
         this.store = store;
         this.directory = directory;
         this.storeId = storeId;
@@ -109,9 +117,13 @@ public final class DirectoryHeartbeat implements AutoCloseable {
             Disk disk = store.disk();
             Wire.Heartbeat hb = new Wire.Heartbeat(storeId, address, rack, disk.totalSpace(dataDir), disk.usableSpace(dataDir),
                     volumes);
-            HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + directory + "/v1/heartbeat"))
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + directory + "/v1/heartbeat"))
                     .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(hb))).build();
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(hb)));
+            if (adminToken != null) {
+                b.header("Authorization", "Bearer " + adminToken);
+            }
+            HttpRequest req = b.build();
             return http.sendAsync(req, HttpResponse.BodyHandlers.ofString()).handle((r, err) -> {
                 String problem = err != null ? String.valueOf(err.getMessage())
                         : r.statusCode() != 200 ? "answered " + r.statusCode() + ": " + r.body() : null;
