@@ -13,25 +13,25 @@ public final class CacheErrors {
     }
 
     /** The URL is not {@code /<store>/<volume>/<key>/<alt>?cookie=<hex>} or a value in it is bad. */
-    public static final ApiError BAD_CACHE_URL = new ApiError(300, "BAD_CACHE_URL", HttpResponseStatus.BAD_REQUEST);
+    public static final ApiError BAD_CACHE_URL = new ApiError(300, "BAD_CACHE_URL", HttpResponseStatus.BAD_REQUEST.code());
     /** The store named in the URL could not be reached (refused, reset, DNS). */
-    public static final ApiError STORE_UNAVAILABLE = new ApiError(301, "STORE_UNAVAILABLE", HttpResponseStatus.BAD_GATEWAY);
+    public static final ApiError STORE_UNAVAILABLE = new ApiError(301, "STORE_UNAVAILABLE", HttpResponseStatus.BAD_GATEWAY.code());
     /** The store did not answer within {@code storeTimeoutMillis}. */
-    public static final ApiError STORE_TIMEOUT = new ApiError(302, "STORE_TIMEOUT", HttpResponseStatus.GATEWAY_TIMEOUT);
+    public static final ApiError STORE_TIMEOUT = new ApiError(302, "STORE_TIMEOUT", HttpResponseStatus.GATEWAY_TIMEOUT.code());
     /** The store's data does not match the CRC32C it sent: not served, not cached. */
-    public static final ApiError STORE_CORRUPT = new ApiError(303, "STORE_CORRUPT", HttpResponseStatus.BAD_GATEWAY);
+    public static final ApiError STORE_CORRUPT = new ApiError(303, "STORE_CORRUPT", HttpResponseStatus.BAD_GATEWAY.code());
     /** The store named in the URL is not in {@code allowedStores}. */
-    public static final ApiError STORE_NOT_ALLOWED = new ApiError(304, "STORE_NOT_ALLOWED", HttpResponseStatus.FORBIDDEN);
+    public static final ApiError STORE_NOT_ALLOWED = new ApiError(304, "STORE_NOT_ALLOWED", HttpResponseStatus.FORBIDDEN.code());
     /** A pushed needle's body does not match its {@code X-Hayloft-Crc32c} header, or the header is missing. */
-    public static final ApiError PUSH_CRC_MISMATCH = new ApiError(305, "PUSH_CRC_MISMATCH", HttpResponseStatus.BAD_REQUEST);
+    public static final ApiError PUSH_CRC_MISMATCH = new ApiError(305, "PUSH_CRC_MISMATCH", HttpResponseStatus.BAD_REQUEST.code());
     /** A pushed needle is larger than {@code maxObjectBytes}. */
-    public static final ApiError PUSH_TOO_LARGE = new ApiError(306, "PUSH_TOO_LARGE", HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
+    public static final ApiError PUSH_TOO_LARGE = new ApiError(306, "PUSH_TOO_LARGE", HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code());
     /** A cold URL ({@code /cold/...}) reached a cache configured without {@code directory}. */
-    public static final ApiError COLD_NOT_CONFIGURED = new ApiError(307, "COLD_NOT_CONFIGURED", HttpResponseStatus.SERVICE_UNAVAILABLE);
+    public static final ApiError COLD_NOT_CONFIGURED = new ApiError(307, "COLD_NOT_CONFIGURED", HttpResponseStatus.SERVICE_UNAVAILABLE.code());
     /** More blocks of the needle's stripe are unavailable than the code tolerates: the needle cannot be rebuilt now. */
-    public static final ApiError COLD_STRIPE_LOST = new ApiError(308, "COLD_STRIPE_LOST", HttpResponseStatus.SERVICE_UNAVAILABLE);
+    public static final ApiError COLD_STRIPE_LOST = new ApiError(308, "COLD_STRIPE_LOST", HttpResponseStatus.SERVICE_UNAVAILABLE.code());
     /** A cold read failed otherwise (directory unreachable, a block corrupt beyond rebuilding). */
-    public static final ApiError COLD_READ_FAILED = new ApiError(309, "COLD_READ_FAILED", HttpResponseStatus.BAD_GATEWAY);
+    public static final ApiError COLD_READ_FAILED = new ApiError(309, "COLD_READ_FAILED", HttpResponseStatus.BAD_GATEWAY.code());
     /** A cold URL names a photo whose volume is not erasure-coded: read it from its replicas. */
-    public static final ApiError NOT_ERASURE_CODED = new ApiError(310, "NOT_ERASURE_CODED", HttpResponseStatus.CONFLICT);
+    public static final ApiError NOT_ERASURE_CODED = new ApiError(310, "NOT_ERASURE_CODED", HttpResponseStatus.CONFLICT.code());
 }

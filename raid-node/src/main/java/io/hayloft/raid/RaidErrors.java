@@ -9,9 +9,9 @@ public final class RaidErrors {
     }
 
     /** A pass or scrub asked for by an operator failed; the message says why. */
-    public static final ApiError PASS_FAILED = new ApiError(400, "PASS_FAILED", HttpResponseStatus.INTERNAL_SERVER_ERROR);
+    public static final ApiError PASS_FAILED = new ApiError(400, "PASS_FAILED", HttpResponseStatus.INTERNAL_SERVER_ERROR.code());
     /** The raid-node is shutting down and takes no more work. */
-    public static final ApiError STOPPING = new ApiError(401, "STOPPING", HttpResponseStatus.SERVICE_UNAVAILABLE);
+    public static final ApiError STOPPING = new ApiError(401, "STOPPING", HttpResponseStatus.SERVICE_UNAVAILABLE.code());
     /** The pass did not finish within the wait asked for; it goes on running. */
-    public static final ApiError STILL_RUNNING = new ApiError(402, "STILL_RUNNING", HttpResponseStatus.GATEWAY_TIMEOUT);
+    public static final ApiError STILL_RUNNING = new ApiError(402, "STILL_RUNNING", HttpResponseStatus.GATEWAY_TIMEOUT.code());
 }

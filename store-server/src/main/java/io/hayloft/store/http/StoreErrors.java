@@ -13,22 +13,22 @@ public final class StoreErrors {
     }
 
     public static final ApiError NEEDLE_NOT_FOUND = io.hayloft.common.http.CommonErrors.NEEDLE_NOT_FOUND;
-    public static final ApiError VOLUME_NOT_FOUND = new ApiError(101, "VOLUME_NOT_FOUND", HttpResponseStatus.NOT_FOUND);
-    public static final ApiError VOLUME_READ_ONLY = new ApiError(102, "VOLUME_READ_ONLY", HttpResponseStatus.CONFLICT);
-    public static final ApiError VOLUME_EXISTS = new ApiError(103, "VOLUME_EXISTS", HttpResponseStatus.CONFLICT);
+    public static final ApiError VOLUME_NOT_FOUND = new ApiError(101, "VOLUME_NOT_FOUND", HttpResponseStatus.NOT_FOUND.code());
+    public static final ApiError VOLUME_READ_ONLY = new ApiError(102, "VOLUME_READ_ONLY", HttpResponseStatus.CONFLICT.code());
+    public static final ApiError VOLUME_EXISTS = new ApiError(103, "VOLUME_EXISTS", HttpResponseStatus.CONFLICT.code());
     public static final ApiError NEEDLE_CORRUPT =
-            new ApiError(104, "NEEDLE_CORRUPT", HttpResponseStatus.INTERNAL_SERVER_ERROR);
+            new ApiError(104, "NEEDLE_CORRUPT", HttpResponseStatus.INTERNAL_SERVER_ERROR.code());
     public static final ApiError NEEDLE_TOO_LARGE =
-            new ApiError(105, "NEEDLE_TOO_LARGE", HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE);
-    public static final ApiError BAD_ARGUMENT = new ApiError(106, "BAD_ARGUMENT", HttpResponseStatus.BAD_REQUEST);
-    public static final ApiError COMPACTION_RUNNING = new ApiError(107, "COMPACTION_RUNNING", HttpResponseStatus.CONFLICT);
-    public static final ApiError BLOCK_NOT_FOUND = new ApiError(108, "BLOCK_NOT_FOUND", HttpResponseStatus.NOT_FOUND);
-    public static final ApiError BLOCK_EXISTS = new ApiError(109, "BLOCK_EXISTS", HttpResponseStatus.CONFLICT);
+            new ApiError(105, "NEEDLE_TOO_LARGE", HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE.code());
+    public static final ApiError BAD_ARGUMENT = new ApiError(106, "BAD_ARGUMENT", HttpResponseStatus.BAD_REQUEST.code());
+    public static final ApiError COMPACTION_RUNNING = new ApiError(107, "COMPACTION_RUNNING", HttpResponseStatus.CONFLICT.code());
+    public static final ApiError BLOCK_NOT_FOUND = new ApiError(108, "BLOCK_NOT_FOUND", HttpResponseStatus.NOT_FOUND.code());
+    public static final ApiError BLOCK_EXISTS = new ApiError(109, "BLOCK_EXISTS", HttpResponseStatus.CONFLICT.code());
     public static final ApiError BAD_RANGE =
-            new ApiError(110, "BAD_RANGE", HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE);
+            new ApiError(110, "BAD_RANGE", HttpResponseStatus.REQUESTED_RANGE_NOT_SATISFIABLE.code());
     public static final ApiError UNSUPPORTED_FORMAT =
-            new ApiError(111, "UNSUPPORTED_FORMAT", HttpResponseStatus.INTERNAL_SERVER_ERROR);
-    public static final ApiError CORRUPT_FILE = new ApiError(112, "CORRUPT_FILE", HttpResponseStatus.INTERNAL_SERVER_ERROR);
+            new ApiError(111, "UNSUPPORTED_FORMAT", HttpResponseStatus.INTERNAL_SERVER_ERROR.code());
+    public static final ApiError CORRUPT_FILE = new ApiError(112, "CORRUPT_FILE", HttpResponseStatus.INTERNAL_SERVER_ERROR.code());
 
     public static ApiError of(StoreException.Reason reason) {
         return switch (reason) {

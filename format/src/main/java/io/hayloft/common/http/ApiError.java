@@ -1,27 +1,30 @@
 package io.hayloft.common.http;
 
-import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.Objects;
 
 /**
  * One wire error: a stable numeric {@code code} that never changes meaning once released, a stable
  * {@code name}, and the HTTP status it is sent with. Servers declare their errors as constants
- * (see {@link CommonErrors}); the numbers, not the Java names, are the contract with clients.
+ * (see {@link CommonErrors}); the numbers, not the Java names, are the contract with clients. No Netty
+ * here: the client decodes the same constants the servers send.
  *
  * <p>Immutable and thread-safe.
  */
 public final class ApiError {
     private final int code;
     private final String name;
-    private final HttpResponseStatus status;
+    private final int status;
 
-    public ApiError(int code, String name, HttpResponseStatus status) {
+    public ApiError(int code, String name, int status) {
         if (code <= 0) {
             throw new IllegalArgumentException("error code must be positive, got " + code);
         }
         this.code = code;
         this.name = Objects.requireNonNull(name, "name");
-        this.status = Objects.requireNonNull(status, "status");
+        if (status < 100 || status > 599) {
+            throw new IllegalArgumentException("HTTP status must be 100..599, got " + status);
+        }
+        this.status = status;
     }
 
     public int code() {
@@ -32,7 +35,8 @@ public final class ApiError {
         return name;
     }
 
-    public HttpResponseStatus status() {
+    /** The HTTP status code the error is sent with. */
+    public int status() {
         return status;
     }
 
@@ -43,6 +47,6 @@ public final class ApiError {
 
     @Override
     public String toString() {
-        return code + " " + name + " (" + status.code() + ")";
+        return code + " " + name + " (" + status + ")";
     }
 }

@@ -38,7 +38,7 @@ public final class HttpResponses {
     }
 
     public static FullHttpResponse error(ApiError error, String message) {
-        return json(error.status(), errorBody(error, message));
+        return json(HttpResponseStatus.valueOf(error.status()), errorBody(error, message));
     }
 
     /** The JSON error body alone, for answers built outside a response (a cache's stored 404). */
