@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.zip.CRC32C;
 
 /**
  * Reads needles of erasure-coded volumes (DESIGN.md "Reads of cold data"). Healthy: one range read
@@ -67,12 +68,12 @@ public final class ColdReader implements AutoCloseable {
     /** Default bound of the cached needle indexes and stripe maps: 64 MiB, about 2 million needles. */
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
 
-    private final Cluster cluster;
+    private final ClusterReads cluster;
     private final Cache<Integer, ColdVolume> cache;
     private final Map<Integer, ColdVolume> volumes;
     /** One codec per (codec, k, r), kept until {@link #close}: an evicted volume never closes a codec in use. */
     private final Map<String, ErasureCodec> codecs = new ConcurrentHashMap<>();
-    private volatile Map<String, Cluster.StoreRef> stores;
+    private volatile Map<String, ClusterReads.StoreRef> stores;
     private volatile long storesAt;
     private final LongAdder healthy = new LongAdder();
     private final LongAdder degraded = new LongAdder();
@@ -82,7 +83,7 @@ public final class ColdReader implements AutoCloseable {
     private final long hedgeAfterMillis;
 
     /** A reader that goes degraded when a direct read has not answered within {@link #DEFAULT_HEDGE_MILLIS}. */
-    public ColdReader(Cluster cluster) {
+    public ColdReader(ClusterReads cluster) {
         this(cluster, DEFAULT_HEDGE_MILLIS);
     }
 
@@ -91,7 +92,7 @@ public final class ColdReader implements AutoCloseable {
      *                         blocks as well (the first answer wins); the direct read itself gives up
      *                         at the cluster's request deadline
      */
-    public ColdReader(Cluster cluster, long hedgeAfterMillis) {
+    public ColdReader(ClusterReads cluster, long hedgeAfterMillis) {
         this(cluster, hedgeAfterMillis, DEFAULT_CACHE_BYTES);
     }
 
@@ -99,7 +100,7 @@ public final class ColdReader implements AutoCloseable {
      * @param cacheBytes bound of the cached stripe maps and needle indexes, by their size in memory;
      *                   the least recently used volume is dropped first (and read again when needed)
      */
-    public ColdReader(Cluster cluster, long hedgeAfterMillis, long cacheBytes) {
+    public ColdReader(ClusterReads cluster, long hedgeAfterMillis, long cacheBytes) {
         if (hedgeAfterMillis < 1) {
             throw new IllegalArgumentException("hedgeAfterMillis must be >= 1, was " + hedgeAfterMillis);
         }
@@ -329,15 +330,17 @@ public final class ColdReader implements AutoCloseable {
 
     private VolumeIndex readIndex(StripeMap m) throws IOException {
         IOException last = null;
-        Map<String, Cluster.StoreRef> s = stores(false);
+        Map<String, ClusterReads.StoreRef> s = stores(false);
         for (String holder : m.index().holders()) {
-            Cluster.StoreRef ref = s.get(holder);
+            ClusterReads.StoreRef ref = s.get(holder);
             if (ref == null || !ref.up()) {
                 continue;
             }
             try {
                 byte[] b = cluster.readBlock(ref.address(), m.index().name());
-                if (b.length != m.index().length() || EncodeJob.crc(b, 0, b.length) != m.index().crc32c()) {
+                CRC32C crc = new CRC32C();
+                crc.update(b);
+                if (b.length != m.index().length() || crc.getValue() != m.index().crc32c()) {
                     throw new IOException("index block " + m.index().name() + " on " + holder + " fails its CRC32C");
                 }
                 return VolumeIndex.decode(b, m.index().name() + " on store " + holder, m.volumeBytes());
@@ -349,8 +352,8 @@ public final class ColdReader implements AutoCloseable {
                 + " is readable (holders " + m.index().holders() + ")" + (last == null ? "" : ": " + last.getMessage()), last);
     }
 
-    private Map<String, Cluster.StoreRef> stores(boolean refresh) throws IOException {
-        Map<String, Cluster.StoreRef> s = stores;
+    private Map<String, ClusterReads.StoreRef> stores(boolean refresh) throws IOException {
+        Map<String, ClusterReads.StoreRef> s = stores;
         if (s == null || refresh || System.currentTimeMillis() - storesAt > 1000) {
             s = cluster.stores();
             stores = s;
@@ -377,7 +380,7 @@ public final class ColdReader implements AutoCloseable {
             int n = (int) Math.min(out.remaining(), b - inBlock);
             ByteBuffer piece = out.slice().limit(n);
             StripeMap.Block blk = m.stripes().get(stripe).blocks().get(unit);
-            Cluster.StoreRef ref = stores(false).get(blk.store());
+            ClusterReads.StoreRef ref = stores(false).get(blk.store());
             // A piece whose own block is not excluded is read directly: rebuilding it too would
             // spend the code's tolerance on a good block (a needle over two blocks, one of them
             // corrupt, with a store down, was unreadable that way).
@@ -458,10 +461,10 @@ public final class ColdReader implements AutoCloseable {
             throws IOException {
         StripeMap m = cv.map();
         List<StripeMap.Block> blocks = m.stripes().get(stripe).blocks();
-        Map<String, Cluster.StoreRef> s = stores(false);
+        Map<String, ClusterReads.StoreRef> s = stores(false);
         TreeSet<Integer> unavailable = new TreeSet<>(exclude);
         for (int u = 0; u < blocks.size(); u++) {
-            Cluster.StoreRef ref = s.get(blocks.get(u).store());
+            ClusterReads.StoreRef ref = s.get(blocks.get(u).store());
             if (u != unit && (ref == null || !ref.up())) {
                 unavailable.add(u);
             }
@@ -472,7 +475,7 @@ public final class ColdReader implements AutoCloseable {
                 List<ReadRange> plan = cv.codec().planReadRange(m.blockSize(), unit, inBlock, dst.remaining(), un);
                 RangeFetch round = new RangeFetch(plan, RangeFetch.OffsetMap.IDENTITY, r -> {
                     StripeMap.Block blk = blocks.get(r.unit());
-                    Cluster.StoreRef ref = s.get(blk.store());
+                    ClusterReads.StoreRef ref = s.get(blk.store());
                     return ref == null ? CompletableFuture.failedFuture(new IOException("store " + blk.store() + " unknown"))
                             : cluster.readBlockAsync(ref.address(), blk.name(), r.offset(), (int) r.length());
                 }, bytesRead::add);
