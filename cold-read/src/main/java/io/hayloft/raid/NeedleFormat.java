@@ -1,25 +1,27 @@
 package io.hayloft.raid;
 
+import static io.hayloft.store.volume.Needle.FOOTER_MAGIC;
+import static io.hayloft.store.volume.Needle.FOOTER_SIZE;
+import static io.hayloft.store.volume.Needle.HEADER_MAGIC;
+import static io.hayloft.store.volume.Needle.HEADER_SIZE;
+import static io.hayloft.store.volume.Needle.OFF_ALT;
+import static io.hayloft.store.volume.Needle.OFF_COOKIE;
+import static io.hayloft.store.volume.Needle.OFF_FLAGS;
+import static io.hayloft.store.volume.Needle.OFF_KEY;
+import static io.hayloft.store.volume.Needle.OFF_SIZE;
+
 import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.store.volume.Needle;
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
 
 /**
- * The parts of the store's needle format (docs/formats.md, io.hayloft.store.volume.Needle) the cold
- * tier reads: header fields to build the needle index while encoding, and the full check of a needle
- * read back from blocks. Stateless.
+ * The cold tier's checks of needles read back from blocks, over the one needle format
+ * ({@link Needle}, hayloft-format; docs/formats.md): header fields to build the needle index while
+ * encoding, and the full check of a needle read back from blocks. Stateless.
  */
 final class NeedleFormat {
+    /** Where a volume's first needle starts: after its superblock (io.hayloft.store.volume.Superblock). */
     static final int SUPERBLOCK_SIZE = 32;
-    static final int HEADER_MAGIC = 0x4E45444C;
-    static final int FOOTER_MAGIC = 0x4C44454E;
-    static final int HEADER_SIZE = 32;
-    static final int FOOTER_SIZE = 8;
-    static final int OFF_COOKIE = 4;
-    static final int OFF_KEY = 12;
-    static final int OFF_ALT = 20;
-    static final int OFF_FLAGS = 24;
-    static final int OFF_SIZE = 28;
 
     private NeedleFormat() {
     }
@@ -56,10 +58,7 @@ final class NeedleFormat {
         if (n.getInt(HEADER_SIZE + size) != FOOTER_MAGIC) {
             throw new CorruptNeedleException("bad needle footer magic for key " + key);
         }
-        CRC32C crc = new CRC32C();
-        crc.update(n.duplicate().position(OFF_COOKIE).limit(OFF_FLAGS));
-        crc.update(n.duplicate().position(OFF_SIZE).limit(HEADER_SIZE + size));
-        if ((int) crc.getValue() != n.getInt(HEADER_SIZE + size + 4)) {
+        if (Needle.crc(n, 0, size) != n.getInt(HEADER_SIZE + size + 4)) {
             throw new CorruptNeedleException("needle " + key + " fails its CRC32C");
         }
         if (n.getLong(OFF_KEY) != key || n.getInt(OFF_ALT) != alt || n.getLong(OFF_COOKIE) != cookie) {
@@ -87,10 +86,7 @@ final class NeedleFormat {
             throw new CorruptNeedleException("needle " + key + ": data size " + size + " does not fit its "
                     + w.remaining() + "-byte slot or the footer magic is wrong");
         }
-        CRC32C crc = new CRC32C();
-        crc.update(w.duplicate().position(OFF_COOKIE).limit(OFF_FLAGS));
-        crc.update(w.duplicate().position(OFF_SIZE).limit(HEADER_SIZE + size));
-        if ((int) crc.getValue() != w.getInt(HEADER_SIZE + size + 4)) {
+        if (Needle.crc(w, 0, size) != w.getInt(HEADER_SIZE + size + 4)) {
             throw new CorruptNeedleException("needle " + key + " fails its CRC32C");
         }
         if (w.getLong(OFF_KEY) != key || w.getInt(OFF_ALT) != alt) {

@@ -1,5 +1,6 @@
 package io.hayloft.common.wire;
 
+import io.hayloft.store.volume.Needle;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
@@ -118,7 +119,7 @@ public final class VolumeIndex {
 
     /** The total length of a needle of {@code dataSize} bytes: header 32, data, footer 8, padded to 8. */
     public static int needleLength(int dataSize) {
-        return (int) ((32L + dataSize + 8 + 7) & -8L);
+        return (int) Needle.totalLength(dataSize);
     }
 
     /**

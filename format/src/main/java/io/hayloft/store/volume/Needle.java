@@ -27,6 +27,10 @@ import java.util.zip.CRC32C;
  * why the CRC skips it; it also covers the identifying header fields, so that damage to a key or
  * cookie is found like damage to the data.
  *
+ * <p>The one definition of the needle format: the store writes and checks needles with it, the cold
+ * tier (cold-read, raid-node) parses and checks the same bytes read back from blocks. It lives in
+ * hayloft-format, with the store's package name.
+ *
  * <p>Thread-safe (stateless).
  */
 public final class Needle {
@@ -58,38 +62,43 @@ public final class Needle {
         return (n + ALIGNMENT - 1) & -ALIGNMENT;
     }
 
-    public static void checkDataSize(long n) {
-        if (n < 0 || n > MAX_DATA_SIZE) {
-            throw new io.hayloft.store.StoreException(io.hayloft.store.StoreException.Reason.NEEDLE_TOO_LARGE,
-                    "needle data size " + n + " is outside 0.." + MAX_DATA_SIZE);
-        }
-    }
-
-    /** Appends one encoded needle to {@code dst} (which must have {@link #totalLength} room). */
+    /**
+     * Appends one encoded needle to {@code dst} (which must have {@link #totalLength} room). The store
+     * refuses an oversized write with its own error before it gets here.
+     *
+     * @throws IllegalArgumentException when the data is larger than {@link #MAX_DATA_SIZE}
+     */
     public static void encode(ByteBuffer dst, long cookie, long key, int alt, int flags, ByteBuffer data) {
-        checkDataSize(data.remaining());
+        if (data.remaining() > MAX_DATA_SIZE) {
+            throw new IllegalArgumentException("needle data size " + data.remaining() + " is outside 0.." + MAX_DATA_SIZE);
+        }
         ByteBuffer out = dst.order(ByteOrder.BIG_ENDIAN);
         int start = out.position();
         int n = data.remaining();
         out.putInt(HEADER_MAGIC).putLong(cookie).putLong(key).putInt(alt).put((byte) flags)
                 .put((byte) 0).put((byte) 0).put((byte) 0).putInt(n);
-        CRC32C crc = new CRC32C();
-        updateHeader(crc, out, start);
-        crc.update(data.duplicate());
         out.put(data.duplicate());
-        out.putInt(FOOTER_MAGIC).putInt((int) crc.getValue());
+        out.putInt(FOOTER_MAGIC).putInt(crc(out, start, n));
         int end = start + (int) totalLength(n);
         while (out.position() < end) {
             out.put((byte) 0);
         }
     }
 
-    private static void updateHeader(CRC32C crc, ByteBuffer b, int p) {
+    /**
+     * The CRC32C of the needle at {@code p} in {@code b} with {@code n} data bytes (the footer's field):
+     * the header's bytes 4..23 and 28..31, then the data. Reads {@code b} absolutely; its position is kept.
+     */
+    public static int crc(ByteBuffer b, int p, int n) {
+        CRC32C crc = new CRC32C();
         ByteBuffer h = b.duplicate();
         h.limit(p + OFF_FLAGS).position(p + OFF_COOKIE);
         crc.update(h);
         h.limit(p + HEADER_SIZE).position(p + OFF_SIZE);
         crc.update(h);
+        h.limit(p + HEADER_SIZE + n).position(p + HEADER_SIZE);
+        crc.update(h);
+        return (int) crc.getValue();
     }
 
     /** The outcome of checking bytes that should hold one needle. */
@@ -118,12 +127,7 @@ public final class Needle {
         if (b.getInt(f) != FOOTER_MAGIC) {
             return Check.BAD_FOOTER;
         }
-        ByteBuffer data = b.duplicate();
-        data.position(p + HEADER_SIZE).limit(f);
-        CRC32C crc = new CRC32C();
-        updateHeader(crc, b, p);
-        crc.update(data);
-        return (int) crc.getValue() == b.getInt(f + 4) ? Check.OK : Check.BAD_CRC;
+        return crc(b, p, (int) n) == b.getInt(f + 4) ? Check.OK : Check.BAD_CRC;
     }
 
     public static long cookie(ByteBuffer b) {
@@ -151,23 +155,5 @@ public final class Needle {
         ByteBuffer d = b.duplicate();
         d.position(b.position() + HEADER_SIZE).limit(b.position() + HEADER_SIZE + dataSize(b));
         return d.slice();
-    }
-
-    /** Reads and checks the needle at {@code offset} of a volume file. */
-    static boolean validAt(java.nio.channels.FileChannel ch, long offset) throws java.io.IOException {
-        ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE);
-        FileIo.readFully(ch, h, offset);
-        h.flip();
-        if (h.remaining() < HEADER_SIZE || h.getInt(0) != HEADER_MAGIC) {
-            return false;
-        }
-        long n = Integer.toUnsignedLong(h.getInt(OFF_SIZE));
-        if (n > MAX_DATA_SIZE) {
-            return false;
-        }
-        ByteBuffer b = ByteBuffer.allocate((int) totalLength(n));
-        FileIo.readFully(ch, b, offset);
-        b.flip();
-        return check(b) == Check.OK;
     }
 }
