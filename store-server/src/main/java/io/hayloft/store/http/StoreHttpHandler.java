@@ -5,6 +5,7 @@ import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
 import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.common.wire.BatchBody;
 import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreException;
@@ -162,7 +163,13 @@ public final class StoreHttpHandler implements RequestHandler {
         long vol = number(seg.get(0), "volume");
         Volume v = store.volume(vol);
         authorizer.authorize(req, "batch", vol);
-        List<Volume.NeedleWrite> needles = BatchBody.parse(req.content());
+        List<Volume.NeedleWrite> needles;
+        try {
+            needles = BatchBody.parse(req.content().nioBuffer(), Needle.MAX_DATA_SIZE,
+                    (key, cookie, alt, data) -> new Volume.NeedleWrite(key, alt, cookie, ByteBuffer.wrap(data)));
+        } catch (BatchBody.MalformedBatchException e) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, e.getMessage());
+        }
         for (Volume.NeedleWrite w : needles) {
             authorizer.authorizeKey(req, "batch", vol, w.key());
         }
