@@ -1,5 +1,6 @@
 package io.hayloft.store.http;
 
+import io.hayloft.common.http.ApiError;
 import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
@@ -97,7 +98,7 @@ public final class StoreHttpHandler implements RequestHandler {
                 throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: " + q.path());
             }
         } catch (StoreException e) {
-            r = HttpResponses.error(StoreErrors.of(e.reason()), e.getMessage());
+            r = HttpResponses.error(errorOf(e.reason()), e.getMessage());
         } catch (ApiException e) {
             r = HttpResponses.error(e);
         }
@@ -336,5 +337,24 @@ public final class StoreHttpHandler implements RequestHandler {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, "missing query parameter '" + name + "'");
         }
         return v.get(0);
+    }
+
+    /** The wire error a store failure is sent as. */
+    private static ApiError errorOf(StoreException.Reason reason) {
+        return switch (reason) {
+            case NEEDLE_NOT_FOUND -> StoreErrors.NEEDLE_NOT_FOUND;
+            case VOLUME_NOT_FOUND -> StoreErrors.VOLUME_NOT_FOUND;
+            case VOLUME_READ_ONLY -> StoreErrors.VOLUME_READ_ONLY;
+            case VOLUME_EXISTS -> StoreErrors.VOLUME_EXISTS;
+            case NEEDLE_CORRUPT -> StoreErrors.NEEDLE_CORRUPT;
+            case NEEDLE_TOO_LARGE -> StoreErrors.NEEDLE_TOO_LARGE;
+            case BAD_ARGUMENT -> StoreErrors.BAD_ARGUMENT;
+            case COMPACTION_RUNNING -> StoreErrors.COMPACTION_RUNNING;
+            case BLOCK_NOT_FOUND -> StoreErrors.BLOCK_NOT_FOUND;
+            case BLOCK_EXISTS -> StoreErrors.BLOCK_EXISTS;
+            case BAD_RANGE -> StoreErrors.BAD_RANGE;
+            case UNSUPPORTED_FORMAT -> StoreErrors.UNSUPPORTED_FORMAT;
+            case CORRUPT_FILE -> StoreErrors.CORRUPT_FILE;
+        };
     }
 }
