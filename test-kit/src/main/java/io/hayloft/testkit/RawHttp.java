@@ -1,4 +1,4 @@
-package io.hayloft.cli.cluster;
+package io.hayloft.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -18,16 +18,18 @@ import java.util.Map;
  * body of {@code Content-Length} bytes (none for a HEAD). Does not wait for the server to close the connection, so a
  * server that answers early (413 before the body) is read as soon as it answers.
  */
-final class RawHttp {
+public final class RawHttp {
     /** One response; {@code status} is -1 when the server closed the connection without answering. */
-    record Response(int status, Map<String, String> headers, byte[] body) {
-        String text() {
+    public record Response(int status, Map<String, String> headers, byte[] body) {
+        public String text() {
             return new String(body, StandardCharsets.UTF_8);
         }
     }
 
     /** Thrown when the server neither answers nor closes within the timeout. */
-    static final class Hang extends IOException {
+    public static final class Hang extends IOException {
+        private static final long serialVersionUID = 1L;
+
         Hang(String what) {
             super(what);
         }
@@ -36,7 +38,7 @@ final class RawHttp {
     private RawHttp() {
     }
 
-    static Response exchange(String address, byte[] request, int timeoutMillis) throws IOException {
+    public static Response exchange(String address, byte[] request, int timeoutMillis) throws IOException {
         int colon = address.lastIndexOf(':');
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))),
