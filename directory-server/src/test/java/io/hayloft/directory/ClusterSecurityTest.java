@@ -9,6 +9,7 @@ import io.hayloft.directory.meta.VolumeInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.cluster.DirectoryHeartbeat;
+import io.hayloft.testkit.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.net.URI;
@@ -71,7 +72,7 @@ class ClusterSecurityTest {
         for (int i = 0; i < 3; i++) {
             stores.add(StoreServer.start(storeConfig(i)));
         }
-        Await.until(() -> directory.directory().stores().size() == 3);
+        Await.until("3 stores registered", () -> directory.directory().stores().size() == 3);
     }
 
     private int send(String method, String url, byte[] body, String token) throws Exception {
@@ -126,7 +127,7 @@ class ClusterSecurityTest {
         String url = "http://" + a.replicas().get(0) + "/" + a.volume() + "/" + a.photos().get(0).key() + "/0?cookie="
                 + a.photos().get(0).cookie();
         assertThat(send("PUT", url, new byte[5000], a.token())).isEqualTo(201);
-        Await.until(() -> directory.directory().volume(a.volume()).sizeBytes() >= 5000);
+        Await.until("the volume's size in a heartbeat", () -> directory.directory().volume(a.volume()).sizeBytes() >= 5000);
 
         Path data = dir.resolve("store0");
         String id = DirectoryHeartbeat.storeId(data, null);

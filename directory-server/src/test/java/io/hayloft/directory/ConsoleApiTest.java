@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.common.http.HttpResponses;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.testkit.Await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -88,7 +89,7 @@ class ConsoleApiTest {
             c.adminToken = adminToken;
             stores.add(StoreServer.start(c));
         }
-        Await.until(() -> directory.directory().stores().size() == storeCount);
+        Await.until(storeCount + " stores registered", () -> directory.directory().stores().size() == storeCount);
     }
 
     private static int closedPort() throws IOException {

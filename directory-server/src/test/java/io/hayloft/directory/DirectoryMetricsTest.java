@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -112,11 +113,8 @@ class DirectoryMetricsTest {
         int victim = Integer.parseInt(directory.directory().volumes().get(0).replicas().get(0).substring(1));
         long onVictim = directory.directory().volumes().stream().filter(v -> v.replicas().contains("s" + victim)).count();
         stores.get(victim).close();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (gauge(scrape(), "hayloft_directory_stores{state=\"FAILED\"}") < 1) {
-            assertThat(System.nanoTime()).as("store s%d FAILED in the gauges", victim).isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.untilTrue("store s" + victim + " FAILED in the gauges", Duration.ofSeconds(30),
+                () -> gauge(scrape(), "hayloft_directory_stores{state=\"FAILED\"}") >= 1);
         m = scrape();
         assertThat(gauge(m, "hayloft_directory_stores{state=\"UP\"}")).isEqualTo(3);
         assertThat(gauge(m, "hayloft_directory_volumes{state=\"READ_ONLY\"}")).isEqualTo(onVictim);

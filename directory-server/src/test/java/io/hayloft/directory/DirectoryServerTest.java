@@ -10,6 +10,7 @@ import io.hayloft.directory.meta.StoreInfo.StoreState;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -171,9 +172,9 @@ class DirectoryServerTest {
         for (int round = 0; round < 2; round++) {
             directory.healthChecker().round();
             int expected = round + 1;
-            Await.until(() -> directory.directory().stores().stream().anyMatch(s -> s.id().equals("s1") && s.failures() >= expected));
+            Await.until("s1 failures counted", () -> directory.directory().stores().stream().anyMatch(s -> s.id().equals("s1") && s.failures() >= expected));
         }
-        Await.until(() -> directory.directory().volumes().stream().filter(v -> v.replicas().contains("s1"))
+        Await.until("the volumes on s1 READ_ONLY", () -> directory.directory().volumes().stream().filter(v -> v.replicas().contains("s1"))
                 .allMatch(v -> v.state() == VolumeState.READ_ONLY));
         assertThat(directory.directory().meta().store("s1").state()).isEqualTo(StoreState.FAILED);
         assertThat(directory.directory().meta().store("s1").lastError()).isNotBlank();
