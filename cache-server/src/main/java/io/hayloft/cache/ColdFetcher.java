@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Fetches needles of erasure-coded volumes (cold URLs, {@code /cold/<volume>/<key>/<alt>?cookie=})
- * through the raid-node's {@link ColdReader}: a directory lookup (cached stripe map and needle
+ * through hayloft-cold-read's {@link ColdReader}: a directory lookup (cached stripe map and needle
  * index per volume), one range read from the store holding the needle's block (two across a block
  * boundary), and a degraded read from {@code k} other blocks when that store is down, slow or
  * corrupt (docs/raid.md "Reads"). The reader checks the needle's own CRC32C (header and data)

@@ -19,7 +19,7 @@ import java.util.concurrent.CompletionException;
 /**
  * The read side of the cluster over HTTP, all a cold reader needs: the directory's lookup, store
  * list and stripe maps (docs/directory-api.md) and the stores' block reads (docs/store-api.md).
- * The raid-node's {@link Cluster} adds the admin and write calls. Every failure is an
+ * The raid-node's {@code Cluster} adds the admin and write calls. Every failure is an
  * {@link IOException} naming the server and the request.
  *
  * <p>Thread-safe: one shared {@link HttpClient}; no other state.

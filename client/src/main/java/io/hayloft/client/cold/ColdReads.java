@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * The client's read path for photos on erasure-coded volumes: delegates to the raid-node's
+ * The client's read path for photos on erasure-coded volumes: delegates to hayloft-cold-read's
  * {@link ColdReader} (one range read from the needle's block; a degraded read from {@code k} other
  * blocks when that fails; docs/raid.md), run on the client's executor because it blocks.
  *
