@@ -13,39 +13,18 @@ import io.hayloft.testkit.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Stores that register and heartbeat by themselves, and refuse writes without the directory's token. */
-class ClusterSecurityTest {
+class ClusterSecurityTest extends DirectoryOverHttp {
 
     static final String SECRET = "cluster-secret-for-tests-0123";
     static final String ADMIN = "admin-token-for-tests";
-
-    @TempDir
-    Path dir;
-
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    final List<StoreServer> stores = new ArrayList<>();
-    DirectoryServer directory;
-
-    @AfterEach
-    void stop() throws Exception {
-        for (StoreServer s : stores) {
-            s.close();
-        }
-        if (directory != null) {
-            directory.close();
-        }
-    }
 
     private StoreConfig storeConfig(int i) {
         StoreConfig c = new StoreConfig();

@@ -13,17 +13,13 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code GET /v1/console} (the web console's one data endpoint) and the console's files under
@@ -32,31 +28,20 @@ import org.junit.jupiter.api.io.TempDir;
  * say so, on time, and still answer 200. (The reachable case, with a real raid-node and cache node,
  * is in the cli module's {@code ConsoleTest}.)
  */
-class ConsoleApiTest {
+class ConsoleApiTest extends DirectoryOverHttp {
 
     static final String ADMIN = "console-admin-token";
 
-    @TempDir
-    Path dir;
-
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    final List<StoreServer> stores = new ArrayList<>();
-    DirectoryServer directory;
     /** Accepts TCP connections (the kernel's backlog) and never reads or answers. */
     ServerSocket blackHole;
 
     @AfterEach
-    void stop() throws Exception {
-        for (StoreServer s : stores) {
-            s.close();
-        }
-        if (directory != null) {
-            directory.close();
-        }
+    void closeBlackHole() throws Exception {
         if (blackHole != null) {
             blackHole.close();
         }
     }
+
 
     private void start(String adminToken, int storeCount) throws Exception {
         blackHole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());

@@ -2,26 +2,20 @@ package io.hayloft.directory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.testkit.Await;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The directory's gauges of cluster state on {@code /metrics} (DirectoryMetrics) follow the real
@@ -29,26 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * high-water mark; a store the health checker fails moves from UP to FAILED and its volumes from
  * WRITABLE to READ_ONLY in the gauges.
  */
-class DirectoryMetricsTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
+class DirectoryMetricsTest extends DirectoryOverHttp {
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})?\\s+(\\S+)$", Pattern.MULTILINE);
-
-    @TempDir
-    Path dir;
-
-    private final HttpClient http = HttpClient.newHttpClient();
-    private final List<StoreServer> stores = new ArrayList<>();
-    private DirectoryServer directory;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (directory != null) {
-            directory.close();
-        }
-        for (StoreServer s : stores) {
-            s.close();
-        }
-    }
 
     /** Every sample of the exposition, keyed by {@code name{labels}} with the labels as printed. */
     private Map<String, Double> scrape() throws Exception {

@@ -3,7 +3,6 @@ package io.hayloft.directory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.common.wire.WriteToken;
 import io.hayloft.directory.meta.StoreInfo.StoreState;
@@ -11,43 +10,14 @@ import io.hayloft.directory.meta.VolumeInfo.VolumeState;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.testkit.Await;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A real directory server with real store servers on loopback, driven over HTTP. */
-class DirectoryServerTest {
-
+class DirectoryServerTest extends DirectoryOverHttp {
     static final String SECRET = "test-cluster-secret-0123456789";
-    static final String ADMIN = "test-admin-token";
-    static final ObjectMapper JSON = new ObjectMapper();
-
-    @TempDir
-    Path dir;
-
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    final List<StoreServer> stores = new ArrayList<>();
-    DirectoryServer directory;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (directory != null) {
-            directory.close();
-        }
-        for (StoreServer s : stores) {
-            s.close();
-        }
-    }
 
     private DirectoryConfig config() {
         DirectoryConfig c = new DirectoryConfig();
@@ -80,18 +50,6 @@ class DirectoryServerTest {
         Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + stores.get(i).port(), "r" + (i % racks),
                 1L << 30, (1L << 30) - i, volumes);
         return send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, null);
-    }
-
-    private JsonNode send(String method, String path, String body, int expectStatus, String bearer) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + directory.address() + path))
-                .timeout(Duration.ofSeconds(10))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (bearer != null) {
-            b.header("Authorization", "Bearer " + bearer);
-        }
-        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as("%s %s -> %s", method, path, r.body()).isEqualTo(expectStatus);
-        return r.body().isEmpty() ? null : JSON.readTree(r.body());
     }
 
     @Test

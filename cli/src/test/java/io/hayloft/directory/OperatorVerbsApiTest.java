@@ -3,50 +3,20 @@ package io.hayloft.directory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The operator verbs of a real directory server over HTTP: fail (not undone by autoRestore), drain
  * (DRAINING, its volumes read-only, no new volume there), a replica move (idempotent, refused from a
  * store that holds none), drained (refused while anything is listed there), restore.
  */
-class OperatorVerbsApiTest {
-
-    static final String ADMIN = "test-admin-token";
-    static final ObjectMapper JSON = new ObjectMapper();
-
-    @TempDir
-    Path dir;
-
-    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-    final List<StoreServer> stores = new ArrayList<>();
-    DirectoryServer directory;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (directory != null) {
-            directory.close();
-        }
-        for (StoreServer s : stores) {
-            s.close();
-        }
-    }
-
+class OperatorVerbsApiTest extends DirectoryOverHttp {
     private void start() throws Exception {
         DirectoryConfig c = new DirectoryConfig();
         c.dataDir = dir.resolve("directory").toString();
@@ -66,18 +36,6 @@ class OperatorVerbsApiTest {
             Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + s.port(), "r" + i, 1L << 30, 1L << 30, List.of());
             send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, null);
         }
-    }
-
-    private JsonNode send(String method, String path, String body, int expectStatus, String bearer) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + directory.address() + path))
-                .timeout(Duration.ofSeconds(10))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (bearer != null) {
-            b.header("Authorization", "Bearer " + bearer);
-        }
-        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as("%s %s -> %s", method, path, r.body()).isEqualTo(expectStatus);
-        return r.body().isEmpty() ? null : JSON.readTree(r.body());
     }
 
     private static List<String> replicas(JsonNode v) {
