@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.common.wire.Wire;
+import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -39,6 +41,31 @@ abstract class DirectoryOverHttp {
         }
         for (StoreServer s : stores) {
             s.close();
+        }
+    }
+
+    /**
+     * A new directory ({@link #ADMIN}, health probes only every minute) and {@code n} stores that it
+     * learns of from one heartbeat each, sent by the test: {@code s<i>} on rack {@code r<i>}.
+     */
+    void start(int n, boolean autoRestore) throws Exception {
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = dir.resolve("directory").toString();
+        c.port = 0;
+        c.init = true;
+        c.probeIntervalMillis = 60_000;
+        c.adminToken = ADMIN;
+        c.autoRestore = autoRestore;
+        directory = DirectoryServer.start(c);
+        for (int i = 0; i < n; i++) {
+            StoreConfig sc = new StoreConfig();
+            sc.dataDirs = List.of(dir.resolve("store" + i).toString());
+            sc.host = "127.0.0.1";
+            sc.port = 0;
+            StoreServer s = StoreServer.start(sc.validate());
+            stores.add(s);
+            Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + s.port(), "r" + i, 1L << 30, 1L << 30, List.of());
+            send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, null);
         }
     }
 

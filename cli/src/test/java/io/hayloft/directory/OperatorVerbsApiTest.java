@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.Wire;
-import io.hayloft.store.StoreConfig;
-import io.hayloft.store.StoreServer;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -17,27 +14,6 @@ import org.junit.jupiter.api.Test;
  * store that holds none), drained (refused while anything is listed there), restore.
  */
 class OperatorVerbsApiTest extends DirectoryOverHttp {
-    private void start() throws Exception {
-        DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = dir.resolve("directory").toString();
-        c.port = 0;
-        c.init = true;
-        c.probeIntervalMillis = 60_000;
-        c.adminToken = ADMIN;
-        c.autoRestore = true;
-        directory = DirectoryServer.start(c);
-        for (int i = 0; i < 4; i++) {
-            StoreConfig sc = new StoreConfig();
-            sc.dataDirs = List.of(dir.resolve("store" + i).toString());
-            sc.host = "127.0.0.1";
-            sc.port = 0;
-            StoreServer s = StoreServer.start(sc.validate());
-            stores.add(s);
-            Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + s.port(), "r" + i, 1L << 30, 1L << 30, List.of());
-            send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, null);
-        }
-    }
-
     private static List<String> replicas(JsonNode v) {
         List<String> out = new ArrayList<>();
         v.path("replicas").forEach(r -> out.add(r.asText()));
@@ -46,7 +22,7 @@ class OperatorVerbsApiTest extends DirectoryOverHttp {
 
     @Test
     void drainMoveDrainedRestoreAndFail() throws Exception {
-        start();
+        start(4, true);
         JsonNode v = send("POST", "/v1/volumes", "{\"count\": 1}", 200, ADMIN).get(0);
         int id = v.path("id").asInt();
         String from = replicas(v).get(0);

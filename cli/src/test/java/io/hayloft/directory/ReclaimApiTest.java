@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.Wire;
-import io.hayloft.store.StoreConfig;
-import io.hayloft.store.StoreServer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,26 +13,6 @@ import org.junit.jupiter.api.Test;
  * rollback, and a 4xx JSON error for each kind of bad input. No raid-node: the test plays its part.
  */
 class ReclaimApiTest extends DirectoryOverHttp {
-    private void start() throws Exception {
-        DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = dir.resolve("directory").toString();
-        c.port = 0;
-        c.init = true;
-        c.probeIntervalMillis = 60_000;
-        c.adminToken = ADMIN;
-        directory = DirectoryServer.start(c);
-        for (int i = 0; i < 3; i++) {
-            StoreConfig sc = new StoreConfig();
-            sc.dataDirs = List.of(dir.resolve("store" + i).toString());
-            sc.host = "127.0.0.1";
-            sc.port = 0;
-            StoreServer s = StoreServer.start(sc.validate());
-            stores.add(s);
-            Wire.Heartbeat hb = new Wire.Heartbeat("s" + i, "127.0.0.1:" + s.port(), "r" + i, 1L << 30, 1L << 30, List.of());
-            send("POST", "/v1/heartbeat", JSON.writeValueAsString(hb), 200, null);
-        }
-    }
-
     private int errorCode(String method, String path, String body, int status) throws Exception {
         JsonNode e = send(method, path, body, status, ADMIN).get("error");
         assertThat(e.get("message").asText()).isNotBlank();
@@ -56,7 +33,7 @@ class ReclaimApiTest extends DirectoryOverHttp {
 
     @Test
     void deletesAreCountedThenAReclaimIsPlannedSwappedAndRolledBack() throws Exception {
-        start();
+        start(3, false);
         JsonNode a = send("POST", "/v1/assign", "{\"count\": 3}", 200, null);
         int volume = a.get("volume").asInt();
         long k0 = a.get("photos").get(0).get("key").asLong();
