@@ -89,8 +89,12 @@ class DirectoryMetricsTest extends DirectoryOverHttp {
         int victim = Integer.parseInt(directory.directory().volumes().get(0).replicas().get(0).substring(1));
         long onVictim = directory.directory().volumes().stream().filter(v -> v.replicas().contains("s" + victim)).count();
         stores.get(victim).close();
-        Await.untilTrue("store s" + victim + " FAILED in the gauges", Duration.ofSeconds(30),
-                () -> gauge(scrape(), "hayloft_directory_stores{state=\"FAILED\"}") >= 1);
+        // The store turns FAILED a moment before its volumes turn read-only: wait for both.
+        Await.untilTrue("store s" + victim + " FAILED and its volumes READ_ONLY in the gauges", Duration.ofSeconds(30), () -> {
+            Map<String, Double> now = scrape();
+            return gauge(now, "hayloft_directory_stores{state=\"FAILED\"}") >= 1
+                    && gauge(now, "hayloft_directory_volumes{state=\"READ_ONLY\"}") == onVictim;
+        });
         m = scrape();
         assertThat(gauge(m, "hayloft_directory_stores{state=\"UP\"}")).isEqualTo(3);
         assertThat(gauge(m, "hayloft_directory_volumes{state=\"READ_ONLY\"}")).isEqualTo(onVictim);
