@@ -2,7 +2,7 @@ package io.hayloft.cache;
 
 import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
-import io.hayloft.raid.Cluster;
+import io.hayloft.raid.ClusterReads;
 import io.hayloft.raid.ColdReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Fetches needles of erasure-coded volumes (cold URLs, {@code /cold/<volume>/<key>/<alt>?cookie=})
- * through the raid-node's {@link ColdReader}: a directory lookup (cached stripe map and needle
+ * through hayloft-cold-read's {@link ColdReader}: a directory lookup (cached stripe map and needle
  * index per volume), one range read from the store holding the needle's block (two across a block
  * boundary), and a degraded read from {@code k} other blocks when that store is down, slow or
  * corrupt (docs/raid.md "Reads"). The reader checks the needle's own CRC32C (header and data)
@@ -52,7 +52,7 @@ public final class ColdFetcher implements AutoCloseable {
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis must be >= 1, was " + timeoutMillis);
         }
-        this.reader = new ColdReader(new Cluster(directory, token, Duration.ofMillis(requestMillis)),
+        this.reader = new ColdReader(new ClusterReads(directory, token, Duration.ofMillis(requestMillis)),
                 ColdReader.DEFAULT_HEDGE_MILLIS, indexCacheBytes);
         this.executor = executor;
         this.timeoutMillis = timeoutMillis;
@@ -102,7 +102,7 @@ public final class ColdFetcher implements AutoCloseable {
         } catch (ColdReader.StripeLostException e) {
             throw CacheErrors.COLD_STRIPE_LOST.exception("needle " + n + " cannot be read now: too many blocks of its stripe"
                     + " are unavailable (" + e.getMessage() + ")");
-        } catch (Cluster.HttpStatusException e) {
+        } catch (ClusterReads.HttpStatusException e) {
             if (e.status() == 404) {
                 return notFound(n);
             }

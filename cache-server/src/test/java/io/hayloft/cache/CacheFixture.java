@@ -103,16 +103,6 @@ final class CacheFixture implements AutoCloseable {
     }
 
     /** Waits up to 10 s for a condition, checking it every few milliseconds; fails naming it. */
-    static void await(String what, java.util.concurrent.Callable<Boolean> condition) throws Exception {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!condition.call()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
-        }
-    }
-
     @Override
     public void close() throws Exception {
         for (StoreProxy p : proxies) {

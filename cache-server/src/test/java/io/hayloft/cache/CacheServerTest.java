@@ -8,9 +8,11 @@ import static io.hayloft.cache.CacheFixture.url;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.common.wire.WriteToken;
+import io.hayloft.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -242,7 +244,7 @@ class CacheServerTest {
             assertThat(get(url(c.address(), f.storeAddress(), k, 0, COOKIE)).statusCode()).isEqualTo(200);
         }
         // evictions are counted by Caffeine's maintenance, asynchronously
-        CacheFixture.await("an eviction", () -> stats(c).get("evictions").asLong() > 0);
+        Await.untilTrue("an eviction", Duration.ofSeconds(10), () -> stats(c).get("evictions").asLong() > 0);
         assertThat(stats(c).get("evictions").asLong()).isPositive();
         assertThat(c.cache().weightedBytes()).isLessThanOrEqualTo(65536);
         // Too big to cache: passed through.
@@ -254,7 +256,7 @@ class CacheServerTest {
         String u = url(gutter.address(), f.storeAddress(), 100, 0, COOKIE);
         get(u);
         assertThat(gutter.cache().contains(new CacheUrl.NeedleKey(1, 100, 0))).isTrue();
-        CacheFixture.await("the gutter entry to expire", () -> !gutter.cache().contains(new CacheUrl.NeedleKey(1, 100, 0)));
+        Await.untilTrue("the gutter entry to expire", Duration.ofSeconds(10), () -> !gutter.cache().contains(new CacheUrl.NeedleKey(1, 100, 0)));
         assertThat(gutter.cache().contains(new CacheUrl.NeedleKey(1, 100, 0))).as("gutter entry expired").isFalse();
         assertThat(json(get("http://" + gutter.address() + "/health")).get("role").asText()).isEqualTo("gutter");
     }

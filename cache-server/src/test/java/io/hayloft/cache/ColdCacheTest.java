@@ -10,6 +10,7 @@ import io.hayloft.common.wire.Wire;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.TestCluster;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.testkit.Await;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,8 +28,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -199,7 +198,8 @@ class ColdCacheTest {
             for (int i = 0; i < burst; i++) {
                 answers.add(callers.submit(() -> rtc.get(url, true)));
             }
-            await(() -> (long) rtc.stats().snapshot().get("leaseWaits") == burst - 1);
+            Await.until("the other misses waiting on the lease", Duration.ofSeconds(30),
+                    () -> (long) rtc.stats().snapshot().get("leaseWaits") == burst - 1);
             gate.countDown();
             for (Future<ReadThroughCache.Answer> a : answers) {
                 ReadThroughCache.Answer got = a.get(30, TimeUnit.SECONDS);
@@ -263,11 +263,4 @@ class ColdCacheTest {
     }
 
     /** Waits for a condition (polling, with a deadline); fails the test when it does not hold in time. */
-    private static void await(BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition within 30 s").isNegative();
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
-    }
 }

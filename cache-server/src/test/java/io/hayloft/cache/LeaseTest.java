@@ -7,10 +7,12 @@ import static io.hayloft.cache.CacheFixture.stats;
 import static io.hayloft.cache.CacheFixture.url;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hayloft.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +59,7 @@ class LeaseTest {
         }
         // The fill is held at the proxy until the other 999 are waiting on its lease.
         assertThat(p.awaitArrivals(1, 30_000)).isTrue();
-        CacheFixture.await("999 lease waits", () -> c.cache().stats().leaseWaits.sum() == 999);
+        Await.untilTrue("999 lease waits", Duration.ofSeconds(10), () -> c.cache().stats().leaseWaits.sum() == 999);
         p.release();
         int waits = 0;
         for (CompletableFuture<HttpResponse<byte[]>> r : all) {

@@ -2,10 +2,10 @@ package io.hayloft.client;
 
 import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.HttpTransport;
-import io.hayloft.client.store.BatchBody;
 import io.hayloft.client.store.NeedleData;
 import io.hayloft.client.store.StoreClient;
 import io.hayloft.client.store.StoreException;
+import io.hayloft.common.wire.BatchBody;
 import io.hayloft.common.wire.PhotoId;
 import io.hayloft.common.wire.Wire;
 import java.io.IOException;

@@ -2,58 +2,28 @@ package io.hayloft.raid;
 
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.common.wire.VolumeIndex;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
- * The raid-node's view of the cluster over HTTP: the directory's volume, store and stripe-map
+ * The raid-node's view of the cluster over HTTP: the read calls of {@link ClusterReads} (cold-read)
+ * and the admin and write calls: the directory's volume, encoding, reclaim, drain and lease
  * endpoints (docs/directory-api.md) and the stores' block and volume endpoints (docs/store-api.md).
  * Every failure is an {@link IOException} naming the server and the request.
  *
- * <p>Thread-safe: one shared {@link HttpClient}; no other state.
+ * <p>Thread-safe: one shared {@link java.net.http.HttpClient}; no other state.
  */
-public final class Cluster {
-
-    static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-
-    /**
-     * A store as the directory sees it: {@code up} when it is UP or DRAINING (it serves reads and
-     * holds its blocks), {@code draining} when an operator is moving everything off it, so it takes
-     * no new block ({@link #placeable()}).
-     */
-    public record StoreRef(String id, String address, String rack, boolean up, boolean draining) {
-        public StoreRef(String id, String address, String rack, boolean up) {
-            this(id, address, rack, up, false);
-        }
-
-        /** May receive new blocks: up and not draining. */
-        public boolean placeable() {
-            return up && !draining;
-        }
-    }
+public final class Cluster extends ClusterReads {
 
     /** A block listed by a store. */
     public record BlockInfo(String name, long length, long crc32c) {
     }
-
-    private final String directory;
-    private final String adminToken;
-    private final HttpClient http;
-    private final Duration timeout;
 
     /**
      * @param directory  the directory's host:port
@@ -61,13 +31,11 @@ public final class Cluster {
      * @param timeout    deadline of every request (a slow store past it counts as unavailable)
      */
     public Cluster(String directory, String adminToken, Duration timeout) {
-        this.directory = directory;
-        this.adminToken = adminToken;
-        this.timeout = timeout;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        super(directory, adminToken, timeout);
     }
 
     // ------------------------------------------------------------------ directory
+
 
     public JsonNode volume(int id) throws IOException {
         return JSON.readTree(call("GET", dir("/v1/volumes/" + id), null, true));
@@ -77,27 +45,6 @@ public final class Cluster {
         List<JsonNode> out = new ArrayList<>();
         JSON.readTree(call("GET", dir("/v1/volumes"), null, true)).forEach(out::add);
         return out;
-    }
-
-    public JsonNode lookup(long key) throws IOException {
-        return JSON.readTree(call("GET", dir("/v1/lookup/" + key), null, true));
-    }
-
-    /** Every registered store by id. */
-    public Map<String, StoreRef> stores() throws IOException {
-        Map<String, StoreRef> out = new HashMap<>();
-        for (JsonNode s : JSON.readTree(call("GET", dir("/v1/stores"), null, true))) {
-            String state = s.path("state").asText();
-            out.put(s.get("id").asText(), new StoreRef(s.get("id").asText(), s.get("address").asText(),
-                    s.path("rack").asText("default"), "UP".equals(state) || "DRAINING".equals(state), "DRAINING".equals(state)));
-        }
-        return out;
-    }
-
-    /** The stripe map of a volume, or null when it has none. */
-    public StripeMap stripeMap(int volume) throws IOException {
-        byte[] b = call("GET", dir("/v1/volumes/" + volume + "/stripes"), null, false);
-        return b == null ? null : JSON.readValue(b, StripeMap.class);
     }
 
     public List<StripeMap> stripeMaps() throws IOException {
@@ -299,33 +246,6 @@ public final class Cluster {
         call("PUT", store(store, "/blocks/" + name), data, true);
     }
 
-    public byte[] readBlock(String store, String name, long offset, int length) throws IOException {
-        return call("GET", store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length), null, true);
-    }
-
-    /**
-     * As {@link #readBlock(String, String, long, int)} without blocking a thread: the future fails
-     * with the same IOException (a timeout past the deadline included).
-     */
-    public CompletableFuture<byte[]> readBlockAsync(String store, String name, long offset, int length) {
-        URI uri = store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length);
-        return http.sendAsync(request("GET", uri, null), HttpResponse.BodyHandlers.ofByteArray()).handle((r, e) -> {
-            if (e != null) {
-                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                throw new CompletionException(new IOException("GET " + uri + " failed: " + cause, cause));
-            }
-            try {
-                return answer("GET", uri, r, true);
-            } catch (IOException failed) {
-                throw new CompletionException(failed);
-            }
-        });
-    }
-
-    public byte[] readBlock(String store, String name) throws IOException {
-        return call("GET", store(store, "/blocks/" + name), null, true);
-    }
-
     /** Deletes a block; true if it was there. */
     public boolean deleteBlock(String store, String name) throws IOException {
         return call("DELETE", store(store, "/blocks/" + name), null, false) != null;
@@ -353,79 +273,5 @@ public final class Cluster {
     /** Releases the raid lease if {@code holder} has it. */
     public void releaseLease(String holder) throws IOException {
         call("DELETE", dir("/v1/raid-lease?holder=" + java.net.URLEncoder.encode(holder, StandardCharsets.UTF_8)), null, true);
-    }
-
-    // ------------------------------------------------------------------ plumbing
-
-    private URI dir(String path) {
-        return URI.create("http://" + directory + path);
-    }
-
-    private static URI store(String address, String path) {
-        return URI.create("http://" + address + path);
-    }
-
-    /**
-     * One request. 2xx returns the body; 404 returns null unless {@code required}; anything else,
-     * a timeout or a connection failure is an IOException naming the request and the server's message.
-     */
-    private byte[] call(String method, URI uri, byte[] body, boolean required) throws IOException {
-        return call(method, uri, body, required, timeout);
-    }
-
-    private byte[] call(String method, URI uri, byte[] body, boolean required, Duration deadline) throws IOException {
-        HttpResponse<byte[]> r;
-        try {
-            HttpRequest req = request(method, uri, body);
-            if (!deadline.equals(timeout)) {
-                req = HttpRequest.newBuilder(req, (n, v) -> true).timeout(deadline).build();
-            }
-            r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(method + " " + uri + " interrupted", e);
-        } catch (IOException e) {
-            throw new IOException(method + " " + uri + " failed: " + e, e);
-        }
-        return answer(method, uri, r, required);
-    }
-
-    private HttpRequest request(String method, URI uri, byte[] body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
-        if (body != null) {
-            b.header("Content-Type", "application/octet-stream");
-        }
-        // The cluster's admin token opens the directory's and the stores' admin endpoints alike (seal, blocks).
-        if (adminToken != null) {
-            b.header("Authorization", "Bearer " + adminToken);
-        }
-        return b.build();
-    }
-
-    private static byte[] answer(String method, URI uri, HttpResponse<byte[]> r, boolean required) throws IOException {
-        int code = r.statusCode();
-        if (code / 100 == 2) {
-            return r.body();
-        }
-        if (code == 404 && !required) {
-            return null;
-        }
-        throw new HttpStatusException(code, method + " " + uri + " answered " + code + ": "
-                + new String(r.body(), StandardCharsets.UTF_8));
-    }
-
-    /** A server answered with an error status. */
-    public static final class HttpStatusException extends IOException {
-        private final int status;
-
-        HttpStatusException(int status, String message) {
-            super(message);
-            this.status = status;
-        }
-
-        public int status() {
-            return status;
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.store.volume.Needle;
 import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.common.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -257,7 +258,7 @@ public final class EncodeJob {
         long cursor = NeedleFormat.SUPERBLOCK_SIZE;
         while (cursor < size) {
             VolumeIndex.Entry e = candidates.get(cursor);
-            if (e == null || e.length() < NeedleFormat.HEADER_SIZE + NeedleFormat.FOOTER_SIZE) {
+            if (e == null || e.length() < Needle.HEADER_SIZE + Needle.FOOTER_SIZE) {
                 throw new IOException("volume " + volume + " is not a clean sealed volume: no needle (header and footer) at volume offset "
                         + cursor + (e == null ? "" : " (data size " + e.dataSize() + ")"));
             }

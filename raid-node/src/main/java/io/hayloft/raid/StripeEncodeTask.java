@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.store.volume.Needle;
 import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
@@ -143,27 +144,27 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 }
             }
             for (long at : split) { // headers across a chunk or the stripe's end: read whole from the source
-                ByteBuffer h = ByteBuffer.wrap(src.read(at, NeedleFormat.HEADER_SIZE));
-                read += NeedleFormat.HEADER_SIZE;
+                ByteBuffer h = ByteBuffer.wrap(src.read(at, Needle.HEADER_SIZE));
+                read += Needle.HEADER_SIZE;
                 candidates.add(NeedleFormat.header(h, at));
             }
             List<VolumeIndex.Entry> withFooters = new ArrayList<>(candidates.size());
             long stripeEnd = Math.min(size, stripeStart + k * b);
             for (VolumeIndex.Entry c : candidates) {
-                long footer = c.offset() + NeedleFormat.HEADER_SIZE + (long) c.dataSize();
-                if (c.dataSize() < 0 || footer + NeedleFormat.FOOTER_SIZE > size) {
+                long footer = c.offset() + Needle.HEADER_SIZE + (long) c.dataSize();
+                if (c.dataSize() < 0 || footer + Needle.FOOTER_SIZE > size) {
                     continue; // no needle there: a false candidate inside photo data
                 }
                 ByteBuffer f;
-                if (footer + NeedleFormat.FOOTER_SIZE <= stripeEnd) {
-                    f = ByteBuffer.allocate(NeedleFormat.FOOTER_SIZE);
+                if (footer + Needle.FOOTER_SIZE <= stripeEnd) {
+                    f = ByteBuffer.allocate(Needle.FOOTER_SIZE);
                     readSpool(spool, b, footer - stripeStart, f);
                     f.flip();
                 } else { // a needle running into the next stripe: its footer from the source
-                    f = ByteBuffer.wrap(src.read(footer, NeedleFormat.FOOTER_SIZE));
-                    read += NeedleFormat.FOOTER_SIZE;
+                    f = ByteBuffer.wrap(src.read(footer, Needle.FOOTER_SIZE));
+                    read += Needle.FOOTER_SIZE;
                 }
-                if (f.getInt(0) == NeedleFormat.FOOTER_MAGIC) {
+                if (f.getInt(0) == Needle.FOOTER_MAGIC) {
                     withFooters.add(c.withCrc(f.getInt(4)));
                 }
             }
@@ -207,12 +208,12 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
         ByteBuffer buf = ByteBuffer.wrap(chunk);
         int from = (int) Math.max(0, NeedleFormat.SUPERBLOCK_SIZE - at);
         for (int p = (from + 7) & -8; p + 4 <= avail; p += 8) {
-            if (buf.getInt(p) != NeedleFormat.HEADER_MAGIC) {
+            if (buf.getInt(p) != Needle.HEADER_MAGIC) {
                 continue;
             }
-            if (p + NeedleFormat.HEADER_SIZE <= avail) {
+            if (p + Needle.HEADER_SIZE <= avail) {
                 out.add(NeedleFormat.header(buf.position(p), at + p));
-            } else if (at + p + NeedleFormat.HEADER_SIZE <= size) {
+            } else if (at + p + Needle.HEADER_SIZE <= size) {
                 split.add(at + p);
             }
         }

@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.store.volume.Needle;
 import io.hayloft.common.wire.VolumeIndex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -54,13 +55,13 @@ class StripeTasksTest {
             if (pos + total > b.capacity() - 64) {
                 break;
             }
-            b.putInt(pos, NeedleFormat.HEADER_MAGIC).putLong(pos + NeedleFormat.OFF_COOKIE, key * 31)
-                    .putLong(pos + NeedleFormat.OFF_KEY, key).putInt(pos + NeedleFormat.OFF_ALT, 0)
-                    .putInt(pos + NeedleFormat.OFF_SIZE, size);
+            b.putInt(pos, Needle.HEADER_MAGIC).putLong(pos + Needle.OFF_COOKIE, key * 31)
+                    .putLong(pos + Needle.OFF_KEY, key).putInt(pos + Needle.OFF_ALT, 0)
+                    .putInt(pos + Needle.OFF_SIZE, size);
             for (int i = 0; i + 4 <= size; i += 4) {
-                b.putInt(pos + NeedleFormat.HEADER_SIZE + i, NeedleFormat.HEADER_MAGIC); // false candidates
+                b.putInt(pos + Needle.HEADER_SIZE + i, Needle.HEADER_MAGIC); // false candidates
             }
-            b.putInt(pos + NeedleFormat.HEADER_SIZE + size, NeedleFormat.FOOTER_MAGIC);
+            b.putInt(pos + Needle.HEADER_SIZE + size, Needle.FOOTER_MAGIC);
             needles.add(new VolumeIndex.Entry(key++, 0, 0, pos, total, size, 0));
             b.position(pos + total);
         }

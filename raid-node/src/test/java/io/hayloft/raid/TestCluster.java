@@ -9,6 +9,7 @@ import io.hayloft.directory.DirectoryServer;
 import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.function.BooleanSupplier;
 
 /**
  * A real directory and N real store servers on loopback, one rack per store, and a photo model.
@@ -61,7 +61,7 @@ public final class TestCluster implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             startStore("s" + (i < 10 ? "0" : "") + i);
         }
-        await(() -> directory.directory().stores().size() == n);
+        Await.until(n + " stores registered", () -> directory.directory().stores().size() == n);
     }
 
     StoreServer startStore(String id) throws Exception {
@@ -102,7 +102,7 @@ public final class TestCluster implements AutoCloseable {
     public void stopStore(String id) throws Exception {
         stores.get(id).close();
         stopped.add(id);
-        await(() -> directory.directory().stores().stream()
+        Await.until("store " + id + " FAILED", () -> directory.directory().stores().stream()
                 .anyMatch(s -> s.id().equals(id) && s.state() == StoreInfo.StoreState.FAILED));
     }
 
@@ -208,16 +208,6 @@ public final class TestCluster implements AutoCloseable {
             }
         }
         return out;
-    }
-
-    static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 20 s");
-            }
-            Thread.sleep(5);
-        }
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.hayloft.client.RemoteException;
 import io.hayloft.client.Upload;
 import io.hayloft.common.wire.PhotoId;
 import io.hayloft.common.wire.Wire;
+import io.hayloft.testkit.Await;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -255,9 +256,9 @@ class ClusterEndToEndTest {
         model.put(client.put(b).id(), b);
         cluster.stopStore(1);
         String id = EmbeddedCluster.storeId(1);
-        Conditions.await("store-1 FAILED", () -> Futures.await(client.directory().stores()).stream()
+        Await.until("store-1 FAILED", () -> Futures.await(client.directory().stores()).stream()
                 .anyMatch(s -> s.path("id").asText().equals(id) && s.path("state").asText().equals("FAILED")));
-        Conditions.await("volumes of store-1 read-only", () -> Futures.await(client.directory().volumes()).stream()
+        Await.until("volumes of store-1 read-only", () -> Futures.await(client.directory().volumes()).stream()
                 .filter(v -> v.path("replicas").toString().contains("\"" + id + "\""))
                 .allMatch(v -> v.path("state").asText().equals("READ_ONLY")));
         for (JsonNode v : Futures.await(client.directory().volumes())) {

@@ -18,6 +18,7 @@ import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.RaidServer;
 import io.hayloft.raid.RaidServerConfig;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.testkit.Await;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -172,7 +173,7 @@ class ConsoleTest {
         String victim = map.stripes().get(0).blocks().get(1).store();
         stopped = Integer.parseInt(victim.substring("store-".length()));
         cluster.stopStore(stopped);
-        Conditions.await("the directory marks " + victim + " failed", () -> cluster.directory().directory().stores().stream()
+        Await.until("the directory marks " + victim + " failed", () -> cluster.directory().directory().stores().stream()
                 .anyMatch(s -> s.id().equals(victim) && s.state() != StoreInfo.StoreState.UP));
         for (int i = 0; i < 5; i++) {
             client.put(new byte[800 + i]); // the directory places new writable volumes on the stores still up

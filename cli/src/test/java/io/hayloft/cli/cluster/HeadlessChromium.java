@@ -3,6 +3,7 @@ package io.hayloft.cli.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hayloft.common.http.HttpResponses;
+import io.hayloft.testkit.Await;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;
@@ -110,7 +111,7 @@ final class HeadlessChromium {
         try {
             // Chromium writes the port it bound to this file once DevTools listens.
             Path portFile = profile.resolve("DevToolsActivePort");
-            Conditions.await("chromium's DevTools port file", () -> {
+            Await.until("chromium's DevTools port file", () -> {
                 try {
                     return Files.isRegularFile(portFile) && Files.readAllLines(portFile).size() >= 2 || !p.isAlive();
                 } catch (IOException e) {
@@ -188,7 +189,7 @@ final class HeadlessChromium {
 
         /** Waits until a boolean expression holds in the page. */
         void await(String what, String expression) throws InterruptedException {
-            Conditions.await(what, () -> {
+            Await.until(what, () -> {
                 try {
                     return eval(expression).asBoolean(false);
                 } catch (InterruptedException e) {

@@ -12,6 +12,7 @@ import io.hayloft.common.wire.PhotoId;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidServer;
 import io.hayloft.raid.RaidServerConfig;
+import io.hayloft.testkit.RawHttp;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -10,6 +10,7 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.directory.DirectoryBackup;
 import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.testkit.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -34,7 +35,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -56,6 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DeployAsDocumentedTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -149,16 +151,6 @@ class DeployAsDocumentedTest {
         }
     }
 
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
-    }
-
     private String get(String address, String path) {
         try {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + path))
@@ -220,7 +212,7 @@ class DeployAsDocumentedTest {
         for (CompletableFuture<String> f : others) {
             f.get(90, TimeUnit.SECONDS);
         }
-        await("three stores UP in the directory", () -> {
+        Await.until("three stores UP in the directory", WAIT, () -> {
             String body = get(directory, "/v1/stores");
             try {
                 return body != null && JSON.readTree(body).findValuesAsText("state").stream().filter("UP"::equals).count() == 3;

@@ -15,6 +15,7 @@ import io.hayloft.common.wire.Wire;
 import io.hayloft.directory.DirectoryBackup;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
+import io.hayloft.testkit.Await;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -32,7 +33,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,6 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * volume id the live directory handed out after it. Bad targets are refused with 4xx JSON and exit 2.
  */
 class DirectoryBackupTest {
+    private static final Duration WAIT = Duration.ofSeconds(60);
+
     private static final String ADMIN = "backup-admin-token";
 
     @TempDir
@@ -76,14 +78,6 @@ class DirectoryBackupTest {
         StringWriter err = new StringWriter();
         int code = Hayloft.run(new PrintWriter(out), new PrintWriter(err), args);
         return new String[] {Integer.toString(code), out.toString(), err.toString()};
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
-            Thread.sleep(10);
-        }
     }
 
     private DirectoryServer startRestored(Path dataDir) throws InterruptedException {
@@ -120,7 +114,7 @@ class DirectoryBackupTest {
         writer.start();
         List<Photo> beforeBackup;
         try {
-            await("30 photos before the backup", () -> committed.size() >= 30 || writerFailed.get() != null);
+            Await.until("30 photos before the backup", WAIT, () -> committed.size() >= 30 || writerFailed.get() != null);
             beforeBackup = List.copyOf(committed); // acknowledged before the backup began
             Path backup = dir.resolve("backups").resolve("b1");
             String[] r = run("directory", "backup", "-d", live, "--admin-token", ADMIN, "--to", backup.toString());
@@ -128,7 +122,7 @@ class DirectoryBackupTest {
             assertThat(r[1]).contains("backup of cluster").contains(backup.toString());
             assertThat(backup.resolve(DirectoryBackup.MANIFEST)).isRegularFile();
             int atBackup = committed.size();
-            await("30 photos after the backup", () -> committed.size() >= atBackup + 30 || writerFailed.get() != null);
+            Await.until("30 photos after the backup", WAIT, () -> committed.size() >= atBackup + 30 || writerFailed.get() != null);
         } finally {
             stop.set(true);
             writer.join(30_000);

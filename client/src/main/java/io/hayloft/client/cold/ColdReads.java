@@ -3,7 +3,7 @@ package io.hayloft.client.cold;
 import io.hayloft.client.HayloftException;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.common.wire.PhotoId;
-import io.hayloft.raid.Cluster;
+import io.hayloft.raid.ClusterReads;
 import io.hayloft.raid.ColdReader;
 import java.io.IOException;
 import java.time.Duration;
@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
- * The client's read path for photos on erasure-coded volumes: delegates to the raid-node's
+ * The client's read path for photos on erasure-coded volumes: delegates to hayloft-cold-read's
  * {@link ColdReader} (one range read from the needle's block; a degraded read from {@code k} other
  * blocks when that fails; docs/raid.md), run on the client's executor because it blocks.
  *
@@ -23,7 +23,7 @@ public final class ColdReads implements AutoCloseable {
     private final Executor executor;
 
     public ColdReads(String directory, String adminToken, Duration timeout, Executor executor) {
-        this.reader = new ColdReader(new Cluster(directory, adminToken, timeout));
+        this.reader = new ColdReader(new ClusterReads(directory, adminToken, timeout));
         this.executor = executor;
     }
 

@@ -3,6 +3,7 @@ package io.hayloft.client.store;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.common.wire.BatchBody;
 import io.hayloft.common.wire.PhotoId;
 import io.hayloft.common.wire.WriteToken;
 import java.io.FileNotFoundException;

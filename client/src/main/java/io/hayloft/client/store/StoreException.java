@@ -1,6 +1,8 @@
 package io.hayloft.client.store;
 
 import io.hayloft.client.RemoteException;
+import io.hayloft.common.http.CommonErrors;
+import io.hayloft.store.http.StoreErrors;
 
 /**
  * A store call that failed: the store's error answer (HTTP status and the stable code, name and
@@ -14,19 +16,19 @@ public class StoreException extends RemoteException {
     private static final long serialVersionUID = 1L;
 
     /** Store error code: the needle does not exist, is deleted, or the cookie is wrong. */
-    public static final int NEEDLE_NOT_FOUND = 100;
+    public static final int NEEDLE_NOT_FOUND = StoreErrors.NEEDLE_NOT_FOUND.code();
     /** Store error code: no such volume on this store. */
-    public static final int VOLUME_NOT_FOUND = 101;
+    public static final int VOLUME_NOT_FOUND = StoreErrors.VOLUME_NOT_FOUND.code();
     /** Store error code: the volume takes no more writes. */
-    public static final int VOLUME_READ_ONLY = 102;
+    public static final int VOLUME_READ_ONLY = StoreErrors.VOLUME_READ_ONLY.code();
     /** Store error code: the volume to create exists already. */
-    public static final int VOLUME_EXISTS = 103;
+    public static final int VOLUME_EXISTS = StoreErrors.VOLUME_EXISTS.code();
     /** Store error code: the needle's CRC or framing does not verify. */
-    public static final int NEEDLE_CORRUPT = 104;
+    public static final int NEEDLE_CORRUPT = StoreErrors.NEEDLE_CORRUPT.code();
     /** Store error code: the needle is larger than a store accepts. */
-    public static final int NEEDLE_TOO_LARGE = 105;
+    public static final int NEEDLE_TOO_LARGE = StoreErrors.NEEDLE_TOO_LARGE.code();
     /** Shared error code: the write token was missing or refused. */
-    public static final int FORBIDDEN = 11;
+    public static final int FORBIDDEN = CommonErrors.FORBIDDEN.code();
 
     public StoreException(String server, Kind kind, int httpStatus, int code, String errorName, String serverMessage,
                           String message, Throwable cause) {

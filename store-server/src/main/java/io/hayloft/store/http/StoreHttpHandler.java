@@ -1,10 +1,12 @@
 package io.hayloft.store.http;
 
+import io.hayloft.common.http.ApiError;
 import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
 import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.common.wire.BatchBody;
 import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreException;
@@ -96,7 +98,7 @@ public final class StoreHttpHandler implements RequestHandler {
                 throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: " + q.path());
             }
         } catch (StoreException e) {
-            r = HttpResponses.error(StoreErrors.of(e.reason()), e.getMessage());
+            r = HttpResponses.error(errorOf(e.reason()), e.getMessage());
         } catch (ApiException e) {
             r = HttpResponses.error(e);
         }
@@ -162,7 +164,13 @@ public final class StoreHttpHandler implements RequestHandler {
         long vol = number(seg.get(0), "volume");
         Volume v = store.volume(vol);
         authorizer.authorize(req, "batch", vol);
-        List<Volume.NeedleWrite> needles = BatchBody.parse(req.content());
+        List<Volume.NeedleWrite> needles;
+        try {
+            needles = BatchBody.parse(req.content().nioBuffer(), Needle.MAX_DATA_SIZE,
+                    (key, cookie, alt, data) -> new Volume.NeedleWrite(key, alt, cookie, ByteBuffer.wrap(data)));
+        } catch (BatchBody.MalformedBatchException e) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, e.getMessage());
+        }
         for (Volume.NeedleWrite w : needles) {
             authorizer.authorizeKey(req, "batch", vol, w.key());
         }
@@ -329,5 +337,24 @@ public final class StoreHttpHandler implements RequestHandler {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, "missing query parameter '" + name + "'");
         }
         return v.get(0);
+    }
+
+    /** The wire error a store failure is sent as. */
+    private static ApiError errorOf(StoreException.Reason reason) {
+        return switch (reason) {
+            case NEEDLE_NOT_FOUND -> StoreErrors.NEEDLE_NOT_FOUND;
+            case VOLUME_NOT_FOUND -> StoreErrors.VOLUME_NOT_FOUND;
+            case VOLUME_READ_ONLY -> StoreErrors.VOLUME_READ_ONLY;
+            case VOLUME_EXISTS -> StoreErrors.VOLUME_EXISTS;
+            case NEEDLE_CORRUPT -> StoreErrors.NEEDLE_CORRUPT;
+            case NEEDLE_TOO_LARGE -> StoreErrors.NEEDLE_TOO_LARGE;
+            case BAD_ARGUMENT -> StoreErrors.BAD_ARGUMENT;
+            case COMPACTION_RUNNING -> StoreErrors.COMPACTION_RUNNING;
+            case BLOCK_NOT_FOUND -> StoreErrors.BLOCK_NOT_FOUND;
+            case BLOCK_EXISTS -> StoreErrors.BLOCK_EXISTS;
+            case BAD_RANGE -> StoreErrors.BAD_RANGE;
+            case UNSUPPORTED_FORMAT -> StoreErrors.UNSUPPORTED_FORMAT;
+            case CORRUPT_FILE -> StoreErrors.CORRUPT_FILE;
+        };
     }
 }

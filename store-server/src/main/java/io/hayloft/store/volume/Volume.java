@@ -199,6 +199,13 @@ public final class Volume implements Closeable {
         write(List.of(new NeedleWrite(key, alt, cookie, data)));
     }
 
+    /** Refuses needle data larger than {@link Needle#MAX_DATA_SIZE} with the store's NEEDLE_TOO_LARGE. */
+    static void checkDataSize(long n) {
+        if (n < 0 || n > Needle.MAX_DATA_SIZE) {
+            throw new StoreException(Reason.NEEDLE_TOO_LARGE, "needle data size " + n + " is outside 0.." + Needle.MAX_DATA_SIZE);
+        }
+    }
+
     /** Appends a batch of needles with one write and one sync (Haystack's multi-write). */
     public void write(List<NeedleWrite> batch) throws IOException {
         if (batch.isEmpty()) {
@@ -206,7 +213,7 @@ public final class Volume implements Closeable {
         }
         long total = 0;
         for (NeedleWrite w : batch) {
-            Needle.checkDataSize(w.data().remaining());
+            checkDataSize(w.data().remaining());
             total += Needle.totalLength(w.data().remaining());
         }
         if (total > Integer.MAX_VALUE - 16) {

@@ -73,7 +73,7 @@ final class VolumeRecovery {
             NeedleIndex index = builder.build(Volume.sameKey(ch));
             Volume v;
             long scanFrom = maxEnd[0];
-            if (unbacked[0] >= 0 || maxEnd[1] != 0 && !Needle.validAt(ch, maxEnd[1])) {
+            if (unbacked[0] >= 0 || maxEnd[1] != 0 && !validAt(ch, maxEnd[1])) {
                 LOG.warn("volume {}: its .idx names a needle (offset {}) the volume does not hold; rebuilding from a full scan",
                         id, unbacked[0] >= 0 ? unbacked[0] : maxEnd[1]);
                 idx.abandon();
@@ -143,5 +143,23 @@ final class VolumeRecovery {
         s.idx.flush(true, pos);
         s.end = pos;
         s.durable = pos;
+    }
+
+    /** Reads and checks the needle at {@code offset} of a volume file. */
+    static boolean validAt(java.nio.channels.FileChannel ch, long offset) throws java.io.IOException {
+        ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+        FileIo.readFully(ch, h, offset);
+        h.flip();
+        if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC) {
+            return false;
+        }
+        long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
+        if (n > Needle.MAX_DATA_SIZE) {
+            return false;
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
+        FileIo.readFully(ch, b, offset);
+        b.flip();
+        return Needle.check(b) == Needle.Check.OK;
     }
 }

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
+import io.hayloft.common.wire.BatchBody;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.WriteAuthorizer;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -114,13 +113,11 @@ class StoreServerTest {
 
     @Test
     void batchWritesEveryNeedleWithOneRequest() throws Exception {
-        ByteBuf body = Unpooled.buffer();
+        List<Needle> batch = new ArrayList<>();
         for (int alt = 0; alt < 4; alt++) {
-            BatchBody.encode(body, 7, 0xfeedL, alt, data(1000 * (alt + 1), alt));
+            batch.add(new Needle(7, 0xfeedL, alt, data(1000 * (alt + 1), alt)));
         }
-        byte[] bytes = new byte[body.readableBytes()];
-        body.readBytes(bytes);
-        body.release();
+        byte[] bytes = BatchBody.encode(batch);
         TestHttp.Reply r = http.post("/1/batch", bytes);
         assertThat(r.status()).isEqualTo(201);
         assertThat(r.json().get("written").asInt()).isEqualTo(4);
@@ -271,5 +268,8 @@ class StoreServerTest {
                 java.net.http.HttpResponse.BodyHandlers.ofString());
         assertThat(denied.statusCode()).isEqualTo(403);
         assertThat(denied.body()).contains("\"code\":11").contains("write token missing");
+    }
+
+    private record Needle(long key, long cookie, int alt, byte[] data) implements BatchBody.Record {
     }
 }

@@ -32,7 +32,7 @@ class IdxDurabilityTest {
         IdxFile.load(d, Volume.idxPath(DIR, 1), 1, (key, alt, offset, size, deleted) -> offsets.add(offset)).close();
         try (FileChannel dat = d.open(Volume.datPath(DIR, 1), StandardOpenOption.READ)) {
             for (long off : offsets) {
-                assertThat(Needle.validAt(dat, off))
+                assertThat(VolumeRecovery.validAt(dat, off))
                         .as("seed %d: the durable .idx names a needle at offset %d that is not durable", seed, off).isTrue();
             }
         }

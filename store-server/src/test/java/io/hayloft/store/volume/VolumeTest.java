@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -176,27 +175,10 @@ class VolumeTest {
     @Test
     void refusesNeedlesLargerThanTheFormatAllows() throws Exception {
         try (Volume v = Volume.create(dir, 1, OPTS)) {
-            assertThatThrownBy(() -> Needle.checkDataSize(Needle.MAX_DATA_SIZE + 1L)).hasMessageContaining("outside");
+            assertThatThrownBy(() -> Volume.checkDataSize(Needle.MAX_DATA_SIZE + 1L)).hasMessageContaining("outside");
             assertThat(catchStore(() -> v.write(1, 0, 1, ByteBuffer.allocate(Needle.MAX_DATA_SIZE + 1))).reason())
                     .isEqualTo(Reason.NEEDLE_TOO_LARGE);
         }
-    }
-
-    @Test
-    void needleLayoutMatchesTheDocumentedTable() {
-        ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(3));
-        Needle.encode(b, 0x1122334455667788L, 42, 7, 0, ByteBuffer.wrap(new byte[] {1, 2, 3}));
-        b.flip();
-        assertThat(b.remaining()).isEqualTo(48);
-        ByteBuffer be = b.duplicate().order(ByteOrder.BIG_ENDIAN);
-        assertThat(be.getInt(0)).isEqualTo(0x4E45444C);
-        assertThat(be.getLong(4)).isEqualTo(0x1122334455667788L);
-        assertThat(be.getLong(12)).isEqualTo(42);
-        assertThat(be.getInt(20)).isEqualTo(7);
-        assertThat(be.getInt(28)).isEqualTo(3);
-        assertThat(be.get(32)).isEqualTo((byte) 1);
-        assertThat(be.getInt(35)).isEqualTo(0x4C44454E);
-        assertThat(Needle.check(b)).isEqualTo(Needle.Check.OK);
     }
 
     static void flipByte(Path file, long at) throws Exception {

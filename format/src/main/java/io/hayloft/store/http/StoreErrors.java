@@ -1,0 +1,31 @@
+package io.hayloft.store.http;
+
+import io.hayloft.common.http.ApiError;
+
+/**
+ * The store server's wire errors, codes 100..199 (common codes are 1..99, see
+ * {@link io.hayloft.common.http.CommonErrors}). The numbers never change; docs/store-api.md lists them.
+ * In hayloft-format, so the client decodes the same constants the store sends.
+ */
+public final class StoreErrors {
+    private StoreErrors() {
+    }
+
+    public static final ApiError NEEDLE_NOT_FOUND = io.hayloft.common.http.CommonErrors.NEEDLE_NOT_FOUND;
+    public static final ApiError VOLUME_NOT_FOUND = new ApiError(101, "VOLUME_NOT_FOUND", 404);
+    public static final ApiError VOLUME_READ_ONLY = new ApiError(102, "VOLUME_READ_ONLY", 409);
+    public static final ApiError VOLUME_EXISTS = new ApiError(103, "VOLUME_EXISTS", 409);
+    public static final ApiError NEEDLE_CORRUPT =
+            new ApiError(104, "NEEDLE_CORRUPT", 500);
+    public static final ApiError NEEDLE_TOO_LARGE =
+            new ApiError(105, "NEEDLE_TOO_LARGE", 413);
+    public static final ApiError BAD_ARGUMENT = new ApiError(106, "BAD_ARGUMENT", 400);
+    public static final ApiError COMPACTION_RUNNING = new ApiError(107, "COMPACTION_RUNNING", 409);
+    public static final ApiError BLOCK_NOT_FOUND = new ApiError(108, "BLOCK_NOT_FOUND", 404);
+    public static final ApiError BLOCK_EXISTS = new ApiError(109, "BLOCK_EXISTS", 409);
+    public static final ApiError BAD_RANGE =
+            new ApiError(110, "BAD_RANGE", 416);
+    public static final ApiError UNSUPPORTED_FORMAT =
+            new ApiError(111, "UNSUPPORTED_FORMAT", 500);
+    public static final ApiError CORRUPT_FILE = new ApiError(112, "CORRUPT_FILE", 500);
+}
