@@ -87,7 +87,7 @@ class HalfSecuredStartTest {
 
         StoreServer good = StoreServer.start(store(SECRET, ADMIN));
         closers.add(good);
-        Conditions.await("the secured store registers", () -> directory.directory().stores().size() == 1);
+        io.hayloft.testkit.Await.until("the secured store registers", () -> directory.directory().stores().size() == 1);
     }
 
     @Test
