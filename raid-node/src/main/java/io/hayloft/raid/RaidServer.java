@@ -141,7 +141,8 @@ public final class RaidServer implements AutoCloseable {
         }
         try {
             node.recover();
-            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this), httpExecutor, 1);
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this), httpExecutor, 1,
+                    config.tls().serverContext());
         } catch (Exception e) {
             shutDownExecutors();
             lease.close();
