@@ -249,6 +249,9 @@ public final class HttpTransport {
      * after a connection failure, a timeout of the attempt or a 503; any request when no
      * connection could be made (nothing was sent).
      *
+     * A retried request is sent again with the same body publisher: give a replayable one
+     * ({@code BodyPublishers.ofByteArray}, {@code noBody}), not a one-shot stream.
+     *
      * @param idempotent true when the caller knows the request (a POST) may be repeated safely
      * @param deadline time for the whole call, attempts and backoffs together
      */
