@@ -37,7 +37,7 @@ class PlainHttpRefusalTest {
             out.release();
         }
         assertThat(ch.isOpen()).isFalse();
-        assertThat(ch.readInbound()).isNull();
+        assertThat((Object) ch.readInbound()).isNull();
         ch.finishAndReleaseAll();
     }
 
@@ -47,7 +47,7 @@ class PlainHttpRefusalTest {
         byte[] hello = {0x16, 0x03, 0x01, 0x00, 0x02, 0x01, 0x00}; // handshake record, TLS 1.0 header, 2 bytes
         for (int i = 0; i < 4; i++) {
             ch.writeInbound(Unpooled.wrappedBuffer(hello, i, 1));
-            assertThat(ch.readInbound()).isNull();
+            assertThat((Object) ch.readInbound()).isNull();
         }
         ch.writeInbound(Unpooled.wrappedBuffer(hello, 4, 1));
         ByteBuf first = ch.readInbound();
@@ -58,7 +58,7 @@ class PlainHttpRefusalTest {
         ByteBuf rest = ch.readInbound();
         assertThat(ByteBufUtilBytes.of(rest)).containsExactly(0x01, 0x00);
         rest.release();
-        assertThat(ch.readOutbound()).isNull();
+        assertThat((Object) ch.readOutbound()).isNull();
         assertThat(ch.finishAndReleaseAll()).isFalse();
     }
 
