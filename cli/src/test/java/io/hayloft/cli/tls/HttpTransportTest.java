@@ -151,9 +151,11 @@ class HttpTransportTest {
         long start = System.nanoTime();
         RemoteException e = (RemoteException) catchThrowable(() -> call(t, dead, "GET", "/ok", false));
         long millis = (System.nanoTime() - start) / 1_000_000;
-        assertThat(e.kind()).isEqualTo(RemoteException.Kind.UNREACHABLE);
+        // The last attempt gets what is left of the deadline: refused, or timed out when little was left.
+        assertThat(e.kind()).isIn(RemoteException.Kind.UNREACHABLE, RemoteException.Kind.TIMEOUT);
         assertThat(r.retries.get()).isGreaterThan(3);
-        assertThat(r.requests).hasSize(r.retries.get() + 1).allMatch(s -> s.endsWith(" UNREACHABLE"));
+        assertThat(r.requests).hasSize(r.retries.get() + 1);
+        assertThat(r.requests.subList(0, r.requests.size() - 1)).allMatch(s -> s.endsWith(" UNREACHABLE"));
         assertThat(millis).isLessThan(400 + 1000); // the deadline, plus scheduling slack on a busy machine
 
         Recorder busy = new Recorder();
