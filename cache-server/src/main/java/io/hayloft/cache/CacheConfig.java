@@ -39,6 +39,12 @@ import java.util.Locale;
  * maxConcurrentRequests  4096              requests in flight; more get 503
  * idleTimeoutMillis      60000             idle or stalled connections are closed
  * ioThreads              0                 Netty event loop threads (0: 2 x cores)
+ * tlsKeyStore            (none)            PKCS#12 keystore with the server key and certificate: serve HTTPS
+ * tlsKeyStorePassword    (none)            its password
+ * tlsTrustStore          (none)            PKCS#12 of trusted certificates (the cluster CA): clients with
+ *                                          tlsClientAuth require; the node's reads from stores in phase 2
+ * tlsTrustStorePassword  (none)            its password
+ * tlsClientAuth          none              none, or require: mutual TLS, only clients with a trusted certificate
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -72,6 +78,11 @@ public final class CacheConfig {
     public int maxConcurrentRequests = 4096;
     public int idleTimeoutMillis = 60_000;
     public int ioThreads = 0;
+    public String tlsKeyStore;
+    public String tlsKeyStorePassword;
+    public String tlsTrustStore;
+    public String tlsTrustStorePassword;
+    public String tlsClientAuth = "none";
 
     /** Checks every value; the error names the key and the bad value. */
     public CacheConfig validate() {
@@ -108,6 +119,7 @@ public final class CacheConfig {
         check(workerThreads >= 1, "workerThreads must be >= 1, was " + workerThreads);
         check(ioThreads >= 0, "ioThreads must be >= 0, was " + ioThreads);
         limits();
+        tls().validate();
         return this;
     }
 
@@ -138,6 +150,12 @@ public final class CacheConfig {
 
     public boolean secured() {
         return clusterSecret != null && !clusterSecret.isEmpty();
+    }
+
+    /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
+    public io.hayloft.common.http.Tls.Settings tls() {
+        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+                tlsClientAuth);
     }
 
     public HttpLimits limits() {

@@ -47,8 +47,8 @@ public final class CacheServer implements AutoCloseable {
         try {
             CacheHttpHandler handler = new CacheHttpHandler(config, cache, metrics, Clock.systemUTC());
             // Hits are answered on the event loop from memory; misses, pushes and the rest go to the workers.
-            http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads, null,
-                    handler::hitOnEventLoop);
+            http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads,
+                    config.tls().serverContext(), handler::hitOnEventLoop);
         } catch (RuntimeException | InterruptedException e) {
             workers.shutdownNow();
             fetcher.close();

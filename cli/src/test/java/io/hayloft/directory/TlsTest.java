@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hayloft.common.http.Tls;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Every listener can serve HTTPS from a PKCS#12 keystore; a plain-HTTP client gets nothing from it. */
+/** Every listener can serve HTTPS from a PKCS#12 keystore; a plain-HTTP client gets a clear 400 TLS_REQUIRED. */
 class TlsTest {
 
     @TempDir
@@ -58,9 +57,10 @@ class TlsTest {
                     assertThat(r.statusCode()).isEqualTo(200);
                     assertThat(r.body()).contains("ok");
                     HttpClient plain = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                    assertThatThrownBy(() -> plain.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
-                            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()))
-                            .isInstanceOf(IOException.class);
+                    HttpResponse<String> refused = plain.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                            + "/health")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+                    assertThat(refused.statusCode()).isEqualTo(400);
+                    assertThat(refused.body()).contains("\"name\":\"TLS_REQUIRED\"", "use https://host:port");
                 }
             } finally {
                 store.close();
@@ -69,6 +69,6 @@ class TlsTest {
         sc.tlsKeyStore = dir.resolve("missing.p12").toString();
         sc.port = 0;
         assertThatThrownBy(() -> StoreServer.start(sc)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("cannot use TLS keystore").hasMessageContaining("missing.p12");
+                .hasMessage("tlsKeyStore " + sc.tlsKeyStore + ": no such file");
     }
 }

@@ -29,6 +29,10 @@ import java.util.List;
  * raidNode             (none)          host:port of the raid-node daemon's HTTP API, for the web console (/ui)
  * tlsKeyStore          (none)          PKCS#12 keystore with the server key and certificate: serve HTTPS
  * tlsKeyStorePassword  (none)          its password
+ * tlsTrustStore        (none)          PKCS#12 of trusted certificates (the cluster CA): clients with tlsClientAuth
+ *                                      require; the directory's own calls to stores in phase 2
+ * tlsTrustStorePassword (none)         its password
+ * tlsClientAuth        none            none, or require: mutual TLS, only clients with a trusted certificate
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -55,6 +59,9 @@ public final class DirectoryConfig {
     private volatile io.hayloft.common.ring.CacheRouting cacheRouting;
     public String tlsKeyStore;
     public String tlsKeyStorePassword;
+    public String tlsTrustStore;
+    public String tlsTrustStorePassword;
+    public String tlsClientAuth = "none";
 
     /** Checks every value; the error names the key and the bad value. */
     public DirectoryConfig validate() {
@@ -78,6 +85,7 @@ public final class DirectoryConfig {
             String why = hostPortProblem(raidNode);
             check(why == null, "raidNode must be host:port, was '" + raidNode + "': " + why);
         }
+        tls().validate();
         if ("cache".equals(readPolicy)) {
             cacheRouting = new io.hayloft.common.ring.CacheRouting(cacheNodes, gutterNodes);
         }
@@ -109,6 +117,12 @@ public final class DirectoryConfig {
     /** The raid-node's address, or null when none is configured. */
     public String raidNodeAddress() {
         return raidNode == null || raidNode.isEmpty() ? null : raidNode;
+    }
+
+    /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
+    public io.hayloft.common.http.Tls.Settings tls() {
+        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+                tlsClientAuth);
     }
 
     private static void check(boolean ok, String message) {

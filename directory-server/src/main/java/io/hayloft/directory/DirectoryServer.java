@@ -48,7 +48,7 @@ public final class DirectoryServer implements AutoCloseable {
             PrometheusEndpoint metrics = new PrometheusEndpoint();
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(),
                     new DirectoryHttp(directory, metrics), executor, 0,
-                    io.hayloft.common.http.Tls.server(config.tlsKeyStore, config.tlsKeyStorePassword));
+                    config.tls().serverContext());
             this.health = new HealthChecker(directory, admin);
             LOG.info("directory {} serving on {}:{} (data {})", meta.clusterId(), config.host, http.port(), config.dataDir);
         } catch (RuntimeException | InterruptedException e) {

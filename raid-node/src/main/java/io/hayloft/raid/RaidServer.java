@@ -145,7 +145,8 @@ public final class RaidServer implements AutoCloseable {
         }
         try {
             node.recover();
-            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this, config.adminToken), httpExecutor, 1);
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this, config.adminToken), httpExecutor, 1,
+                    config.tls().serverContext());
         } catch (Exception e) {
             shutDownExecutors();
             lease.close();

@@ -36,6 +36,14 @@ public final class RaidServerConfig {
     public long leaseTtlMillis = 30_000;
     /** Longest a {@code POST /admin/run} or {@code /admin/scrub} waits for its pass. */
     public long adminWaitMillis = 3_600_000;
+    /** PKCS#12 keystore with the server key and certificate: the HTTP API serves HTTPS (docs/directory-api.md "TLS"). */
+    public String tlsKeyStore;
+    public String tlsKeyStorePassword;
+    /** PKCS#12 of trusted certificates: clients with {@code tlsClientAuth: require}; the calls to the cluster in phase 2. */
+    public String tlsTrustStore;
+    public String tlsTrustStorePassword;
+    /** {@code none}, or {@code require}: mutual TLS, only clients with a trusted certificate. */
+    public String tlsClientAuth = "none";
 
     /** @throws IllegalArgumentException naming the bad key and value */
     public RaidServerConfig validate() {
@@ -55,7 +63,14 @@ public final class RaidServerConfig {
             throw new IllegalArgumentException("nodeId must not be blank");
         }
         base().validate();
+        tls().validate();
         return this;
+    }
+
+    /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
+    public io.hayloft.common.http.Tls.Settings tls() {
+        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+                tlsClientAuth);
     }
 
     /** Connection settings for jobs; the policy fills in the rest ({@link RaidPolicy#apply}). */

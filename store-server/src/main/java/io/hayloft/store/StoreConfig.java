@@ -33,6 +33,10 @@ import java.util.Locale;
  * adminToken             (none)       bearer token required for volume admin and block operations
  * tlsKeyStore            (none)       PKCS#12 keystore with the server key and certificate: serve HTTPS
  * tlsKeyStorePassword    (none)       its password
+ * tlsTrustStore          (none)       PKCS#12 of trusted certificates (the cluster CA): clients with tlsClientAuth
+ *                                     require; the store's heartbeats in phase 2
+ * tlsTrustStorePassword  (none)       its password
+ * tlsClientAuth          none         none, or require: mutual TLS, only clients with a trusted certificate
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -59,6 +63,9 @@ public final class StoreConfig {
     public String adminToken;
     public String tlsKeyStore;
     public String tlsKeyStorePassword;
+    public String tlsTrustStore;
+    public String tlsTrustStorePassword;
+    public String tlsClientAuth = "none";
 
     /** Checks every value; the error names the key and the bad value. */
     public StoreConfig validate() {
@@ -92,6 +99,7 @@ public final class StoreConfig {
         if (idxFlushMillis <= 0) {
             throw new IllegalArgumentException("idxFlushMillis must be positive, got " + idxFlushMillis);
         }
+        tls().validate();
         return this;
     }
 
@@ -101,6 +109,12 @@ public final class StoreConfig {
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new IllegalArgumentException("fsync must be 'always' or 'never', got '" + fsync + "'");
         }
+    }
+
+    /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
+    public io.hayloft.common.http.Tls.Settings tls() {
+        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+                tlsClientAuth);
     }
 
     public HttpLimits limits() {

@@ -62,7 +62,7 @@ public final class StoreServer implements AutoCloseable {
         try {
             started = HttpServer.start(config.host, config.port, config.limits(),
                     new StoreHttpHandler(store, authorizer, metrics), disk, config.ioThreads,
-                    io.hayloft.common.http.Tls.server(config.tlsKeyStore, config.tlsKeyStorePassword));
+                    config.tls().serverContext());
             http = started;
             heartbeat = config.directory == null || config.directory.isBlank() ? null : startHeartbeat(config, started.port());
         } catch (RuntimeException | InterruptedException | IOException e) {

@@ -26,6 +26,9 @@ class CacheCommandTest {
         StringWriter err3 = new StringWriter();
         assertThat(run(err3, "cache", "--config", "/nonexistent/cache.yaml")).isEqualTo(Hayloft.EXIT_USAGE);
         assertThat(err3.toString()).contains("config file not found: /nonexistent/cache.yaml");
+        StringWriter err4 = new StringWriter(); // the TLS keys are known; a missing keystore is named
+        assertThat(run(err4, "cache", "tlsKeyStore=/nonexistent/cache.p12", "tlsKeyStorePassword=hidden-pw")).isEqualTo(Hayloft.EXIT_USAGE);
+        assertThat(err4.toString()).contains("tlsKeyStore /nonexistent/cache.p12: no such file").doesNotContain("hidden-pw");
     }
 
     @Test

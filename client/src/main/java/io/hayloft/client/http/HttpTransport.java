@@ -34,6 +34,13 @@ import javax.net.ssl.SSLContext;
  * error body, a body shorter than its {@code Content-Length}, an invalid status line, JSON that does
  * not parse).
  *
+ * <p>{@link #call} adds what servers calling each other need: a deadline for the whole call, bounded
+ * retries with exponential backoff and full jitter for idempotent requests (GET, HEAD, PUT, DELETE,
+ * and POSTs the caller marks idempotent) on connection failures and 503, never past the deadline; a
+ * request that may not be idempotent is retried only when the connection could not be made at all
+ * (it was never sent). Every attempt is reported to a {@link Listener} (metrics per target).
+ * {@link #TYPED} decodes error bodies into the client's exception types by their code.
+ *
  * <p>Futures complete on the transport's executor (the {@link HttpClient}'s default pool unless one
  * is given), never on the caller's thread, so callers on event loops are not blocked.
  *
@@ -53,9 +60,52 @@ public final class HttpTransport {
                                String serverMessage, String message, Throwable cause);
     }
 
+    /**
+     * Told of every attempt a transport makes, for metrics per target (a server may plug Micrometer
+     * in; the client does not depend on it). Called on the transport's executor; must be thread-safe
+     * and quick, and must not throw.
+     */
+    public interface Listener {
+        /** Does nothing. */
+        Listener NONE = new Listener() {
+        };
+
+        /**
+         * One attempt ended: an answer with {@code status} ({@code failure} null), or no answer
+         * ({@code status} 0, {@code failure} the {@link RemoteException} of the attempt).
+         *
+         * @param target the server ({@code host:port} or URL prefix)
+         * @param nanos time from sending to the answer or failure
+         */
+        default void onRequest(String target, String method, int status, RemoteException failure, long nanos) {
+        }
+
+        /** An attempt is about to be retried after {@code backoff}; {@code attempt} is the one that follows (2, 3...). */
+        default void onRetry(String target, String method, int attempt, Duration backoff) {
+        }
+    }
+
+    /** Decodes an error body into the client's exception type by its code: store (100..199), directory (200..299), else {@link RemoteException}. */
+    public static final ErrorFactory TYPED = (server, kind, status, code, name, serverMessage, message, cause) -> {
+        if (code >= 100 && code < 200) {
+            return io.hayloft.client.store.StoreException.of(server, kind, status, code, name, serverMessage, message, cause);
+        }
+        if (code >= 200 && code < 300) {
+            return new io.hayloft.client.DirectoryException(server, kind, status, code, name, serverMessage, message, cause);
+        }
+        return new RemoteException(server, kind, status, code, name, serverMessage, message, cause);
+    };
+
     private final HttpClient http;
     private final String scheme;
     private final Duration requestTimeout;
+    private final Duration deadline;
+    private final int maxAttempts;
+    private final Duration backoffBase;
+    private final Duration backoffMax;
+    private final Listener listener;
+    private final Executor delayer;
+    private final java.util.concurrent.atomic.AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
 
     private HttpTransport(Builder b) {
         HttpClient.Builder hb = HttpClient.newBuilder()
@@ -65,12 +115,19 @@ public final class HttpTransport {
         if (b.executor != null) {
             hb.executor(b.executor);
         }
-        if (b.sslContext != null) {
-            hb.sslContext(b.sslContext);
+        SSLContext ssl = b.sslContext();
+        if (ssl != null) {
+            hb.sslContext(ssl);
         }
         this.http = hb.build();
-        this.scheme = b.sslContext == null ? "http" : "https";
+        this.scheme = ssl == null ? "http" : "https";
         this.requestTimeout = b.requestTimeout;
+        this.deadline = b.deadline == null ? b.requestTimeout : b.deadline;
+        this.maxAttempts = b.maxAttempts;
+        this.backoffBase = b.backoffBase;
+        this.backoffMax = b.backoffMax;
+        this.listener = b.listener;
+        this.delayer = b.executor;
     }
 
     public static Builder builder() {
@@ -89,6 +146,16 @@ public final class HttpTransport {
 
     public Duration requestTimeout() {
         return requestTimeout;
+    }
+
+    /** The default deadline of a {@link #call} (all its attempts and backoffs together). */
+    public Duration deadline() {
+        return deadline;
+    }
+
+    /** Retries made so far by {@link #call} (attempts after the first), over all targets. */
+    public long retries() {
+        return retries.get();
     }
 
     /**
@@ -143,6 +210,7 @@ public final class HttpTransport {
     public CompletableFuture<HttpResponse<byte[]>> send(String server, String what, HttpRequest request, IntPredicate ok,
                                                         ErrorFactory errors) {
         CompletableFuture<HttpResponse<byte[]>> sent;
+        long start = System.nanoTime();
         try {
             sent = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
         } catch (RuntimeException e) {
@@ -151,13 +219,145 @@ public final class HttpTransport {
         }
         return sent.handle((resp, t) -> {
             if (t != null) {
-                throw failure(server, what, t, errors);
+                RemoteException r = failure(server, what, t, errors);
+                report(server, request.method(), 0, r, System.nanoTime() - start);
+                throw r;
             }
+            report(server, request.method(), resp.statusCode(), null, System.nanoTime() - start);
             if (!ok.test(resp.statusCode())) {
                 throw errorAnswer(server, what, resp.statusCode(), resp.body(), errors);
             }
             return resp;
         });
+    }
+
+    /**
+     * Sends {@code request} with retries within the transport's {@link #deadline()}; see
+     * {@link #call(String, String, HttpRequest, boolean, Duration, IntPredicate, ErrorFactory)}.
+     */
+    public CompletableFuture<HttpResponse<byte[]>> call(String server, String what, HttpRequest request,
+                                                        boolean idempotentPost, IntPredicate ok, ErrorFactory errors) {
+        return call(server, what, request, idempotentPost, deadline, ok, errors);
+    }
+
+    /**
+     * Sends {@code request} and completes with the response when its status satisfies {@code ok};
+     * otherwise fails with the error {@code errors} builds from the last attempt. Each attempt waits
+     * at most the request's timeout (or the transport's) and never past {@code deadline}. Retried,
+     * after {@code base × 2^(n-1)} (capped, with full jitter), while attempts and time remain: an
+     * idempotent request (GET, HEAD, PUT, DELETE, or any method when {@code idempotent} is true)
+     * after a connection failure, a timeout of the attempt or a 503; any request when no
+     * connection could be made (nothing was sent).
+     *
+     * A retried request is sent again with the same body publisher: give a replayable one
+     * ({@code BodyPublishers.ofByteArray}, {@code noBody}), not a one-shot stream.
+     *
+     * @param idempotent true when the caller knows the request (a POST) may be repeated safely
+     * @param deadline time for the whole call, attempts and backoffs together
+     */
+    public CompletableFuture<HttpResponse<byte[]>> call(String server, String what, HttpRequest request, boolean idempotent,
+                                                        Duration deadline, IntPredicate ok, ErrorFactory errors) {
+        Objects.requireNonNull(deadline, "deadline");
+        boolean safe = idempotent || isIdempotent(request.method());
+        long end = System.nanoTime() + deadline.toNanos();
+        CompletableFuture<HttpResponse<byte[]>> result = new CompletableFuture<>();
+        attempt(server, what, request, safe, end, 1, ok, errors, result);
+        return result;
+    }
+
+    /** GET, HEAD, PUT and DELETE: repeating one leaves the server as one would. */
+    public static boolean isIdempotent(String method) {
+        return switch (method.toUpperCase(Locale.ROOT)) {
+            case "GET", "HEAD", "PUT", "DELETE", "OPTIONS" -> true;
+            default -> false;
+        };
+    }
+
+    private void attempt(String server, String what, HttpRequest request, boolean safe, long end, int n, IntPredicate ok,
+                         ErrorFactory errors, CompletableFuture<HttpResponse<byte[]>> result) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+            result.completeExceptionally(errors.create(server, Kind.TIMEOUT, 0, 0, null, null,
+                    server + ": " + what + " timed out (deadline passed before attempt " + n + ")", null));
+            return;
+        }
+        Duration perAttempt = request.timeout().orElse(requestTimeout);
+        if (perAttempt.toNanos() > left) {
+            perAttempt = Duration.ofNanos(left);
+        }
+        HttpRequest one = HttpRequest.newBuilder(request, (name, value) -> true).timeout(perAttempt).build();
+        long start = System.nanoTime();
+        CompletableFuture<HttpResponse<byte[]>> sent;
+        try {
+            sent = http.sendAsync(one, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (RuntimeException e) {
+            RemoteException r = errors.create(server, Kind.UNREACHABLE, 0, 0, null, null,
+                    server + ": " + what + " could not be sent: " + e, e);
+            report(server, request.method(), 0, r, System.nanoTime() - start);
+            result.completeExceptionally(r);
+            return;
+        }
+        sent.whenComplete((resp, t) -> {
+            long nanos = System.nanoTime() - start;
+            RemoteException failure;
+            boolean retryable;
+            if (t != null) {
+                failure = failure(server, what, t, errors);
+                Throwable c = io.hayloft.client.Futures.unwrap(t);
+                boolean neverSent = c instanceof ConnectException || c instanceof java.net.http.HttpConnectTimeoutException;
+                retryable = neverSent || (safe && (failure.kind() == Kind.UNREACHABLE || failure.kind() == Kind.TIMEOUT));
+                report(server, request.method(), 0, failure, nanos);
+            } else {
+                report(server, request.method(), resp.statusCode(), null, nanos);
+                if (ok.test(resp.statusCode())) {
+                    result.complete(resp);
+                    return;
+                }
+                failure = errorAnswer(server, what, resp.statusCode(), resp.body(), errors);
+                retryable = safe && resp.statusCode() == 503;
+            }
+            if (!retryable || n >= maxAttempts) {
+                result.completeExceptionally(failure);
+                return;
+            }
+            Duration backoff = backoff(n);
+            if (System.nanoTime() + backoff.toNanos() >= end) {
+                result.completeExceptionally(failure); // no time for another attempt: the last error, not a timeout
+                return;
+            }
+            retries.incrementAndGet();
+            try {
+                listener.onRetry(server, request.method(), n + 1, backoff);
+            } catch (RuntimeException e) {
+                // a listener must not break a call
+            }
+            Executor later = delayer == null
+                    ? CompletableFuture.delayedExecutor(backoff.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)
+                    : CompletableFuture.delayedExecutor(backoff.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS, delayer);
+            try {
+                later.execute(() -> attempt(server, what, request, safe, end, n + 1, ok, errors, result));
+            } catch (RuntimeException e) {
+                result.completeExceptionally(failure);
+            }
+        });
+    }
+
+    /** Full jitter: uniformly in (0, min(max, base × 2^(n-1))], at least a millisecond. */
+    private Duration backoff(int n) {
+        long cap = backoffBase.toNanos() << Math.min(n - 1, 30);
+        if (cap <= 0 || cap > backoffMax.toNanos()) {
+            cap = backoffMax.toNanos();
+        }
+        long d = java.util.concurrent.ThreadLocalRandom.current().nextLong(cap) + 1;
+        return Duration.ofNanos(Math.max(d, 1_000_000L));
+    }
+
+    private void report(String server, String method, int status, RemoteException failure, long nanos) {
+        try {
+            listener.onRequest(server, method, status, failure, nanos);
+        } catch (RuntimeException e) {
+            // a listener must not break a call
+        }
     }
 
     /** Sends a request whose body is streamed back to the caller; only the status is checked here. */
@@ -279,13 +479,25 @@ public final class HttpTransport {
 
     /**
      * Options of a transport. Defaults: connect timeout 2 s, request timeout 10 s (time to the whole
-     * answer), the {@link HttpClient}'s own executor, plain HTTP.
+     * answer of one attempt), a {@link #call} deadline equal to the request timeout, 3 attempts with
+     * backoff from 50 ms up to 1 s, the {@link HttpClient}'s own executor, plain HTTP, no listener.
+     * TLS: either an {@link SSLContext}, or PKCS#12 files ({@link #trustStore}, and
+     * {@link #keyStore} for a client certificate, mutual TLS).
      */
     public static final class Builder {
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration requestTimeout = Duration.ofSeconds(10);
+        private Duration deadline;
+        private int maxAttempts = 3;
+        private Duration backoffBase = Duration.ofMillis(50);
+        private Duration backoffMax = Duration.ofSeconds(1);
+        private Listener listener = Listener.NONE;
         private Executor executor;
         private SSLContext sslContext;
+        private String trustStore;
+        private String trustStorePassword;
+        private String keyStore;
+        private String keyStorePassword;
 
         private Builder() {
         }
@@ -310,6 +522,59 @@ public final class HttpTransport {
         public Builder sslContext(SSLContext c) {
             this.sslContext = Objects.requireNonNull(c, "sslContext");
             return this;
+        }
+
+        /** Use {@code https://}, trusting the certificates (the cluster CA) in this PKCS#12 file. */
+        public Builder trustStore(String file, String password) {
+            this.trustStore = Objects.requireNonNull(file, "trustStore");
+            this.trustStorePassword = password;
+            return this;
+        }
+
+        /** Present the key and certificate in this PKCS#12 file to servers that ask (mutual TLS); needs {@link #trustStore}. */
+        public Builder keyStore(String file, String password) {
+            this.keyStore = Objects.requireNonNull(file, "keyStore");
+            this.keyStorePassword = password;
+            return this;
+        }
+
+        /** Time for a whole {@link #call}: all attempts and backoffs. Default: the request timeout. */
+        public Builder deadline(Duration d) {
+            this.deadline = positive(d, "deadline");
+            return this;
+        }
+
+        /**
+         * Retries of {@link #call}: at most {@code maxAttempts} attempts (1: none), the n-th retry
+         * after a random wait up to {@code min(max, base × 2^(n-1))}.
+         */
+        public Builder retries(int maxAttempts, Duration base, Duration max) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be >= 1, got " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            this.backoffBase = positive(base, "backoff base");
+            this.backoffMax = positive(max, "backoff max");
+            return this;
+        }
+
+        /** Told of every attempt and retry (metrics per target). */
+        public Builder listener(Listener l) {
+            this.listener = Objects.requireNonNull(l, "listener");
+            return this;
+        }
+
+        private SSLContext sslContext() {
+            if (sslContext != null) {
+                if (trustStore != null || keyStore != null) {
+                    throw new IllegalArgumentException("give either an sslContext or trustStore/keyStore files, not both");
+                }
+                return sslContext;
+            }
+            if (keyStore != null && trustStore == null) {
+                throw new IllegalArgumentException("keyStore " + keyStore + " needs a trustStore to verify the servers");
+            }
+            return trustStore == null ? null : TlsFiles.context(trustStore, trustStorePassword, keyStore, keyStorePassword);
         }
 
         public HttpTransport build() {

@@ -36,7 +36,7 @@ public class StoreException extends RemoteException {
     }
 
     /** Builds a {@link NotFoundException} for 404 answers, a {@link StoreException} otherwise. */
-    static StoreException of(String server, Kind kind, int httpStatus, int code, String errorName, String serverMessage,
+    public static StoreException of(String server, Kind kind, int httpStatus, int code, String errorName, String serverMessage,
                              String message, Throwable cause) {
         if (kind == Kind.ERROR && httpStatus == 404) {
             return new NotFoundException(server, httpStatus, code, errorName, serverMessage, message);

@@ -22,6 +22,8 @@ public final class CommonErrors {
     public static final ApiError INTERNAL = new ApiError(9, "INTERNAL", 500);
     public static final ApiError IO_ERROR = new ApiError(10, "IO_ERROR", 500);
     public static final ApiError FORBIDDEN = new ApiError(11, "FORBIDDEN", 403);
+    /** Plain HTTP sent to a listener that speaks only HTTPS; answered in plain HTTP, then the connection is closed. */
+    public static final ApiError TLS_REQUIRED = new ApiError(12, "TLS_REQUIRED", 400);
 
     /**
      * A needle that is not there: never written, deleted, or asked for with a wrong cookie. The store's

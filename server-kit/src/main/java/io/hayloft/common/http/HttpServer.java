@@ -45,6 +45,7 @@ import org.slf4j.LoggerFactory;
  * header block), a tracker of partial requests (408 JSON when one stalls), an aggregator bounded by
  * the body limit (413 JSON), and a dispatcher that hands each complete request to the
  * {@link RequestHandler} on the given blocking executor, so disk I/O never runs on an event loop.
+ * With TLS, a first-bytes check ({@link PlainHttpRefusal}) and Netty's {@code SslHandler} come first.
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
  * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
@@ -92,6 +93,7 @@ public final class HttpServer implements AutoCloseable {
                         protected void initChannel(SocketChannel ch) {
                             ChannelPipeline p = ch.pipeline();
                             if (tls != null) {
+                                p.addLast(new PlainHttpRefusal());
                                 p.addLast(tls.newHandler(ch.alloc()));
                             }
                             p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
@@ -178,6 +180,41 @@ public final class HttpServer implements AutoCloseable {
 
     static void sendAndClose(ChannelHandlerContext ctx, FullHttpResponse response) {
         ctx.writeAndFlush(HttpResponses.closing(response)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * First handler of a TLS channel: looks at the first bytes of the connection and, when they are
+     * not a TLS record (a plain-HTTP client on an HTTPS port), answers a plain-HTTP 400 with the JSON
+     * error {@link CommonErrors#TLS_REQUIRED} and closes; otherwise removes itself, handing the
+     * bytes read so far to the {@code SslHandler} behind it. Touched only on the channel's event loop.
+     */
+    static final class PlainHttpRefusal extends io.netty.handler.codec.ByteToMessageDecoder {
+        /** A TLS record header: type, version (2 bytes), length (2 bytes). */
+        private static final int RECORD_HEADER = 5;
+        static final String MESSAGE = "this listener speaks HTTPS (TLS): use https://host:port";
+
+        @Override
+        protected void decode(ChannelHandlerContext ctx, io.netty.buffer.ByteBuf in, java.util.List<Object> out) {
+            if (in.readableBytes() < RECORD_HEADER) {
+                return;
+            }
+            if (io.netty.handler.ssl.SslHandler.isEncrypted(in, false)) {
+                ctx.pipeline().remove(this); // the cumulated bytes go on to the SslHandler
+                return;
+            }
+            in.skipBytes(in.readableBytes());
+            ctx.writeAndFlush(plainResponse(HttpResponses.errorBytes(CommonErrors.TLS_REQUIRED, MESSAGE)))
+                    .addListener(ChannelFutureListener.CLOSE);
+        }
+
+        /** A whole HTTP/1.1 400 response as bytes: there is no HTTP encoder ahead of this handler. */
+        static io.netty.buffer.ByteBuf plainResponse(byte[] json) {
+            String head = "HTTP/1.1 400 Bad Request\r\n"
+                    + "Content-Type: application/json\r\n"
+                    + "Content-Length: " + json.length + "\r\n"
+                    + "Connection: close\r\n\r\n";
+            return io.netty.buffer.Unpooled.wrappedBuffer(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII), json);
+        }
     }
 
     /** Knows whether a request is half received, to answer 408 rather than just close on idle. */
