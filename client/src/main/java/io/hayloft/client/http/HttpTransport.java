@@ -261,7 +261,7 @@ public final class HttpTransport {
         boolean safe = idempotent || isIdempotent(request.method());
         long end = System.nanoTime() + deadline.toNanos();
         CompletableFuture<HttpResponse<byte[]>> result = new CompletableFuture<>();
-        attempt(server, what, request, safe, end, 1, ok, errors, result);
+        attempt(server, what, request, safe, end, 1, ok, errors, result, Duration.ZERO, null);
         return result;
     }
 
@@ -274,12 +274,23 @@ public final class HttpTransport {
     }
 
     private void attempt(String server, String what, HttpRequest request, boolean safe, long end, int n, IntPredicate ok,
-                         ErrorFactory errors, CompletableFuture<HttpResponse<byte[]>> result) {
+                         ErrorFactory errors, CompletableFuture<HttpResponse<byte[]>> result, Duration waited,
+                         RemoteException last) {
         long left = end - System.nanoTime();
         if (left <= 0) {
-            result.completeExceptionally(errors.create(server, Kind.TIMEOUT, 0, 0, null, null,
+            // A backoff that overslept the deadline: the previous attempt's error says more than a timeout.
+            result.completeExceptionally(last != null ? last : errors.create(server, Kind.TIMEOUT, 0, 0, null, null,
                     server + ": " + what + " timed out (deadline passed before attempt " + n + ")", null));
             return;
+        }
+        if (n > 1) {
+            // Counted here, when the retry is really sent (a backoff that overslept the deadline sends nothing).
+            retries.incrementAndGet();
+            try {
+                listener.onRetry(server, request.method(), n, waited);
+            } catch (RuntimeException e) {
+                // a listener must not break a call
+            }
         }
         Duration perAttempt = request.timeout().orElse(requestTimeout);
         if (perAttempt.toNanos() > left) {
@@ -325,17 +336,11 @@ public final class HttpTransport {
                 result.completeExceptionally(failure); // no time for another attempt: the last error, not a timeout
                 return;
             }
-            retries.incrementAndGet();
-            try {
-                listener.onRetry(server, request.method(), n + 1, backoff);
-            } catch (RuntimeException e) {
-                // a listener must not break a call
-            }
             Executor later = delayer == null
                     ? CompletableFuture.delayedExecutor(backoff.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)
                     : CompletableFuture.delayedExecutor(backoff.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS, delayer);
             try {
-                later.execute(() -> attempt(server, what, request, safe, end, n + 1, ok, errors, result));
+                later.execute(() -> attempt(server, what, request, safe, end, n + 1, ok, errors, result, backoff, failure));
             } catch (RuntimeException e) {
                 result.completeExceptionally(failure);
             }
