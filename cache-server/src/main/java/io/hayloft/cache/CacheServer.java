@@ -32,12 +32,13 @@ public final class CacheServer implements AutoCloseable {
             // Never run half-secured: a cache that would accept unsigned pushes in a secured cluster (or the reverse)
             // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
             io.hayloft.common.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
-                    io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
+                    io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE, config.tls().clientContext());
         }
         this.config = config;
-        fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")));
+        javax.net.ssl.SSLContext ssl = config.tls().clientContext();
+        fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")), ssl);
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,
-                config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")))
+                config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")), ssl)
                 : null;
         cache = new ReadThroughCache(config, fetcher, cold);
         PrometheusEndpoint metrics = new PrometheusEndpoint();

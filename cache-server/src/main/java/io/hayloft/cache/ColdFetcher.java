@@ -49,10 +49,16 @@ public final class ColdFetcher implements AutoCloseable {
      */
     public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, long indexCacheBytes,
                        ExecutorService executor) {
+        this(directory, token, requestMillis, timeoutMillis, indexCacheBytes, executor, null);
+    }
+
+    /** As the other constructor, over HTTPS when {@code ssl} (the cache's TLS client context) is not null. */
+    public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, long indexCacheBytes,
+                       ExecutorService executor, javax.net.ssl.SSLContext ssl) {
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis must be >= 1, was " + timeoutMillis);
         }
-        this.reader = new ColdReader(new ClusterReads(directory, token, Duration.ofMillis(requestMillis)),
+        this.reader = new ColdReader(new ClusterReads(directory, token, Duration.ofMillis(requestMillis), ssl),
                 ColdReader.DEFAULT_HEDGE_MILLIS, indexCacheBytes);
         this.executor = executor;
         this.timeoutMillis = timeoutMillis;

@@ -48,24 +48,39 @@ public final class StoreFetcher implements AutoCloseable {
     private final HttpClient client;
     private final Duration timeout;
     private final ExecutorService executor;
+    private final String scheme;
 
     /**
      * @param executor runs the client's callbacks; owned and shut down by this fetcher
      */
     public StoreFetcher(long timeoutMillis, ExecutorService executor) {
+        this(timeoutMillis, executor, null);
+    }
+
+    /**
+     * @param executor runs the client's callbacks; owned and shut down by this fetcher
+     * @param ssl      the cache's TLS client context ({@code Tls.Settings.clientContext()}): stores are
+     *                 then fetched over {@code https://}, presenting the cache's certificate; null for plain HTTP
+     */
+    public StoreFetcher(long timeoutMillis, ExecutorService executor, javax.net.ssl.SSLContext ssl) {
         this.timeout = Duration.ofMillis(timeoutMillis);
         this.executor = executor;
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout)
-                .executor(executor).build();
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout)
+                .followRedirects(HttpClient.Redirect.NEVER).executor(executor);
+        if (ssl != null) {
+            b.sslContext(ssl);
+        }
+        this.client = b.build();
+        this.scheme = ssl == null ? "http://" : "https://";
     }
 
     /** Starts a GET of {@code url}; the future fails with an {@link ApiException} of {@link CacheErrors}. */
     public CompletableFuture<Fetched> fetch(CacheUrl url) {
         HttpRequest req;
         try {
-            req = HttpRequest.newBuilder(URI.create(url.storeUrl())).timeout(timeout).GET().build();
+            req = HttpRequest.newBuilder(URI.create(url.storeUrl(scheme))).timeout(timeout).GET().build();
         } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(CacheErrors.BAD_CACHE_URL.exception("bad store URL " + url.storeUrl()
+            return CompletableFuture.failedFuture(CacheErrors.BAD_CACHE_URL.exception("bad store URL " + url.storeUrl(scheme)
                     + ": " + e.getMessage()));
         }
         return client.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray())

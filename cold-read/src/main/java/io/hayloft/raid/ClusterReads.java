@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import javax.net.ssl.SSLContext;
 
 /**
  * The read side of the cluster over HTTP, all a cold reader needs: the directory's lookup, store
@@ -48,6 +49,7 @@ public class ClusterReads {
     private final String adminToken;
     private final HttpClient http;
     private final Duration timeout;
+    private final String scheme;
 
     /**
      * @param directory  the directory's host:port
@@ -55,10 +57,33 @@ public class ClusterReads {
      * @param timeout    deadline of every request (a slow store past it counts as unavailable)
      */
     public ClusterReads(String directory, String adminToken, Duration timeout) {
+        this(directory, adminToken, timeout, null);
+    }
+
+    /**
+     * Over HTTPS when {@code ssl} is not null: every call to the directory and the stores is then
+     * {@code https://}, trusting and presenting what {@code ssl} holds (the process's
+     * {@code Tls.Settings.clientContext()}: its trust store, and its keystore as client certificate
+     * for peers with {@code tlsClientAuth: require}).
+     *
+     * @param ssl the TLS context of the calls, or null for plain HTTP
+     */
+    public ClusterReads(String directory, String adminToken, Duration timeout, SSLContext ssl) {
         this.directory = directory;
         this.adminToken = adminToken;
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout)
+                .followRedirects(HttpClient.Redirect.NEVER);
+        if (ssl != null) {
+            b.sslContext(ssl);
+        }
+        this.http = b.build();
+        this.scheme = ssl == null ? "http://" : "https://";
+    }
+
+    /** {@code http://} or {@code https://}: the scheme of every call. */
+    public final String scheme() {
+        return scheme;
     }
 
     // ------------------------------------------------------------------ directory
@@ -116,11 +141,11 @@ public class ClusterReads {
     // ------------------------------------------------------------------ plumbing
 
     protected final URI dir(String path) {
-        return URI.create("http://" + directory + path);
+        return URI.create(scheme + directory + path);
     }
 
-    protected static URI store(String address, String path) {
-        return URI.create("http://" + address + path);
+    protected final URI store(String address, String path) {
+        return URI.create(scheme + address + path);
     }
 
     /**

@@ -34,6 +34,11 @@ public final class Cluster extends ClusterReads {
         super(directory, adminToken, timeout);
     }
 
+    /** Over HTTPS when {@code ssl} is not null (see {@link ClusterReads#ClusterReads(String, String, Duration, javax.net.ssl.SSLContext)}). */
+    public Cluster(String directory, String adminToken, Duration timeout, javax.net.ssl.SSLContext ssl) {
+        super(directory, adminToken, timeout, ssl);
+    }
+
     // ------------------------------------------------------------------ directory
 
 

@@ -23,7 +23,12 @@ public final class ColdReads implements AutoCloseable {
     private final Executor executor;
 
     public ColdReads(String directory, String adminToken, Duration timeout, Executor executor) {
-        this.reader = new ColdReader(new ClusterReads(directory, adminToken, timeout));
+        this(directory, adminToken, timeout, executor, null);
+    }
+
+    /** Over HTTPS when {@code ssl} (the client transport's context) is not null. */
+    public ColdReads(String directory, String adminToken, Duration timeout, Executor executor, javax.net.ssl.SSLContext ssl) {
+        this.reader = new ColdReader(new ClusterReads(directory, adminToken, timeout, ssl));
         this.executor = executor;
     }
 

@@ -98,6 +98,7 @@ public final class HttpTransport {
 
     private final HttpClient http;
     private final String scheme;
+    private final SSLContext ssl;
     private final Duration requestTimeout;
     private final Duration deadline;
     private final int maxAttempts;
@@ -121,6 +122,7 @@ public final class HttpTransport {
         }
         this.http = hb.build();
         this.scheme = ssl == null ? "http" : "https";
+        this.ssl = ssl;
         this.requestTimeout = b.requestTimeout;
         this.deadline = b.deadline == null ? b.requestTimeout : b.deadline;
         this.maxAttempts = b.maxAttempts;
@@ -142,6 +144,11 @@ public final class HttpTransport {
     /** {@code http} or {@code https}. */
     public String scheme() {
         return scheme;
+    }
+
+    /** The TLS context of the calls, or null for plain HTTP (for code that must build its own HttpClient, e.g. cold-read). */
+    public SSLContext sslContext() {
+        return ssl;
     }
 
     public Duration requestTimeout() {
