@@ -92,6 +92,14 @@ public final class RaidConfig implements java.io.Serializable {
         return this;
     }
 
+    /** Copies {@code other}'s TLS keys (the connection settings a derived configuration keeps). */
+    void tlsFrom(RaidConfig other) {
+        tlsKeyStore = other.tlsKeyStore;
+        tlsKeyStorePassword = other.tlsKeyStorePassword;
+        tlsTrustStore = other.tlsTrustStore;
+        tlsTrustStorePassword = other.tlsTrustStorePassword;
+    }
+
     /** The HTTP view of the cluster these settings describe: over HTTPS when a trust store is set. */
     public Cluster cluster() {
         javax.net.ssl.SSLContext ssl = io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
