@@ -223,6 +223,32 @@ class SecuredClusterTest {
         });
         assertThat(rounds[0]).isGreaterThan(10);
 
+        // Plain HTTP to a TLS port: 400 TLS_REQUIRED.
+        for (String address : List.of(directory, cache, raid, stores.get(0), stores.get(1), stores.get(2))) {
+            String[] hp = address.split(":");
+            byte[] answer;
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), 5000);
+                s.setSoTimeout(10_000);
+                OutputStream out = s.getOutputStream();
+                out.write(("GET /health HTTP/1.1\r\nHost: " + address + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                InputStream in = s.getInputStream();
+                answer = in.readAllBytes();
+            }
+            String text = new String(answer, StandardCharsets.UTF_8);
+            assertThat(text).as(address).startsWith("HTTP/1.1 400 ");
+            assertThat(JSON.readTree(text.substring(text.indexOf("\r\n\r\n") + 4)).at("/error/name").asText()).isEqualTo("TLS_REQUIRED");
+        }
+        // The admin endpoints over mutual TLS still need the token: none and a wrong one are refused with a JSON error.
+        for (String token : Arrays.asList(null, "not-the-admin-token-0123456789")) {
+            for (String url : List.of("https://" + directory + "/v1/volumes/1/read-only", "https://" + raid + "/admin/run")) {
+                HttpResponse<String> refused = send("POST", url, token);
+                assertThat(refused.statusCode()).as("%s with token %s: %s", url, token, refused.body()).isIn(401, 403);
+                assertThat(JSON.readTree(refused.body()).at("/error/name").asText()).as(refused.body()).isNotEmpty();
+            }
+        }
+
         // Photos in and out with the client's trust store and certificate; reads go through the cache (readPolicy: cache).
         Random random = new Random(7);
         List<byte[]> data = new ArrayList<>();
@@ -278,32 +304,6 @@ class SecuredClusterTest {
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
             for (int i : coded) {
                 assertThat(client.get(put.get(i).id())).as("coded photo %d with store %s stopped", i, victim).isEqualTo(data.get(i));
-            }
-        }
-
-        // Plain HTTP to a TLS port: 400 TLS_REQUIRED.
-        for (String address : List.of(directory, cache, raid, stores.get(0))) {
-            String[] hp = address.split(":");
-            byte[] answer;
-            try (Socket s = new Socket()) {
-                s.connect(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), 5000);
-                s.setSoTimeout(10_000);
-                OutputStream out = s.getOutputStream();
-                out.write(("GET /health HTTP/1.1\r\nHost: " + address + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                InputStream in = s.getInputStream();
-                answer = in.readAllBytes();
-            }
-            String text = new String(answer, StandardCharsets.UTF_8);
-            assertThat(text).as(address).startsWith("HTTP/1.1 400 ");
-            assertThat(JSON.readTree(text.substring(text.indexOf("\r\n\r\n") + 4)).at("/error/name").asText()).isEqualTo("TLS_REQUIRED");
-        }
-        // The admin endpoints over mutual TLS still need the token: none and a wrong one are refused with a JSON error.
-        for (String token : Arrays.asList(null, "not-the-admin-token-0123456789")) {
-            for (String url : List.of("https://" + directory + "/v1/volumes/1/read-only", "https://" + raid + "/admin/run")) {
-                HttpResponse<String> refused = send("POST", url, token);
-                assertThat(refused.statusCode()).as("%s with token %s: %s", url, token, refused.body()).isIn(401, 403);
-                assertThat(JSON.readTree(refused.body()).at("/error/name").asText()).as(refused.body()).isNotEmpty();
             }
         }
     }
