@@ -35,10 +35,19 @@ public final class CacheServer implements AutoCloseable {
                     io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE, config.tls().clientContext());
         }
         this.config = config;
+        // The cache's one transport for its calls to stores and the directory: https with its certificate when it has a trust store.
+        ExecutorService fetchPool = Executors.newFixedThreadPool(2, named("cache-fetch"));
+        io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
+                .connectTimeout(java.time.Duration.ofMillis(config.storeTimeoutMillis))
+                .requestTimeout(java.time.Duration.ofMillis(config.storeTimeoutMillis)).executor(fetchPool);
         javax.net.ssl.SSLContext ssl = config.tls().clientContext();
-        fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")), ssl);
+        if (ssl != null) {
+            tb.sslContext(ssl);
+        }
+        io.hayloft.client.http.HttpTransport transport = tb.build();
+        fetcher = new StoreFetcher(config.storeTimeoutMillis, fetchPool, transport);
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,
-                config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")), ssl)
+                config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")), transport)
                 : null;
         cache = new ReadThroughCache(config, fetcher, cold);
         PrometheusEndpoint metrics = new PrometheusEndpoint();

@@ -105,8 +105,7 @@ public final class HayloftClient implements AutoCloseable {
                 b.pushToCache ? cache : null);
         this.reader = new Reader(directory, stores, new LookupCache(b.lookupCacheSize), retrier);
         this.cold = b.directories.isEmpty() ? null
-                : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor,
-                        http.sslContext());
+                : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor, http);
     }
 
     public static Builder builder() {

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +14,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import javax.net.ssl.SSLContext;
 
 /**
  * The read side of the cluster over HTTP, all a cold reader needs: the directory's lookup, store
@@ -23,7 +21,7 @@ import javax.net.ssl.SSLContext;
  * The raid-node's {@code Cluster} adds the admin and write calls. Every failure is an
  * {@link IOException} naming the server and the request.
  *
- * <p>Thread-safe: one shared {@link HttpClient}; no other state.
+ * <p>Thread-safe: the process's shared {@link ClusterRpc}; no other state.
  */
 public class ClusterReads {
 
@@ -47,43 +45,20 @@ public class ClusterReads {
 
     private final String directory;
     private final String adminToken;
-    private final HttpClient http;
+    private final ClusterRpc rpc;
     private final Duration timeout;
-    private final String scheme;
 
     /**
      * @param directory  the directory's host:port
      * @param adminToken bearer token for the admin endpoints of the directory and the stores, or null
-     * @param timeout    deadline of every request (a slow store past it counts as unavailable)
+     * @param timeout    deadline of every call, retries included (a slow store past it counts as unavailable)
+     * @param rpc        the process's transport ({@code HttpTransport#clusterRpc()}): its scheme, TLS and retries
      */
-    public ClusterReads(String directory, String adminToken, Duration timeout) {
-        this(directory, adminToken, timeout, null);
-    }
-
-    /**
-     * Over HTTPS when {@code ssl} is not null: every call to the directory and the stores is then
-     * {@code https://}, trusting and presenting what {@code ssl} holds (the process's
-     * {@code Tls.Settings.clientContext()}: its trust store, and its keystore as client certificate
-     * for peers with {@code tlsClientAuth: require}).
-     *
-     * @param ssl the TLS context of the calls, or null for plain HTTP
-     */
-    public ClusterReads(String directory, String adminToken, Duration timeout, SSLContext ssl) {
+    public ClusterReads(String directory, String adminToken, Duration timeout, ClusterRpc rpc) {
         this.directory = directory;
         this.adminToken = adminToken;
         this.timeout = timeout;
-        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout)
-                .followRedirects(HttpClient.Redirect.NEVER);
-        if (ssl != null) {
-            b.sslContext(ssl);
-        }
-        this.http = b.build();
-        this.scheme = ssl == null ? "http://" : "https://";
-    }
-
-    /** {@code http://} or {@code https://}: the scheme of every call. */
-    public final String scheme() {
-        return scheme;
+        this.rpc = java.util.Objects.requireNonNull(rpc, "rpc");
     }
 
     // ------------------------------------------------------------------ directory
@@ -121,7 +96,7 @@ public class ClusterReads {
      */
     public CompletableFuture<byte[]> readBlockAsync(String store, String name, long offset, int length) {
         URI uri = store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length);
-        return http.sendAsync(request("GET", uri, null), HttpResponse.BodyHandlers.ofByteArray()).handle((r, e) -> {
+        return rpc.send(uri.getAuthority(), "GET " + uri.getRawPath(), request("GET", uri, null), true, timeout).handle((r, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 throw new CompletionException(new IOException("GET " + uri + " failed: " + cause, cause));
@@ -141,11 +116,11 @@ public class ClusterReads {
     // ------------------------------------------------------------------ plumbing
 
     protected final URI dir(String path) {
-        return URI.create(scheme + directory + path);
+        return rpc.uri(directory, path);
     }
 
     protected final URI store(String address, String path) {
-        return URI.create(scheme + address + path);
+        return rpc.uri(address, path);
     }
 
     /**
@@ -163,12 +138,14 @@ public class ClusterReads {
             if (!deadline.equals(timeout)) {
                 req = HttpRequest.newBuilder(req, (n, v) -> true).timeout(deadline).build();
             }
-            r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+            // Never retried once sent unless a GET, HEAD, PUT or DELETE: a POST (assign, commit, encoding) is not repeated.
+            r = rpc.send(uri.getAuthority(), method + " " + uri.getRawPath(), req, false, deadline).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(method + " " + uri + " interrupted", e);
-        } catch (IOException e) {
-            throw new IOException(method + " " + uri + " failed: " + e, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause() == null ? e : e.getCause();
+            throw new IOException(method + " " + uri + " failed: " + c, c);
         }
         return answer(method, uri, r, required);
     }

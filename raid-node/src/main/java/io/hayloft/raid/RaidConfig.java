@@ -104,6 +104,12 @@ public final class RaidConfig implements java.io.Serializable {
     public Cluster cluster() {
         javax.net.ssl.SSLContext ssl = io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
                 tlsTrustStorePassword, null).clientContext();
-        return new Cluster(directory, adminToken, java.time.Duration.ofMillis(requestTimeoutMillis), ssl);
+        java.time.Duration timeout = java.time.Duration.ofMillis(requestTimeoutMillis);
+        io.hayloft.client.http.HttpTransport.Builder b = io.hayloft.client.http.HttpTransport.builder().requestTimeout(timeout)
+                .connectTimeout(java.time.Duration.ofMillis(Math.min(requestTimeoutMillis, 5000)));
+        if (ssl != null) {
+            b.sslContext(ssl);
+        }
+        return new Cluster(directory, adminToken, timeout, b.build());
     }
 }

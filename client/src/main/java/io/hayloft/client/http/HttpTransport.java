@@ -141,6 +141,27 @@ public final class HttpTransport {
         return builder().build();
     }
 
+    /**
+     * This transport as cold-read's {@link io.hayloft.raid.ClusterRpc}, so that a process's cold reads
+     * and raid calls share its one transport: every answer completes the future (the caller reads
+     * the status), failures are this transport's {@link RemoteException}s, retries as {@link #call}.
+     */
+    public io.hayloft.raid.ClusterRpc clusterRpc() {
+        HttpTransport t = this;
+        return new io.hayloft.raid.ClusterRpc() {
+            @Override
+            public URI uri(String server, String pathAndQuery) {
+                return t.uri(server, pathAndQuery);
+            }
+
+            @Override
+            public CompletableFuture<HttpResponse<byte[]>> send(String server, String what, HttpRequest request,
+                                                                boolean idempotent, Duration deadline) {
+                return t.call(server, what, request, idempotent, deadline, s -> true, TYPED);
+            }
+        };
+    }
+
     /** {@code http} or {@code https}. */
     public String scheme() {
         return scheme;
