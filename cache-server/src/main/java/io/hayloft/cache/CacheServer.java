@@ -32,12 +32,22 @@ public final class CacheServer implements AutoCloseable {
             // Never run half-secured: a cache that would accept unsigned pushes in a secured cluster (or the reverse)
             // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
             io.hayloft.common.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
-                    io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
+                    io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE, config.tls().clientContext());
         }
         this.config = config;
-        fetcher = new StoreFetcher(config.storeTimeoutMillis, Executors.newFixedThreadPool(2, named("cache-fetch")));
+        // The cache's one transport for its calls to stores and the directory: https with its certificate when it has a trust store.
+        ExecutorService fetchPool = Executors.newFixedThreadPool(2, named("cache-fetch"));
+        io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
+                .connectTimeout(java.time.Duration.ofMillis(config.storeTimeoutMillis))
+                .requestTimeout(java.time.Duration.ofMillis(config.storeTimeoutMillis)).executor(fetchPool);
+        javax.net.ssl.SSLContext ssl = config.tls().clientContext();
+        if (ssl != null) {
+            tb.sslContext(ssl);
+        }
+        io.hayloft.client.http.HttpTransport transport = tb.build();
+        fetcher = new StoreFetcher(config.storeTimeoutMillis, fetchPool, transport);
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,
-                config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")))
+                config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")), transport)
                 : null;
         cache = new ReadThroughCache(config, fetcher, cold);
         PrometheusEndpoint metrics = new PrometheusEndpoint();

@@ -42,9 +42,9 @@ public record CacheUrl(String store, NeedleKey needle, long cookie, boolean hasC
         }
     }
 
-    /** The store URL of this needle, e.g. {@code http://s1:8080/3/17/0?cookie=...}. */
-    public String storeUrl() {
-        return "http://" + store + needle.storePath(cookie);
+    /** The store URL of this needle, e.g. {@code https://s1:8080/3/17/0?cookie=...}; {@code scheme} is {@code http://} or {@code https://}. */
+    public String storeUrl(String scheme) {
+        return scheme + store + needle.storePath(cookie);
     }
 
     /**

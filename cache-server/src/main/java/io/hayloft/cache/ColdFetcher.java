@@ -49,10 +49,17 @@ public final class ColdFetcher implements AutoCloseable {
      */
     public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, long indexCacheBytes,
                        ExecutorService executor) {
+        this(directory, token, requestMillis, timeoutMillis, indexCacheBytes, executor,
+                io.hayloft.client.http.HttpTransport.builder().requestTimeout(Duration.ofMillis(requestMillis)).build());
+    }
+
+    /** As the other constructor, on the cache's transport ({@code https://} when the cache has a trust store). */
+    public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, long indexCacheBytes,
+                       ExecutorService executor, io.hayloft.client.http.HttpTransport http) {
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis must be >= 1, was " + timeoutMillis);
         }
-        this.reader = new ColdReader(new ClusterReads(directory, token, Duration.ofMillis(requestMillis)),
+        this.reader = new ColdReader(new ClusterReads(directory, token, Duration.ofMillis(requestMillis), http.clusterRpc()),
                 ColdReader.DEFAULT_HEDGE_MILLIS, indexCacheBytes);
         this.executor = executor;
         this.timeoutMillis = timeoutMillis;

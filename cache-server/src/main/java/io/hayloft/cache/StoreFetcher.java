@@ -3,8 +3,8 @@ package io.hayloft.cache;
 import io.hayloft.common.http.ApiException;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.URI;
-import java.net.http.HttpClient;
+import io.hayloft.client.RemoteException;
+import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -15,14 +15,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.zip.CRC32C;
 
 /**
- * Fetches needles from stores with {@code java.net.http}, asynchronously, and verifies the data
+ * Fetches needles from stores on the cache's {@link HttpTransport}, asynchronously, and verifies the data
  * against the CRC32C the store sends in {@value #CRC_HEADER}: a mismatch fails the fetch with
  * {@link CacheErrors#STORE_CORRUPT}, so corrupt bytes are neither served nor cached. A refused or
  * broken connection fails with {@link CacheErrors#STORE_UNAVAILABLE}, a slow store with
  * {@link CacheErrors#STORE_TIMEOUT}. Any other answer of the store (404, its own errors) is
  * returned as it came.
  *
- * <p>Thread-safe (the HTTP client is).
+ * <p>Thread-safe (the transport is).
  */
 public final class StoreFetcher implements AutoCloseable {
     /** Response header of the store and of the cache: CRC32C of the body as 8 hex digits. */
@@ -45,30 +45,40 @@ public final class StoreFetcher implements AutoCloseable {
         }
     }
 
-    private final HttpClient client;
+    private final HttpTransport http;
     private final Duration timeout;
     private final ExecutorService executor;
 
     /**
-     * @param executor runs the client's callbacks; owned and shut down by this fetcher
+     * Plain HTTP, a transport of its own.
+     *
+     * @param executor runs the transport's callbacks; owned and shut down by this fetcher
      */
     public StoreFetcher(long timeoutMillis, ExecutorService executor) {
-        this.timeout = Duration.ofMillis(timeoutMillis);
-        this.executor = executor;
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout)
-                .executor(executor).build();
+        this(timeoutMillis, executor, HttpTransport.builder().connectTimeout(Duration.ofMillis(timeoutMillis))
+                .requestTimeout(Duration.ofMillis(timeoutMillis)).executor(executor).build());
     }
 
-    /** Starts a GET of {@code url}; the future fails with an {@link ApiException} of {@link CacheErrors}. */
+    /**
+     * @param executor the executor of {@code http}'s callbacks; owned and shut down by this fetcher
+     * @param http     the cache's transport ({@code https://} and its certificate when the cache has a trust store)
+     */
+    public StoreFetcher(long timeoutMillis, ExecutorService executor, HttpTransport http) {
+        this.timeout = Duration.ofMillis(timeoutMillis);
+        this.executor = executor;
+        this.http = http;
+    }
+
+    /** Starts a GET of the needle (one attempt: the cache's caller retries); fails with an {@link ApiException} of {@link CacheErrors}. */
     public CompletableFuture<Fetched> fetch(CacheUrl url) {
         HttpRequest req;
         try {
-            req = HttpRequest.newBuilder(URI.create(url.storeUrl())).timeout(timeout).GET().build();
+            req = http.request(http.uri(url.store(), url.needle().storePath(url.cookie()))).timeout(timeout).GET().build();
         } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(CacheErrors.BAD_CACHE_URL.exception("bad store URL " + url.storeUrl()
+            return CompletableFuture.failedFuture(CacheErrors.BAD_CACHE_URL.exception("bad store URL " + url.storeUrl(http.scheme() + "://")
                     + ": " + e.getMessage()));
         }
-        return client.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray())
+        return http.send(url.store(), "GET " + url.needle(), req, s -> true, HttpTransport.TYPED)
                 .handle((resp, err) -> {
                     if (err != null) {
                         throw new CompletionException(translate(url, err));
@@ -109,7 +119,7 @@ public final class StoreFetcher implements AutoCloseable {
         if (t instanceof ApiException a) {
             return a;
         }
-        if (t instanceof HttpTimeoutException) {
+        if (t instanceof RemoteException r && r.kind() == RemoteException.Kind.TIMEOUT || t instanceof HttpTimeoutException) {
             return CacheErrors.STORE_TIMEOUT.exception("store " + url.store() + " did not answer for needle " + url.needle()
                     + " in time: " + t.getMessage());
         }

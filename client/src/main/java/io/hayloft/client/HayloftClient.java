@@ -90,6 +90,12 @@ public final class HayloftClient implements AutoCloseable {
         if (b.sslContext != null) {
             tb.sslContext(b.sslContext);
         }
+        if (b.trustStore != null) {
+            tb.trustStore(b.trustStore, b.trustStorePassword);
+        }
+        if (b.keyStore != null) {
+            tb.keyStore(b.keyStore, b.keyStorePassword);
+        }
         HttpTransport http = tb.build();
         this.directory = new DirectoryClient(http, b.directories, b.adminToken);
         this.stores = new StoreClient(http);
@@ -99,7 +105,7 @@ public final class HayloftClient implements AutoCloseable {
                 b.pushToCache ? cache : null);
         this.reader = new Reader(directory, stores, new LookupCache(b.lookupCacheSize), retrier);
         this.cold = b.directories.isEmpty() ? null
-                : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor);
+                : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor, http);
     }
 
     public static Builder builder() {
@@ -451,6 +457,10 @@ public final class HayloftClient implements AutoCloseable {
         private long maxObjectBytes = 60L << 20;
         private java.util.concurrent.Executor executor;
         private SSLContext sslContext;
+        private String trustStore;
+        private String trustStorePassword;
+        private String keyStore;
+        private String keyStorePassword;
         private String adminToken;
         private List<String> cacheNodes = List.of();
         private List<String> gutterNodes = List.of();
@@ -568,6 +578,23 @@ public final class HayloftClient implements AutoCloseable {
         /** Talk {@code https://} to the directory and the stores. */
         public Builder sslContext(SSLContext c) {
             this.sslContext = Objects.requireNonNull(c, "sslContext");
+            return this;
+        }
+
+        /**
+         * Talk {@code https://} to the directory, the stores and the caches, trusting the certificates
+         * (the cluster's CA) in this PKCS#12 file. docs/client.md "TLS".
+         */
+        public Builder trustStore(String file, String password) {
+            this.trustStore = Objects.requireNonNull(file, "trustStore");
+            this.trustStorePassword = password;
+            return this;
+        }
+
+        /** Present the key and certificate in this PKCS#12 file to servers with {@code tlsClientAuth: require}; needs {@link #trustStore}. */
+        public Builder keyStore(String file, String password) {
+            this.keyStore = Objects.requireNonNull(file, "keyStore");
+            this.keyStorePassword = password;
             return this;
         }
 

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +21,7 @@ import java.util.concurrent.CompletionException;
  * The raid-node's {@code Cluster} adds the admin and write calls. Every failure is an
  * {@link IOException} naming the server and the request.
  *
- * <p>Thread-safe: one shared {@link HttpClient}; no other state.
+ * <p>Thread-safe: the process's shared {@link ClusterRpc}; no other state.
  */
 public class ClusterReads {
 
@@ -46,19 +45,20 @@ public class ClusterReads {
 
     private final String directory;
     private final String adminToken;
-    private final HttpClient http;
+    private final ClusterRpc rpc;
     private final Duration timeout;
 
     /**
      * @param directory  the directory's host:port
      * @param adminToken bearer token for the admin endpoints of the directory and the stores, or null
-     * @param timeout    deadline of every request (a slow store past it counts as unavailable)
+     * @param timeout    deadline of every call, retries included (a slow store past it counts as unavailable)
+     * @param rpc        the process's transport ({@code HttpTransport#clusterRpc()}): its scheme, TLS and retries
      */
-    public ClusterReads(String directory, String adminToken, Duration timeout) {
+    public ClusterReads(String directory, String adminToken, Duration timeout, ClusterRpc rpc) {
         this.directory = directory;
         this.adminToken = adminToken;
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        this.rpc = java.util.Objects.requireNonNull(rpc, "rpc");
     }
 
     // ------------------------------------------------------------------ directory
@@ -96,7 +96,7 @@ public class ClusterReads {
      */
     public CompletableFuture<byte[]> readBlockAsync(String store, String name, long offset, int length) {
         URI uri = store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length);
-        return http.sendAsync(request("GET", uri, null), HttpResponse.BodyHandlers.ofByteArray()).handle((r, e) -> {
+        return rpc.send(uri.getAuthority(), "GET " + uri.getRawPath(), request("GET", uri, null), true, timeout).handle((r, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 throw new CompletionException(new IOException("GET " + uri + " failed: " + cause, cause));
@@ -116,11 +116,11 @@ public class ClusterReads {
     // ------------------------------------------------------------------ plumbing
 
     protected final URI dir(String path) {
-        return URI.create("http://" + directory + path);
+        return rpc.uri(directory, path);
     }
 
-    protected static URI store(String address, String path) {
-        return URI.create("http://" + address + path);
+    protected final URI store(String address, String path) {
+        return rpc.uri(address, path);
     }
 
     /**
@@ -138,12 +138,14 @@ public class ClusterReads {
             if (!deadline.equals(timeout)) {
                 req = HttpRequest.newBuilder(req, (n, v) -> true).timeout(deadline).build();
             }
-            r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
+            // Never retried once sent unless a GET, HEAD, PUT or DELETE: a POST (assign, commit, encoding) is not repeated.
+            r = rpc.send(uri.getAuthority(), method + " " + uri.getRawPath(), req, false, deadline).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(method + " " + uri + " interrupted", e);
-        } catch (IOException e) {
-            throw new IOException(method + " " + uri + " failed: " + e, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause() == null ? e : e.getCause();
+            throw new IOException(method + " " + uri + " failed: " + c, c);
         }
         return answer(method, uri, r, required);
     }

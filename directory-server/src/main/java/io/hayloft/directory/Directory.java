@@ -78,6 +78,15 @@ public final class Directory {
         return cold;
     }
 
+    /**
+     * The scheme of the read URLs ({@code readFrom}) and cache URL prefixes this directory hands out:
+     * {@code https} when its own listener serves TLS ({@code tlsKeyStore} set), since a cluster is
+     * secured as a whole (docs/directory-api.md "TLS"), else {@code http}.
+     */
+    public String scheme() {
+        return config.tls().listenerTls() ? "https" : "http";
+    }
+
     public DirectoryConfig config() {
         return config;
     }
@@ -434,16 +443,16 @@ public final class Directory {
         List<String> readFrom = new ArrayList<>();
         if ("cache".equals(config.readPolicy) && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
             // The key's cache node on the consistent-hash ring, then its gutter node (if any) for when it is down.
-            readFrom.addAll(config.cacheRouting().urlPrefixes(key, healthy.get(0)));
+            readFrom.addAll(config.cacheRouting().urlPrefixes(key, healthy.get(0), scheme()));
         } else if ("cache".equals(config.readPolicy) && v != null && coded(v.state())) {
             // Erasure-coded: the cache reads the stripes itself (cold URL form, http://<cache>/cold/<volume>/...).
-            readFrom.addAll(config.cacheRouting().urlPrefixes(key, COLD_STORE));
+            readFrom.addAll(config.cacheRouting().urlPrefixes(key, COLD_STORE, scheme()));
         }
         for (String a : healthy) {
-            readFrom.add("http://" + a);
+            readFrom.add(scheme() + "://" + a);
         }
         for (String a : others) {
-            readFrom.add("http://" + a);
+            readFrom.add(scheme() + "://" + a);
         }
         List<Integer> alts = new ArrayList<>();
         for (int a : m.alts()) {

@@ -37,10 +37,16 @@ public final class DirectoryHttp implements RequestHandler {
     private final Console console;
 
     public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
+        this(directory, metrics, null);
+    }
+
+    /** @param peers the directory's transport for the console's calls to its peers, or null for a plain one */
+    public DirectoryHttp(Directory directory, PrometheusEndpoint metrics, io.hayloft.client.http.HttpTransport peers) {
         this.directory = directory;
         this.metrics = metrics;
         this.gauges = new DirectoryMetrics(directory, metrics.registry(), java.time.Clock.systemUTC());
-        this.console = new Console(directory, new PeerStatusClient(Console.PEER_TIMEOUT), java.time.Clock.systemUTC());
+        this.console = new Console(directory, peers == null ? new PeerStatusClient(Console.PEER_TIMEOUT)
+                : new PeerStatusClient(peers, Console.PEER_TIMEOUT), java.time.Clock.systemUTC());
         String t = directory.config().adminToken;
         this.adminToken = Secrets.token(t);
     }

@@ -37,8 +37,17 @@ public final class DirectoryServer implements AutoCloseable {
                 LOG.warn("NO CLUSTER SECRET CONFIGURED: this cluster is OPEN. Anyone who can reach a store can write to it. "
                         + "Set clusterSecret (and adminToken) in the directory and store configs for production.");
             }
+            // The directory's one transport for its calls to stores and peers: https with its certificate when it has a trust store.
+            io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
+                    .connectTimeout(Duration.ofMillis(config.probeTimeoutMillis))
+                    .requestTimeout(Duration.ofMillis(Math.max(config.probeTimeoutMillis, 5000)));
+            javax.net.ssl.SSLContext ssl = config.tls().clientContext();
+            if (ssl != null) {
+                tb.sslContext(ssl);
+            }
+            io.hayloft.client.http.HttpTransport transport = tb.build();
             StoreAdmin admin = stores != null ? stores
-                    : new HttpStoreAdmin(Duration.ofMillis(config.probeTimeoutMillis), config.adminToken);
+                    : new HttpStoreAdmin(transport, Duration.ofMillis(config.probeTimeoutMillis), config.adminToken);
             this.directory = new Directory(config, meta, admin, Clock.systemUTC());
             this.executor = Executors.newFixedThreadPool(Math.max(4, Runtime.getRuntime().availableProcessors() * 2), r -> {
                 Thread t = new Thread(r, "hayloft-directory-worker");
@@ -47,7 +56,7 @@ public final class DirectoryServer implements AutoCloseable {
             });
             PrometheusEndpoint metrics = new PrometheusEndpoint();
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(),
-                    new DirectoryHttp(directory, metrics), executor, 0,
+                    new DirectoryHttp(directory, metrics, transport), executor, 0,
                     config.tls().serverContext());
             this.health = new HealthChecker(directory, admin);
             LOG.info("directory {} serving on {}:{} (data {})", meta.clusterId(), config.host, http.port(), config.dataDir);

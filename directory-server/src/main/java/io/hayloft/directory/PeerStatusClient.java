@@ -3,10 +3,8 @@ package io.hayloft.directory;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.common.http.HttpResponses;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
+import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -14,22 +12,27 @@ import java.util.concurrent.TimeUnit;
 /**
  * The directory's read-only calls to other Hayloft servers for the web console: the raid-node's
  * {@code GET /status} (docs/raid-api.md) and a cache node's {@code GET /stats} (docs/cache-api.md).
- * Every inter-server HTTP call of the console is here, so that it can move to the common RPC client
- * in one place. Plain HTTP, like the directory's other calls to servers of its cluster; each call
- * is bounded by {@code timeout} (connect plus answer) and by {@link #MAX_BODY_BYTES}.
+ * Every inter-server HTTP call of the console is here, on the directory's one {@link HttpTransport}
+ * ({@code https://} with the directory's certificate when it has a trust store, like its other calls
+ * to servers of its cluster); each call is bounded by {@code timeout} (connect plus answer, retries
+ * included) and by {@link #MAX_BODY_BYTES}.
  *
- * <p>Thread-safe (one pooled {@link HttpClient}).
+ * <p>Thread-safe (the transport is).
  */
 final class PeerStatusClient {
 
     /** A status body larger than this is refused rather than relayed to the console. */
     static final int MAX_BODY_BYTES = 4 << 20;
 
-    private final HttpClient http;
+    private final HttpTransport http;
     private final Duration timeout;
 
     PeerStatusClient(Duration timeout) {
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        this(HttpTransport.builder().connectTimeout(timeout).requestTimeout(timeout).build(), timeout);
+    }
+
+    PeerStatusClient(HttpTransport http, Duration timeout) {
+        this.http = http;
         this.timeout = timeout;
     }
 
@@ -44,18 +47,18 @@ final class PeerStatusClient {
     }
 
     /**
-     * {@code GET http://<address><path>}, completing with the parsed body of a 200, or exceptionally
+     * {@code GET <scheme>://<address><path>}, completing with the parsed body of a 200, or exceptionally
      * (connection refused, timeout, another status, a body that is not JSON or too large) with an
-     * {@link IOException} whose message says which.
+     * exception whose message says which.
      */
     private CompletableFuture<JsonNode> getJson(String address, String path) {
         HttpRequest req;
         try {
-            req = HttpRequest.newBuilder(URI.create("http://" + address + path)).timeout(timeout).GET().build();
+            req = http.request(http.uri(address, path)).timeout(timeout).GET().build();
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new IOException("bad address '" + address + "': " + e.getMessage()));
         }
-        return http.sendAsync(req, HttpResponse.BodyHandlers.ofByteArray())
+        return http.call(address, "GET " + path, req, true, timeout, s -> true, HttpTransport.TYPED)
                 .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .thenApply(r -> {
                     if (r.statusCode() != 200) {

@@ -17,7 +17,7 @@ import java.util.Map;
  * endpoints (docs/directory-api.md) and the stores' block and volume endpoints (docs/store-api.md).
  * Every failure is an {@link IOException} naming the server and the request.
  *
- * <p>Thread-safe: one shared {@link java.net.http.HttpClient}; no other state.
+ * <p>Thread-safe: one shared transport; no other state.
  */
 public final class Cluster extends ClusterReads {
 
@@ -31,7 +31,12 @@ public final class Cluster extends ClusterReads {
      * @param timeout    deadline of every request (a slow store past it counts as unavailable)
      */
     public Cluster(String directory, String adminToken, Duration timeout) {
-        super(directory, adminToken, timeout);
+        this(directory, adminToken, timeout, io.hayloft.client.http.HttpTransport.builder().requestTimeout(timeout).build());
+    }
+
+    /** @param http the process's transport: {@code https://} and its client certificate when it has a trust store */
+    public Cluster(String directory, String adminToken, Duration timeout, io.hayloft.client.http.HttpTransport http) {
+        super(directory, adminToken, timeout, http.clusterRpc());
     }
 
     // ------------------------------------------------------------------ directory

@@ -45,6 +45,15 @@ public final class RaidConfig implements java.io.Serializable {
     public double reclaimThreshold = 0.3;
     /** Directory for the raid-node's per-stripe spool files; null: the system temp directory. */
     public String spoolDir;
+    /**
+     * The calls to the directory and the stores: with a trust store they are {@code https://},
+     * presenting the keystore (when set) as client certificate (docs/directory-api.md "TLS").
+     * Copied from the raid-node's own TLS keys ({@link RaidServerConfig#base()}).
+     */
+    public String tlsKeyStore;
+    public String tlsKeyStorePassword;
+    public String tlsTrustStore;
+    public String tlsTrustStorePassword;
 
     public CodecKind codecKind() {
         return CodecKind.fromWireName(codec);
@@ -81,5 +90,26 @@ public final class RaidConfig implements java.io.Serializable {
             throw new IllegalArgumentException("requestTimeoutMillis must be >= 1, was " + requestTimeoutMillis);
         }
         return this;
+    }
+
+    /** Copies {@code other}'s TLS keys (the connection settings a derived configuration keeps). */
+    void tlsFrom(RaidConfig other) {
+        tlsKeyStore = other.tlsKeyStore;
+        tlsKeyStorePassword = other.tlsKeyStorePassword;
+        tlsTrustStore = other.tlsTrustStore;
+        tlsTrustStorePassword = other.tlsTrustStorePassword;
+    }
+
+    /** The HTTP view of the cluster these settings describe: over HTTPS when a trust store is set. */
+    public Cluster cluster() {
+        javax.net.ssl.SSLContext ssl = io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
+                tlsTrustStorePassword, null).clientContext();
+        java.time.Duration timeout = java.time.Duration.ofMillis(requestTimeoutMillis);
+        io.hayloft.client.http.HttpTransport.Builder b = io.hayloft.client.http.HttpTransport.builder().requestTimeout(timeout)
+                .connectTimeout(java.time.Duration.ofMillis(Math.min(requestTimeoutMillis, 5000)));
+        if (ssl != null) {
+            b.sslContext(ssl);
+        }
+        return new Cluster(directory, adminToken, timeout, b.build());
     }
 }

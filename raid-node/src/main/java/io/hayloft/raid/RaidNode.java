@@ -39,7 +39,7 @@ public final class RaidNode {
 
     public RaidNode(RaidConfig config, JobRunner runner) {
         this.config = config.validate();
-        this.cluster = new Cluster(config.directory, config.adminToken, java.time.Duration.ofMillis(config.requestTimeoutMillis));
+        this.cluster = config.cluster();
         this.runner = runner;
     }
 

@@ -113,7 +113,7 @@ public final class RaidServer implements AutoCloseable {
         this.config = config.validate();
         this.checkpoints = Objects.requireNonNull(checkpoints, "checkpoints");
         this.policyFile = config.policyFile == null ? null : Path.of(config.policyFile);
-        this.cluster = new Cluster(config.directory, config.adminToken, java.time.Duration.ofMillis(config.requestTimeoutMillis));
+        this.cluster = config.base().cluster();
         this.scrubber = new Scrubber(cluster, config.transferBytes);
         this.metrics = new RaidMetrics(scrubber::bytesRead, () -> policyVersion);
         if (policyFile == null) {
@@ -129,7 +129,8 @@ public final class RaidServer implements AutoCloseable {
         // Never run half-secured: an admin token the directory lacks (or the reverse) stops the start
         // here, after the configuration and the policy file were checked.
         io.hayloft.common.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
-                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE);
+                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE,
+                config.tls().clientContext());
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
         this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));

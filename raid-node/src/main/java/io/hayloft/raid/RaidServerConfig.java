@@ -39,7 +39,7 @@ public final class RaidServerConfig {
     /** PKCS#12 keystore with the server key and certificate: the HTTP API serves HTTPS (docs/directory-api.md "TLS"). */
     public String tlsKeyStore;
     public String tlsKeyStorePassword;
-    /** PKCS#12 of trusted certificates: clients with {@code tlsClientAuth: require}; the calls to the cluster in phase 2. */
+    /** PKCS#12 of trusted certificates: clients with {@code tlsClientAuth: require}; and the calls to the directory and the stores (https when set). */
     public String tlsTrustStore;
     public String tlsTrustStorePassword;
     /** {@code none}, or {@code require}: mutual TLS, only clients with a trusted certificate. */
@@ -82,6 +82,10 @@ public final class RaidServerConfig {
         c.indexReplicas = indexReplicas;
         c.requestTimeoutMillis = requestTimeoutMillis;
         c.spoolDir = spoolDir;
+        c.tlsKeyStore = tlsKeyStore;
+        c.tlsKeyStorePassword = tlsKeyStorePassword;
+        c.tlsTrustStore = tlsTrustStore;
+        c.tlsTrustStorePassword = tlsTrustStorePassword;
         return c;
     }
 }

@@ -331,6 +331,7 @@ public final class ReclaimJob {
         c.requestTimeoutMillis = config.requestTimeoutMillis;
         c.workers = config.workers;
         c.spoolDir = config.spoolDir;
+        c.tlsFrom(config);
         return c.validate();
     }
 

@@ -106,8 +106,8 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
 
     /** One HTTP client per configuration per JVM, shared by the tasks that land there. */
     static Cluster cluster(RaidConfig c) {
-        return CLUSTERS.computeIfAbsent(c.directory + "|" + c.adminToken + "|" + c.requestTimeoutMillis,
-                x -> new Cluster(c.directory, c.adminToken, Duration.ofMillis(c.requestTimeoutMillis)));
+        return CLUSTERS.computeIfAbsent(c.directory + "|" + c.adminToken + "|" + c.requestTimeoutMillis + "|" + c.tlsTrustStore + "|" + c.tlsKeyStore,
+                x -> c.cluster());
     }
 
     /** Encodes the stripe from {@code src}, uploading through {@code cluster}. */

@@ -36,14 +36,24 @@ public final class StoreServer implements AutoCloseable {
     private final ExecutorService disk;
     private final HttpServer http;
     private final DirectoryHeartbeat heartbeat;
+    /** The store's one transport for its calls to the directory and other stores (https when it has a trust store). */
+    private final io.hayloft.client.http.HttpTransport transport;
 
     private StoreServer(StoreConfig config, WriteAuthorizer authorizer, Disk files) throws IOException, InterruptedException {
         config.validate();
         if (config.directory != null && !config.directory.isBlank()) {
             // Never run half-secured: a secret or token the directory lacks (or the reverse) stops the start here.
             ClusterStance.require("store", config.directory, "clusterSecret", config.clusterSecret != null && !config.clusterSecret.isEmpty(),
-                    "adminToken", config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE);
+                    "adminToken", config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE,
+                    config.tls().clientContext());
         }
+        io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
+                .connectTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(60));
+        javax.net.ssl.SSLContext ssl = config.tls().clientContext();
+        if (ssl != null) {
+            tb.sslContext(ssl);
+        }
+        transport = tb.build();
         store = new Store(config, files);
         AtomicInteger n = new AtomicInteger();
         disk = new ThreadPoolExecutor(config.diskThreads, config.diskThreads, 60, TimeUnit.SECONDS,
@@ -61,7 +71,7 @@ public final class StoreServer implements AutoCloseable {
         HttpServer started = null;
         try {
             started = HttpServer.start(config.host, config.port, config.limits(),
-                    new StoreHttpHandler(store, authorizer, metrics), disk, config.ioThreads,
+                    new StoreHttpHandler(store, authorizer, metrics, transport), disk, config.ioThreads,
                     config.tls().serverContext());
             http = started;
             heartbeat = config.directory == null || config.directory.isBlank() ? null : startHeartbeat(config, started.port());
@@ -81,7 +91,7 @@ public final class StoreServer implements AutoCloseable {
         String advertise = config.advertiseAddress != null && !config.advertiseAddress.isBlank() ? config.advertiseAddress
                 : ("0.0.0.0".equals(config.host) || "::".equals(config.host) ? "127.0.0.1" : config.host) + ":" + port;
         return new DirectoryHeartbeat(store, config.directory, id, advertise, config.rack, dir,
-                Duration.ofMillis(config.heartbeatMillis), config.adminToken);
+                Duration.ofMillis(config.heartbeatMillis), config.adminToken, transport);
     }
 
     /**

@@ -471,7 +471,8 @@ final class ChaosRun implements AutoCloseable {
         }
         long v = ids.get(pickVolume % ids.size());
         touchVolume((int) v);
-        HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + cluster.storeAddress(i) + "/admin/volumes/" + v + "/compact"))
+        HttpRequest req = HttpRequest.newBuilder(io.hayloft.client.http.HttpTransport.create().uri(cluster.storeAddress(i),
+                        "/admin/volumes/" + v + "/compact"))
                 .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.noBody()).build();
         HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
         return "compact volume " + v + " on store " + i + " -> " + resp.statusCode() + " " + resp.body();

@@ -6,9 +6,7 @@ import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.SizeConverter;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Locale;
@@ -19,19 +17,21 @@ final class RaidStatus {
     }
 
     static int print(String raidNode, PrintWriter out) throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        HttpResponse<String> r;
+        // host:port, or a URL prefix (https://host:port) for a raid-node with TLS.
+        HttpTransport http = HttpTransport.builder().connectTimeout(Duration.ofSeconds(10)).requestTimeout(Duration.ofSeconds(30)).build();
+        HttpResponse<byte[]> r;
         try {
-            r = http.send(HttpRequest.newBuilder(URI.create("http://" + raidNode + "/status")).timeout(Duration.ofSeconds(30))
-                    .build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new IOException("raid-node " + raidNode + " cannot be reached: " + e, e);
+            r = http.call(raidNode, "GET /status", http.request(http.uri(raidNode, "/status")).GET().build(), false,
+                    s -> true, HttpTransport.TYPED).get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException("raid-node " + raidNode + " cannot be reached: " + e.getCause(), e.getCause());
         }
+        String body = new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
         if (r.statusCode() != 200) {
-            out.println("raid-node " + raidNode + " answered " + r.statusCode() + ": " + r.body());
+            out.println("raid-node " + raidNode + " answered " + r.statusCode() + ": " + body);
             return Hayloft.EXIT_FAILED;
         }
-        JsonNode s = new ObjectMapper().readTree(r.body());
+        JsonNode s = new ObjectMapper().readTree(body);
         JsonNode p = s.get("policy");
         out.printf(Locale.ROOT, "policy:           version %d (%s)%s%n", p.get("version").asInt(),
                 p.get("file").isNull() ? "defaults" : p.get("file").asText(),

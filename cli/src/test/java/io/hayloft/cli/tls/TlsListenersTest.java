@@ -136,9 +136,8 @@ class TlsListenersTest {
         assertThat(err.get("message").asText()).as(name).isEqualTo("this listener speaks HTTPS (TLS): use https://host:port");
     }
 
-    /** The four kinds of listener with TLS, and a plain directory for the raid-node's own calls (phase 1). */
+    /** The four kinds of listener with TLS; the raid-node calls the directory over HTTPS with its certificate. */
     private static final class Servers implements AutoCloseable {
-        private DirectoryServer plainDirectory;
         private DirectoryServer directory;
         private StoreServer store;
         private CacheServer cache;
@@ -147,13 +146,6 @@ class TlsListenersTest {
         static Servers start(Path dir, String clientAuth) throws Exception {
             Servers s = new Servers();
             try {
-                DirectoryConfig plain = new DirectoryConfig();
-                plain.dataDir = dir.resolve("plain-directory").toString();
-                plain.port = 0;
-                plain.init = true;
-                plain.probeIntervalMillis = 60_000;
-                s.plainDirectory = DirectoryServer.start(plain);
-
                 DirectoryConfig dc = new DirectoryConfig();
                 dc.dataDir = dir.resolve("directory").toString();
                 dc.port = 0;
@@ -191,7 +183,7 @@ class TlsListenersTest {
 
                 RaidServerConfig rc = new RaidServerConfig();
                 rc.port = 0;
-                rc.directory = s.plainDirectory.address();
+                rc.directory = s.directory.address();
                 rc.tlsKeyStore = pki.clusterKeyStore.toString();
                 rc.tlsKeyStorePassword = TestPki.PASSWORD;
                 rc.tlsTrustStore = pki.trustStore.toString();
@@ -216,7 +208,7 @@ class TlsListenersTest {
 
         @Override
         public void close() {
-            for (AutoCloseable c : new AutoCloseable[] {raid, cache, store, directory, plainDirectory}) {
+            for (AutoCloseable c : new AutoCloseable[] {raid, cache, store, directory}) {
                 if (c != null) {
                     try {
                         c.close();

@@ -60,7 +60,7 @@ public final class CacheClient {
      * cannot be reached or fails, through its gutter node. A 404 is not retried elsewhere.
      */
     public CompletableFuture<byte[]> read(String store, PhotoId id) {
-        List<String> prefixes = routing.urlPrefixes(id.key(), store);
+        List<String> prefixes = routing.urlPrefixes(id.key(), store, http.scheme());
         return readFrom(prefixes, 0, id);
     }
 

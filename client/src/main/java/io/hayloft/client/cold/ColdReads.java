@@ -22,8 +22,10 @@ public final class ColdReads implements AutoCloseable {
     private final ColdReader reader;
     private final Executor executor;
 
-    public ColdReads(String directory, String adminToken, Duration timeout, Executor executor) {
-        this.reader = new ColdReader(new ClusterReads(directory, adminToken, timeout));
+    /** @param http the client's transport (its scheme, TLS, retries) */
+    public ColdReads(String directory, String adminToken, Duration timeout, Executor executor,
+                     io.hayloft.client.http.HttpTransport http) {
+        this.reader = new ColdReader(new ClusterReads(directory, adminToken, timeout, http.clusterRpc()));
         this.executor = executor;
     }
 

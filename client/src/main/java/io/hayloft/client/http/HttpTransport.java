@@ -98,6 +98,7 @@ public final class HttpTransport {
 
     private final HttpClient http;
     private final String scheme;
+    private final SSLContext ssl;
     private final Duration requestTimeout;
     private final Duration deadline;
     private final int maxAttempts;
@@ -121,6 +122,7 @@ public final class HttpTransport {
         }
         this.http = hb.build();
         this.scheme = ssl == null ? "http" : "https";
+        this.ssl = ssl;
         this.requestTimeout = b.requestTimeout;
         this.deadline = b.deadline == null ? b.requestTimeout : b.deadline;
         this.maxAttempts = b.maxAttempts;
@@ -139,9 +141,35 @@ public final class HttpTransport {
         return builder().build();
     }
 
+    /**
+     * This transport as cold-read's {@link io.hayloft.raid.ClusterRpc}, so that a process's cold reads
+     * and raid calls share its one transport: every answer completes the future (the caller reads
+     * the status), failures are this transport's {@link RemoteException}s, retries as {@link #call}.
+     */
+    public io.hayloft.raid.ClusterRpc clusterRpc() {
+        HttpTransport t = this;
+        return new io.hayloft.raid.ClusterRpc() {
+            @Override
+            public URI uri(String server, String pathAndQuery) {
+                return t.uri(server, pathAndQuery);
+            }
+
+            @Override
+            public CompletableFuture<HttpResponse<byte[]>> send(String server, String what, HttpRequest request,
+                                                                boolean idempotent, Duration deadline) {
+                return t.call(server, what, request, idempotent, deadline, s -> true, TYPED);
+            }
+        };
+    }
+
     /** {@code http} or {@code https}. */
     public String scheme() {
         return scheme;
+    }
+
+    /** The TLS context of the calls, or null for plain HTTP (for code that must build its own HttpClient, e.g. cold-read). */
+    public SSLContext sslContext() {
+        return ssl;
     }
 
     public Duration requestTimeout() {

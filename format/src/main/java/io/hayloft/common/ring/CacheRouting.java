@@ -54,9 +54,20 @@ public final class CacheRouting {
 
     /** URL prefixes ({@code http://<node>/<store>}) of {@link #nodesFor}, to which a needle path is appended. */
     public List<String> urlPrefixes(long key, String storeAddress) {
+        return urlPrefixes(key, storeAddress, "http");
+    }
+
+    /**
+     * URL prefixes ({@code <scheme>://<node>/<store>}) of {@link #nodesFor}, to which a needle path is
+     * appended; {@code scheme} is {@code http} or {@code https} (the cluster's, as the caller's transport uses).
+     */
+    public List<String> urlPrefixes(long key, String storeAddress, String scheme) {
+        if (!"http".equals(scheme) && !"https".equals(scheme)) {
+            throw new IllegalArgumentException("scheme must be http or https, was '" + scheme + "'");
+        }
         List<String> out = new ArrayList<>(2);
         for (String n : nodesFor(key)) {
-            out.add("http://" + n + "/" + storeAddress);
+            out.add(scheme + "://" + n + "/" + storeAddress);
         }
         return out;
     }

@@ -38,7 +38,16 @@ public final class ClusterStance {
      */
     public static void require(String who, String directory, String secretKey, boolean secured, String adminKey, boolean admin,
                                Duration patience) throws InterruptedException {
-        JsonNode health = health(who, directory, patience);
+        require(who, directory, secretKey, secured, adminKey, admin, patience, null);
+    }
+
+    /**
+     * As {@link #require(String, String, String, boolean, String, boolean, Duration)}, asking the
+     * directory over HTTPS when {@code ssl} is not null (the server's {@code Tls.Settings.clientContext()}).
+     */
+    public static void require(String who, String directory, String secretKey, boolean secured, String adminKey, boolean admin,
+                               Duration patience, javax.net.ssl.SSLContext ssl) throws InterruptedException {
+        JsonNode health = health(who, directory, patience, ssl);
         if (secretKey != null && health.has("secured")) {
             boolean theirs = health.get("secured").asBoolean();
             if (theirs && !secured) {
@@ -64,9 +73,15 @@ public final class ClusterStance {
         }
     }
 
-    private static JsonNode health(String who, String directory, Duration patience) throws InterruptedException {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
-        HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + directory + "/health")).timeout(Duration.ofSeconds(5))
+    private static JsonNode health(String who, String directory, Duration patience, javax.net.ssl.SSLContext ssl)
+            throws InterruptedException {
+        HttpClient.Builder hb = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2));
+        if (ssl != null) {
+            hb.sslContext(ssl);
+        }
+        HttpClient http = hb.build();
+        HttpRequest req = HttpRequest.newBuilder(URI.create((ssl == null ? "http://" : "https://") + directory + "/health"))
+                .timeout(Duration.ofSeconds(5))
                 .GET().build();
         long deadline = System.nanoTime() + patience.toNanos();
         String last;

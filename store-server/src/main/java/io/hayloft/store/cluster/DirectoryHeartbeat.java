@@ -6,10 +6,8 @@ import io.hayloft.common.wire.Wire;
 import io.hayloft.store.Store;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
+import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,7 +36,8 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     private final String address;
     private final String rack;
     private final Path dataDir;
-    private final HttpClient http;
+    private final HttpTransport http;
+    private final Duration interval;
     private final ScheduledExecutorService timer;
     private final String adminToken;
     private volatile boolean failing;
@@ -56,6 +55,17 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     /** @param adminToken the cluster's admin token, sent with each heartbeat (a secured directory needs it), or null */
     public DirectoryHeartbeat(Store store, String directory, String storeId, String address, String rack, Path dataDir,
                               Duration interval, String adminToken) {
+        this(store, directory, storeId, address, rack, dataDir, interval, adminToken,
+                HttpTransport.builder().connectTimeout(interval).requestTimeout(Duration.ofSeconds(5)).build());
+    }
+
+    /**
+     * @param adminToken the cluster's admin token, sent with each heartbeat (a secured directory needs it), or null
+     * @param http       the store's transport ({@code https://} and its certificate when the store has a trust store)
+     */
+    public DirectoryHeartbeat(Store store, String directory, String storeId, String address, String rack, Path dataDir,
+                              Duration interval, String adminToken, HttpTransport http) {
+        this.interval = interval;
         this.adminToken = adminToken == null || adminToken.isEmpty() ? null : adminToken;
         this.store = store;
         this.directory = directory;
@@ -63,7 +73,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
         this.address = address;
         this.rack = rack;
         this.dataDir = dataDir;
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(interval).build();
+        this.http = http;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "hayloft-store-heartbeat");
             t.setDaemon(true);
@@ -117,16 +127,18 @@ public final class DirectoryHeartbeat implements AutoCloseable {
             Disk disk = store.disk();
             Wire.Heartbeat hb = new Wire.Heartbeat(storeId, address, rack, disk.totalSpace(dataDir), disk.usableSpace(dataDir),
                     volumes);
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + directory + "/v1/heartbeat"))
+            HttpRequest.Builder b = http.request(http.uri(directory, "/v1/heartbeat"))
                     .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(hb)));
             if (adminToken != null) {
                 b.header("Authorization", "Bearer " + adminToken);
             }
             HttpRequest req = b.build();
-            return http.sendAsync(req, HttpResponse.BodyHandlers.ofString()).handle((r, err) -> {
-                String problem = err != null ? String.valueOf(err.getMessage())
-                        : r.statusCode() != 200 ? "answered " + r.statusCode() + ": " + r.body() : null;
+            // A heartbeat is idempotent (the directory keeps the latest): retried within one interval (at least 5 s).
+            Duration deadline = interval.compareTo(Duration.ofSeconds(5)) > 0 ? interval : Duration.ofSeconds(5);
+            return http.call(directory, "POST /v1/heartbeat", req, true, deadline, s -> s == 200, HttpTransport.TYPED)
+                    .handle((r, err) -> {
+                String problem = err != null ? String.valueOf(io.hayloft.client.Futures.unwrap(err).getMessage()) : null;
                 if (problem != null && !failing) {
                     LOG.warn("heartbeat to directory {} failed ({}); will keep trying", directory, problem);
                 } else if (problem == null && failing) {

@@ -46,8 +46,16 @@ public final class StoreHttpHandler implements RequestHandler {
     private final Store store;
     private final WriteAuthorizer authorizer;
     private final PrometheusEndpoint metrics;
+    private final VolumePuller puller;
 
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics) {
+        this(store, authorizer, metrics, io.hayloft.client.http.HttpTransport.builder().build());
+    }
+
+    /** @param peers the store's transport for its calls to other stores (volume pulls) */
+    public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
+                            io.hayloft.client.http.HttpTransport peers) {
+        this.puller = new VolumePuller(peers);
         this.store = store;
         this.authorizer = authorizer;
         this.metrics = metrics;
@@ -219,7 +227,7 @@ public final class StoreHttpHandler implements RequestHandler {
             allow(m, HttpMethod.POST);
             authorizer.authorize(req, "admin.pull", vol);
             String from = new QueryStringDecoder(req.uri()).parameters().getOrDefault("from", List.of("")).get(0);
-            return HttpResponses.json(HttpResponseStatus.CREATED, VolumePuller.pull(store, vol, from));
+            return HttpResponses.json(HttpResponseStatus.CREATED, puller.pull(store, vol, from));
         }
         if (seg.size() == 4 && "compact".equals(seg.get(3))) {
             allow(m, HttpMethod.POST);

@@ -9,8 +9,7 @@ import io.hayloft.store.StoreException.Reason;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -21,20 +20,22 @@ import java.time.Duration;
  * {@code GET /volumes/<id>/raw} (bytes, {@link #CHUNK} per request), then opens it
  * ({@link Store#pull}). The drain job moves replicas with it (docs/raid.md "Drain").
  *
- * <p>Thread-safe: one shared {@link HttpClient}.
+ * <p>Thread-safe: the store's shared {@link HttpTransport}.
  */
 final class VolumePuller {
     /** Bytes per raw read from the source. */
     static final int CHUNK = 1 << 20;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    private VolumePuller() {
+    private final HttpTransport http;
+
+    /** @param http the store's transport ({@code https://} and its certificate when the store has a trust store) */
+    VolumePuller(HttpTransport http) {
+        this.http = http;
     }
 
-    static Volume.Status pull(Store store, long id, String from) throws IOException {
+    Volume.Status pull(Store store, long id, String from) throws IOException {
         if (from == null || !from.matches("[A-Za-z0-9.\\-\\[\\]:]+:[0-9]{1,5}")) {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, "from must be the source store's host:port, got '" + from + "'");
         }
@@ -46,16 +47,19 @@ final class VolumePuller {
         return store.pull(id, size, CHUNK, (off, n) -> get(from, "/volumes/" + id + "/raw?offset=" + off + "&length=" + n)).status();
     }
 
-    private static byte[] get(String address, String path) throws IOException {
-        URI uri = URI.create("http://" + address + path);
+    /** A GET on the transport (retried on connection failures within {@link #TIMEOUT}); 404 is VOLUME_NOT_FOUND. */
+    private byte[] get(String address, String path) throws IOException {
+        URI uri = http.uri(address, path);
         HttpResponse<byte[]> r;
         try {
-            r = HTTP.send(HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+            r = http.call(address, "GET " + path, http.request(uri).timeout(TIMEOUT).GET().build(), false, TIMEOUT,
+                    s -> true, HttpTransport.TYPED).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("GET " + uri + " interrupted", e);
-        } catch (IOException e) {
-            throw new IOException("pull: GET " + uri + " failed: " + e, e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = io.hayloft.client.Futures.unwrap(e);
+            throw new IOException("pull: GET " + uri + " failed: " + c, c);
         }
         if (r.statusCode() == 404) {
             throw new StoreException(Reason.VOLUME_NOT_FOUND, "pull: GET " + uri + " answered 404: "
