@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cache, the raid-node encodes a sealed volume (RS k=2, r=1) and a photo of it still reads after
  * one block's store is stopped. Plain HTTP, a missing and a wrong admin token are refused.
  */
-class SecuredClusterTest {
+class TlsClusterProcessesTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String ADMIN = "CHANGE-ME-admin-token-0123456789"; // docs/deploy/directory.yaml
