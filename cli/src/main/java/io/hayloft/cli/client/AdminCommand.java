@@ -44,7 +44,8 @@ abstract class AdminCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--timeout must be >= 1 second, was " + o.timeoutSeconds);
         }
         try {
-            return run(new Cluster(o.directory.split(",")[0].trim(), o.adminToken, Duration.ofSeconds(o.timeoutSeconds)), out);
+            return run(new Cluster(o.directory.split(",")[0].trim(), o.adminToken, Duration.ofSeconds(o.timeoutSeconds),
+                    o.transport()), out);
         } catch (Cluster.HttpStatusException e) {
             err.println("hayloft: " + describe(e));
             return e.status() == 404 || e.status() == 400 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED;
@@ -69,6 +70,8 @@ abstract class AdminCommand implements Callable<Integer> {
         o.directory = parsed.hasMatchedOption("--directory") ? client.directory : before.directory;
         o.timeoutSeconds = parsed.hasMatchedOption("--timeout") ? client.timeoutSeconds : before.timeoutSeconds;
         o.adminToken = parsed.hasMatchedOption("--admin-token") ? client.adminToken : before.adminToken;
+        o.trustStore = parsed.hasMatchedOption("--tls-trust-store") ? client.trustStore : before.trustStore;
+        o.keyStore = parsed.hasMatchedOption("--tls-key-store") ? client.keyStore : before.keyStore;
         return o;
     }
 

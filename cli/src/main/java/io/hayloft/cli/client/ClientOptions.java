@@ -5,8 +5,11 @@ import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
- * Options every client command shares: where the directory is and how long to wait. The directory
- * defaults to {@code $HAYLOFT_DIRECTORY}, else {@code 127.0.0.1:7000}.
+ * Options every client command shares: where the directory is, how long to wait, the admin token and,
+ * for a cluster that speaks TLS (docs/directory-api.md "TLS"), the trust store and the client
+ * certificate. The directory defaults to {@code $HAYLOFT_DIRECTORY}, else {@code 127.0.0.1:7000}.
+ * Keystore passwords come only from the environment, never from the command line (where {@code ps}
+ * would show them).
  *
  * <p>Not thread-safe (filled in by picocli, used by one command).
  */
@@ -24,13 +27,52 @@ public final class ClientOptions {
             description = "Admin token for admin calls (default: $HAYLOFT_ADMIN_TOKEN).")
     String adminToken;
 
+    @Option(names = "--tls-trust-store", paramLabel = "FILE", defaultValue = "${env:HAYLOFT_TLS_TRUST_STORE}",
+            description = "PKCS#12 trust store of a TLS cluster: call it over https (default: $HAYLOFT_TLS_TRUST_STORE;"
+                    + " password from $HAYLOFT_TLS_TRUST_STORE_PASSWORD).")
+    String trustStore;
+
+    @Option(names = "--tls-key-store", paramLabel = "FILE", defaultValue = "${env:HAYLOFT_TLS_KEY_STORE}",
+            description = "PKCS#12 keystore presented as client certificate to listeners with tlsClientAuth: require"
+                    + " (default: $HAYLOFT_TLS_KEY_STORE; password from $HAYLOFT_TLS_KEY_STORE_PASSWORD).")
+    String keyStore;
+
     /** A client for these options; the caller closes it. */
     public HayloftClient client() {
+        checkTimeout();
+        HayloftClient.Builder b = HayloftClient.builder().directory(directory.split(","))
+                .connectTimeout(Duration.ofSeconds(Math.min(timeoutSeconds, 5)))
+                .requestTimeout(Duration.ofSeconds(timeoutSeconds)).adminToken(adminToken);
+        if (present(trustStore)) {
+            b.trustStore(trustStore, System.getenv("HAYLOFT_TLS_TRUST_STORE_PASSWORD"));
+        }
+        if (present(keyStore)) {
+            b.keyStore(keyStore, System.getenv("HAYLOFT_TLS_KEY_STORE_PASSWORD"));
+        }
+        return b.build();
+    }
+
+    /** The transport for admin calls (the operator verbs), with the same TLS settings as {@link #client()}. */
+    public io.hayloft.client.http.HttpTransport transport() {
+        checkTimeout();
+        io.hayloft.client.http.HttpTransport.Builder b = io.hayloft.client.http.HttpTransport.builder()
+                .connectTimeout(Duration.ofSeconds(Math.min(timeoutSeconds, 5))).requestTimeout(Duration.ofSeconds(timeoutSeconds));
+        if (present(trustStore)) {
+            b.trustStore(trustStore, System.getenv("HAYLOFT_TLS_TRUST_STORE_PASSWORD"));
+        }
+        if (present(keyStore)) {
+            b.keyStore(keyStore, System.getenv("HAYLOFT_TLS_KEY_STORE_PASSWORD"));
+        }
+        return b.build();
+    }
+
+    private void checkTimeout() {
         if (timeoutSeconds < 1) {
             throw new IllegalArgumentException("--timeout must be >= 1 second, was " + timeoutSeconds);
         }
-        return HayloftClient.builder().directory(directory.split(","))
-                .connectTimeout(Duration.ofSeconds(Math.min(timeoutSeconds, 5)))
-                .requestTimeout(Duration.ofSeconds(timeoutSeconds)).adminToken(adminToken).build();
+    }
+
+    private static boolean present(String s) {
+        return s != null && !s.isBlank();
     }
 }

@@ -87,6 +87,24 @@ class TlsClusterProcessesTest {
         throw new IllegalStateException("no docs/deploy above " + Path.of("").toAbsolutePath());
     }
 
+    /** Runs {@code hayloft ARGS} as a process with the cluster's TLS files in its environment: exit code, stdout, stderr. */
+    private String[] cli(TestPki pki, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("HAYLOFT_TLS_TRUST_STORE", pki.trustStore.toString());
+        pb.environment().put("HAYLOFT_TLS_TRUST_STORE_PASSWORD", TestPki.PASSWORD);
+        pb.environment().put("HAYLOFT_TLS_KEY_STORE", pki.clusterKeyStore.toString());
+        pb.environment().put("HAYLOFT_TLS_KEY_STORE_PASSWORD", TestPki.PASSWORD);
+        pb.environment().put("HAYLOFT_ADMIN_TOKEN", ADMIN);
+        Path err = dir.resolve("cli-" + System.nanoTime() + ".err");
+        Process p = pb.redirectError(err.toFile()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("hayloft %s finished", List.of(args)).isTrue();
+        return new String[] {Integer.toString(p.exitValue()), out, java.nio.file.Files.readString(err)};
+    }
+
     private CompletableFuture<String> start(String name, List<String> args) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
@@ -288,6 +306,15 @@ class TlsClusterProcessesTest {
             for (int i : coded) {
                 assertThat(client.get(put.get(i).id())).as("coded photo %d", i).isEqualTo(data.get(i));
             }
+
+            // The operator's commands against the TLS cluster, as documented: trust store and client certificate from
+            // the environment (passwords only there).
+            String[] shown = cli(pki, "volumes", "show", Integer.toString(volume), "-d", directory);
+            assertThat(shown[0]).as(shown[1] + shown[2]).isEqualTo("0");
+            assertThat(shown[1]).contains("ERASURE_CODED");
+            String[] listed = cli(pki, "stores", "-d", directory);
+            assertThat(listed[0]).as(listed[1] + listed[2]).isEqualTo("0");
+            assertThat(listed[1]).contains("UP");
 
             // Stop the store holding the first data block of stripe 0: the photos still read (degraded, from the other two).
             JsonNode map = JSON.readTree(send("GET", "https://" + directory + "/v1/volumes/" + volume + "/stripes", ADMIN).body());
