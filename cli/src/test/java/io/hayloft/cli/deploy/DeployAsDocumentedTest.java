@@ -11,9 +11,7 @@ import io.hayloft.client.PutResult;
 import io.hayloft.directory.DirectoryBackup;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.testkit.Await;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
@@ -22,7 +20,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,90 +62,14 @@ class DeployAsDocumentedTest {
     static Path dir;
 
     private Path deploy;
-    private final Map<String, Process> processes = new LinkedHashMap<>();
+    private DeployedProcesses processes;
     private final Map<String, String> addresses = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-
-    /** The repository's docs folder, found from the module's directory upwards. */
-    static Path docs() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isDirectory(p.resolve("docs/deploy"))) {
-                return p.resolve("docs");
-            }
-        }
-        throw new IllegalStateException("no docs/deploy above " + Path.of("").toAbsolutePath());
-    }
-
-    /**
-     * The arguments after {@code hayloft.jar} in a unit's {@code ExecStart}, with {@code %i} replaced by
-     * the instance, {@code $HAYLOFT_ARGS} dropped (empty unless an operator sets it) and every
-     * {@code /etc/hayloft/NAME} replaced by the example file in docs/deploy ({@code store-%i.yaml} is
-     * the copy of {@code store.yaml}).
-     */
-    private List<String> execStart(String unit, String instance) throws IOException {
-        String line = Files.readAllLines(deploy.resolve(unit)).stream().filter(l -> l.startsWith("ExecStart="))
-                .findFirst().orElseThrow(() -> new AssertionError(unit + " has no ExecStart"));
-        List<String> words = Arrays.asList(line.substring("ExecStart=".length()).trim().split("\\s+"));
-        int jar = words.indexOf("/opt/hayloft/hayloft.jar");
-        assertThat(jar).as("%s runs /opt/hayloft/hayloft.jar", unit).isPositive();
-        assertThat(words.get(jar - 1)).isEqualTo("-jar");
-        List<String> args = new ArrayList<>();
-        for (String w : words.subList(jar + 1, words.size())) {
-            if (w.equals("$HAYLOFT_ARGS")) {
-                continue;
-            }
-            w = w.replace("/etc/hayloft/store-%i.yaml", "/etc/hayloft/store.yaml").replace("%i", instance);
-            if (w.startsWith("/etc/hayloft/")) {
-                Path example = deploy.resolve(w.substring("/etc/hayloft/".length()));
-                assertThat(example).as("%s names %s, which docs/deploy must hold", unit, w).isRegularFile();
-                w = example.toString();
-            }
-            args.add(w);
-        }
-        return args;
-    }
 
     private static int freePort(List<ServerSocket> held) throws IOException {
         ServerSocket s = new ServerSocket(0);
         held.add(s);
         return s.getLocalPort();
-    }
-
-    /** Starts {@code hayloft ARGS...} from the test classpath; completes with its first "listening on" line. */
-    private CompletableFuture<String> start(String name, List<String> args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
-        cmd.addAll(args);
-        Path log = dir.resolve(name + ".log");
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        processes.put(name, p);
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        CompletableFuture<String> ready = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try {
-                for (String l = out.readLine(); l != null; l = out.readLine()) {
-                    if (l.contains("listening on")) {
-                        ready.complete(l);
-                    }
-                }
-                ready.completeExceptionally(new AssertionError(name + " exited (" + p.waitFor() + ") before listening: "
-                        + tail(log)));
-            } catch (Exception e) {
-                ready.completeExceptionally(e);
-            }
-        }, "out-" + name);
-        reader.setDaemon(true);
-        reader.start();
-        return ready;
-    }
-
-    private static String tail(Path log) {
-        try {
-            String s = Files.readString(log);
-            return s.substring(Math.max(0, s.length() - 4000));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
     }
 
     private String get(String address, String path) {
@@ -170,7 +91,8 @@ class DeployAsDocumentedTest {
 
     @BeforeAll
     void deploy() throws Exception {
-        deploy = docs().resolve("deploy");
+        deploy = DeployedProcesses.docs().resolve("deploy");
+        processes = new DeployedProcesses(dir, "-Xmx512m");
         List<ServerSocket> held = new ArrayList<>();
         int directoryPort = freePort(held);
         int cachePort = freePort(held);
@@ -184,10 +106,10 @@ class DeployAsDocumentedTest {
         List<String> stores = Arrays.stream(storePorts).mapToObj(p -> "127.0.0.1:" + p).toList();
 
         // First start of the directory: the unit's arguments plus --init (docs/operations.md).
-        List<String> d = new ArrayList<>(execStart("hayloft-directory.service", ""));
+        List<String> d = new ArrayList<>(DeployedProcesses.execStart("hayloft-directory.service", ""));
         d.add("--init");
         d.addAll(List.of("dataDir=" + dir.resolve("var/lib/hayloft/directory"), "port=" + directoryPort, "cacheNodes=" + cache));
-        String line = start("directory", d).get(60, TimeUnit.SECONDS);
+        String line = processes.start("directory", d).get(60, TimeUnit.SECONDS);
         assertThat(line).contains(":" + directoryPort);
         addresses.put("directory", directory);
 
@@ -195,19 +117,19 @@ class DeployAsDocumentedTest {
         for (int i = 0; i < 3; i++) {
             String instance = Integer.toString(i + 1);
             Path data = dir.resolve("srv/hayloft/store-" + instance);
-            List<String> s = new ArrayList<>(execStart("hayloft-store@.service", instance));
+            List<String> s = new ArrayList<>(DeployedProcesses.execStart("hayloft-store@.service", instance));
             s.addAll(List.of("dataDirs=" + data.resolve("disk1") + "," + data.resolve("disk2"), "port=" + storePorts[i],
                     "advertiseAddress=" + stores.get(i), "rack=rack-" + instance, "directory=" + directory));
-            others.add(start("store-" + instance, s));
+            others.add(processes.start("store-" + instance, s));
             addresses.put("store-" + instance, stores.get(i));
         }
-        List<String> c = new ArrayList<>(execStart("hayloft-cache.service", ""));
+        List<String> c = new ArrayList<>(DeployedProcesses.execStart("hayloft-cache.service", ""));
         c.addAll(List.of("port=" + cachePort, "directory=" + directory, "allowedStores=" + String.join(",", stores)));
-        others.add(start("cache", c));
+        others.add(processes.start("cache", c));
         addresses.put("cache", cache);
-        List<String> r = new ArrayList<>(execStart("hayloft-raid.service", ""));
+        List<String> r = new ArrayList<>(DeployedProcesses.execStart("hayloft-raid.service", ""));
         r.addAll(List.of("port=" + raidPort, "directory=" + directory, "spoolDir=" + dir.resolve("var/lib/hayloft/raid-spool")));
-        others.add(start("raid", r));
+        others.add(processes.start("raid", r));
         addresses.put("raid", "127.0.0.1:" + raidPort);
         for (CompletableFuture<String> f : others) {
             f.get(90, TimeUnit.SECONDS);
@@ -224,16 +146,8 @@ class DeployAsDocumentedTest {
 
     @AfterAll
     void stop() throws Exception {
-        List<String> order = new ArrayList<>(processes.keySet());
-        java.util.Collections.reverse(order); // the directory last, as docs/operations.md says
-        for (String name : order) {
-            Process p = processes.get(name);
-            p.destroy(); // SIGTERM, as systemctl stop
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                throw new AssertionError(name + " did not stop within 30 s of SIGTERM");
-            }
-            assertThat(p.exitValue()).as("%s exit status after SIGTERM (SuccessExitStatus=143 in its unit)", name).isEqualTo(143);
+        if (processes != null) {
+            processes.stopAll(true);
         }
     }
 
@@ -308,7 +222,7 @@ class DeployAsDocumentedTest {
             assertThat(body).as("/metrics of %s", a.getKey()).isNotNull();
             exported.addAll(MetricNames.exported(body));
         }
-        Path grafana = docs().resolve("grafana");
+        Path grafana = DeployedProcesses.docs().resolve("grafana");
         JsonNode dashboard = JSON.readTree(grafana.resolve("hayloft.json").toFile());
         List<String> expressions = MetricNames.dashboardExpressions(dashboard);
         assertThat(expressions).hasSizeGreaterThan(20);

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class DeployFilesTest {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final Path DOCS = DeployAsDocumentedTest.docs();
+    private static final Path DOCS = DeployedProcesses.docs();
     private static final Path DEPLOY = DOCS.resolve("deploy");
 
     private static List<String> unitValues(String unit, String key) throws IOException {

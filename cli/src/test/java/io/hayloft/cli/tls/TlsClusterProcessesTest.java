@@ -1,5 +1,6 @@
 package io.hayloft.cli.tls;
 
+import io.hayloft.cli.deploy.DeployedProcesses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -8,10 +9,8 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.common.http.Tls;
 import io.hayloft.testkit.Await;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -26,9 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -54,38 +51,8 @@ class TlsClusterProcessesTest {
     @TempDir
     Path dir;
 
-    private final Map<String, Process> processes = new LinkedHashMap<>();
+    private DeployedProcesses processes;
     private HttpClient https;
-
-    /** The arguments after {@code hayloft.jar} in a unit's {@code ExecStart}, files from docs/deploy. */
-    private static List<String> execStart(Path deploy, String unit, String instance) throws IOException {
-        String line = Files.readAllLines(deploy.resolve(unit)).stream().filter(l -> l.startsWith("ExecStart="))
-                .findFirst().orElseThrow(() -> new AssertionError(unit + " has no ExecStart"));
-        List<String> words = Arrays.asList(line.substring("ExecStart=".length()).trim().split("\\s+"));
-        int jar = words.indexOf("/opt/hayloft/hayloft.jar");
-        assertThat(jar).as("%s runs /opt/hayloft/hayloft.jar", unit).isPositive();
-        List<String> args = new ArrayList<>();
-        for (String w : words.subList(jar + 1, words.size())) {
-            if (w.equals("$HAYLOFT_ARGS")) {
-                continue;
-            }
-            w = w.replace("/etc/hayloft/store-%i.yaml", "/etc/hayloft/store.yaml").replace("%i", instance);
-            if (w.startsWith("/etc/hayloft/")) {
-                w = deploy.resolve(w.substring("/etc/hayloft/".length())).toString();
-            }
-            args.add(w);
-        }
-        return args;
-    }
-
-    private static Path deployDir() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isDirectory(p.resolve("docs/deploy"))) {
-                return p.resolve("docs/deploy");
-            }
-        }
-        throw new IllegalStateException("no docs/deploy above " + Path.of("").toAbsolutePath());
-    }
 
     /** Runs {@code hayloft ARGS} as a process with the cluster's TLS files in its environment: exit code, stdout, stderr. */
     private String[] cli(TestPki pki, String... args) throws Exception {
@@ -105,41 +72,6 @@ class TlsClusterProcessesTest {
         return new String[] {Integer.toString(p.exitValue()), out, java.nio.file.Files.readString(err)};
     }
 
-    private CompletableFuture<String> start(String name, List<String> args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
-        cmd.addAll(args);
-        Path log = dir.resolve(name + ".log");
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        processes.put(name, p);
-        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-        CompletableFuture<String> ready = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try {
-                for (String l = out.readLine(); l != null; l = out.readLine()) {
-                    if (l.contains("listening on")) {
-                        ready.complete(l);
-                    }
-                }
-                ready.completeExceptionally(new AssertionError(name + " exited (" + p.waitFor() + ") before listening: " + tail(log)));
-            } catch (Exception e) {
-                ready.completeExceptionally(e);
-            }
-        }, "out-" + name);
-        reader.setDaemon(true);
-        reader.start();
-        return ready;
-    }
-
-    private static String tail(Path log) {
-        try {
-            String s = Files.readString(log);
-            return s.substring(Math.max(0, s.length() - 4000));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
-    }
-
     private HttpResponse<String> send(String method, String url, String token) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
                 .method(method, HttpRequest.BodyPublishers.noBody());
@@ -157,21 +89,15 @@ class TlsClusterProcessesTest {
 
     @AfterEach
     void stop() throws Exception {
-        List<String> order = new ArrayList<>(processes.keySet());
-        java.util.Collections.reverse(order);
-        for (String name : order) {
-            Process p = processes.get(name);
-            p.destroy();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+        if (processes != null) {
+            processes.stopAll(false);
         }
     }
 
     @Test
     void aMutualTlsClusterOfProcessesWorksAndRefusesPlainHttpAndBadTokens() throws Exception {
         TestPki pki = TestPki.create(dir);
-        Path deploy = deployDir();
+        processes = new DeployedProcesses(dir, "-Xmx256m", "-XX:TieredStopAtLevel=1");
         https = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
                 .sslContext(Tls.Settings.of(pki.clusterKeyStore.toString(), TestPki.PASSWORD, pki.trustStore.toString(),
                         TestPki.PASSWORD, null).clientContext()).build();
@@ -193,37 +119,37 @@ class TlsClusterProcessesTest {
         String raid = "127.0.0.1:" + ports[2];
         List<String> stores = List.of("127.0.0.1:" + ports[3], "127.0.0.1:" + ports[4], "127.0.0.1:" + ports[5]);
 
-        List<String> d = new ArrayList<>(execStart(deploy, "hayloft-directory.service", ""));
+        List<String> d = new ArrayList<>(DeployedProcesses.execStart("hayloft-directory.service", ""));
         d.add("--init");
         d.addAll(List.of("dataDir=" + dir.resolve("directory"), "port=" + ports[0], "cacheNodes=" + cache,
                 "probeIntervalMillis=200", "probeTimeoutMillis=2000", "failureThreshold=3"));
         d.addAll(tls);
-        start("directory", d).get(60, TimeUnit.SECONDS);
+        processes.start("directory", d).get(60, TimeUnit.SECONDS);
 
         List<CompletableFuture<String>> others = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             String instance = Integer.toString(i + 1);
             Path data = dir.resolve("store-" + instance);
-            List<String> s = new ArrayList<>(execStart(deploy, "hayloft-store@.service", instance));
+            List<String> s = new ArrayList<>(DeployedProcesses.execStart("hayloft-store@.service", instance));
             s.addAll(List.of("dataDirs=" + data.resolve("disk1"), "port=" + ports[3 + i], "advertiseAddress=" + stores.get(i),
                     "rack=rack-" + instance, "directory=" + directory, "heartbeatMillis=100"));
             s.addAll(tls);
-            others.add(start("store-" + instance, s));
+            others.add(processes.start("store-" + instance, s));
         }
-        List<String> c = new ArrayList<>(execStart(deploy, "hayloft-cache.service", ""));
+        List<String> c = new ArrayList<>(DeployedProcesses.execStart("hayloft-cache.service", ""));
         c.addAll(List.of("port=" + ports[1], "directory=" + directory, "allowedStores=" + String.join(",", stores),
                 "maxBytes=67108864"));
         c.addAll(tls);
-        others.add(start("cache", c));
+        others.add(processes.start("cache", c));
         Path policy = dir.resolve("raid-policy.json");
         Files.writeString(policy, "{\"codec\": \"rs\", \"k\": 2, \"r\": 1, \"blockSize\": 65536, \"minAgeMillis\": 0,"
                 + " \"placement\": \"racks\", \"workers\": 1, \"repairGraceMillis\": 3600000,"
                 + " \"policyIntervalMillis\": 3600000, \"encode\": true}");
-        List<String> r = new ArrayList<>(execStart(deploy, "hayloft-raid.service", ""));
+        List<String> r = new ArrayList<>(DeployedProcesses.execStart("hayloft-raid.service", ""));
         r.replaceAll(a -> a.endsWith("raid-policy.json") ? policy.toString() : a);
         r.addAll(List.of("port=" + ports[2], "directory=" + directory, "spoolDir=" + dir.resolve("spool")));
         r.addAll(tls);
-        others.add(start("raid", r));
+        others.add(processes.start("raid", r));
         for (CompletableFuture<String> f : others) {
             f.get(90, TimeUnit.SECONDS);
         }
@@ -326,7 +252,7 @@ class TlsClusterProcessesTest {
                 }
             }
             assertThat(victim).as("address of store %s in %s", victimId, map).isNotNull();
-            Process p = processes.get("store-" + (stores.indexOf(victim) + 1));
+            Process p = processes.process("store-" + (stores.indexOf(victim) + 1));
             p.destroy();
             assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
             for (int i : coded) {
