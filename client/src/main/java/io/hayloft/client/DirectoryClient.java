@@ -108,6 +108,52 @@ public final class DirectoryClient {
         });
     }
 
+    /**
+     * {@code POST /v1/leases}: an allocator lease of {@code keys} new consecutive keys on one writable
+     * volume that is none of {@code exclude}. 503 NO_WRITABLE_VOLUME when there is none.
+     */
+    public CompletableFuture<Wire.Lease> lease(int keys, List<Integer> exclude) {
+        if (keys < 1 || keys > Wire.MAX_LEASE_KEYS) {
+            throw new IllegalArgumentException("lease keys must be in 1.." + Wire.MAX_LEASE_KEYS + ", was " + keys);
+        }
+        return call("POST", "/v1/leases", body(new Wire.LeaseRequest(keys, exclude)), false, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/leases", Wire.Lease.class));
+    }
+
+    /**
+     * {@code GET /v1/volume-map}: where every volume lives. With {@code knownVersion} (a map's
+     * {@link Wire.VolumeMap#version()}), completes with null when the map has not changed since.
+     */
+    public CompletableFuture<Wire.VolumeMap> volumeMap(String knownVersion) {
+        String path = "/v1/volume-map";
+        return call("GET", path, null, false, s -> s == 200 || s == 304,
+                knownVersion == null ? Map.of() : Map.of("If-None-Match", "\"" + knownVersion + "\""))
+                .thenApply(r -> r.statusCode() == 304 ? null : parse(r, "GET " + path, Wire.VolumeMap.class));
+    }
+
+    /**
+     * {@code POST /v1/volumes/{volume}/deletes}: adds photos (each {@code key} with its cookie) to the
+     * volume's delete log; completes with the logged entries and the token for deleting their needles.
+     */
+    public CompletableFuture<Wire.DeleteLog> logDeletes(int volume, List<Wire.DeleteEntry> deletes) {
+        String path = "/v1/volumes/" + volume + "/deletes";
+        return call("POST", path, body(new Wire.DeleteRequest(deletes)), false, s -> s == 200)
+                .thenApply(r -> parse(r, "POST " + path, Wire.DeleteLog.class));
+    }
+
+    /** {@code GET /v1/volumes/{volume}/deletes?after=S&limit=N}: the delete log's entries after sequence number {@code after}. */
+    public CompletableFuture<Wire.DeleteLog> deleteLog(int volume, long after, int limit) {
+        String path = "/v1/volumes/" + volume + "/deletes?after=" + after + "&limit=" + limit;
+        return call("GET", path, null, false, s -> s == 200)
+                .thenApply(r -> parse(r, "GET " + path, Wire.DeleteLog.class));
+    }
+
+    /** {@code POST /v1/heartbeat}, with the whole answer: the store's state and its volumes' delete-log heads. */
+    public CompletableFuture<Wire.HeartbeatAnswer> heartbeatAnswer(Wire.Heartbeat heartbeat) {
+        return call("POST", "/v1/heartbeat", body(heartbeat), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/heartbeat", Wire.HeartbeatAnswer.class));
+    }
+
     /** {@code GET /v1/volumes}: every logical volume (VolumeInfo objects). */
     public CompletableFuture<List<JsonNode>> volumes() {
         return call("GET", "/v1/volumes", null, false, s -> s == 200)
@@ -183,9 +229,15 @@ public final class DirectoryClient {
 
     private CompletableFuture<HttpResponse<byte[]>> call(String method, String path, byte[] json, boolean admin,
                                                          IntPredicate ok) {
+        return call(method, path, json, admin, ok, Map.of());
+    }
+
+    private CompletableFuture<HttpResponse<byte[]>> call(String method, String path, byte[] json, boolean admin,
+                                                         IntPredicate ok, Map<String, String> headers) {
         int start = Math.floorMod(preferred.get(), addresses.size());
         return attempt(start, 0, a -> {
             HttpRequest.Builder b = http.request(http.uri(a, path));
+            headers.forEach(b::header);
             if (json != null) {
                 b.header("Content-Type", "application/json");
             }

@@ -71,4 +71,110 @@ public final class Wire {
             alts = alts == null ? List.of() : List.copyOf(alts);
         }
     }
+
+    // ------------------------------------------------------------------ the hot path (docs/directory-api.md "Hot path")
+
+    /**
+     * Ask for an allocator lease: {@code keys} (1..{@value #MAX_LEASE_KEYS}) new consecutive photo keys
+     * on one writable logical volume that is none of {@code exclude} (volumes the client just found
+     * read-only or failing).
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record LeaseRequest(int keys, List<Integer> exclude) {
+        public LeaseRequest {
+            exclude = exclude == null ? List.of() : List.copyOf(exclude);
+        }
+    }
+
+    /** The most keys one lease may hold. */
+    public static final int MAX_LEASE_KEYS = 100_000;
+
+    /**
+     * An allocator lease: the keys {@code [first, first + count)} on logical volume {@code volume},
+     * which the client may write (each photo with a cookie of its own choosing) to every replica with
+     * header {@code X-Hayloft-Token: <token>} until {@code expiresMillis} (directory clock). The
+     * directory keeps no record of the keys beyond its key high-water mark: the stores are the
+     * authority for which photos exist.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Lease(int volume, List<String> replicas, long first, int count, String token, long expiresMillis) {
+        public Lease {
+            replicas = replicas == null ? List.of() : List.copyOf(replicas);
+        }
+    }
+
+    /**
+     * Where every logical volume lives: what a client caches to read and delete without a directory
+     * call per photo. {@code version} is opaque and changes whenever anything in the map changes (it
+     * is the answer's {@code ETag}; a request with {@code If-None-Match} of the current version is
+     * answered {@code 304}). Read URLs are built by the client: with {@code readPolicy} {@code cache}
+     * the key's cache node and gutter node on the consistent-hash ring of {@code cacheNodes} /
+     * {@code gutterNodes} ({@link io.hayloft.common.ring.CacheRouting}) come first, then
+     * {@code replicas}, then {@code down}.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record VolumeMap(String version, String scheme, String readPolicy, List<String> cacheNodes,
+                            List<String> gutterNodes, List<VolumeLocation> volumes) {
+        public VolumeMap {
+            cacheNodes = cacheNodes == null ? List.of() : List.copyOf(cacheNodes);
+            gutterNodes = gutterNodes == null ? List.of() : List.copyOf(gutterNodes);
+            volumes = volumes == null ? List.of() : List.copyOf(volumes);
+        }
+    }
+
+    /**
+     * One logical volume in the {@link VolumeMap}: its state ({@code WRITABLE}, {@code READ_ONLY},
+     * {@code ENCODING}, {@code ERASURE_CODED}, {@code DEGRADED}, {@code REPAIRING}), the addresses of
+     * its replicas on stores that are {@code UP} and of those on stores that are not, and the head
+     * (highest sequence number, 0 for none) of its delete log.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record VolumeLocation(int id, String state, List<String> replicas, List<String> down, long deleteHead) {
+        public VolumeLocation {
+            replicas = replicas == null ? List.of() : List.copyOf(replicas);
+            down = down == null ? List.of() : List.copyOf(down);
+        }
+    }
+
+    /**
+     * One entry of a volume's delete log: photo {@code key} with cookie {@code cookie} (16 hex digits)
+     * is deleted, every alternate key of it. {@code seq} is given by the directory (send 0); it grows
+     * by one per entry within a volume. A store or a cold reader applies an entry only to needles
+     * whose cookie is the entry's. {@code needles} is how many needles (alternate keys) the photo has,
+     * as the deleting client found it (the reclaim hint of a coded volume; 0 when unknown).
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record DeleteEntry(long seq, long key, String cookie, int needles) {
+    }
+
+    /** {@code POST /v1/volumes/{id}/deletes}: photos to add to the volume's delete log (1..1000). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record DeleteRequest(List<DeleteEntry> deletes) {
+        public DeleteRequest {
+            deletes = deletes == null ? List.of() : List.copyOf(deletes);
+        }
+    }
+
+    /**
+     * A volume's delete log, or part of it: {@code entries} in order of {@code seq}, {@code head} the
+     * highest sequence number the log holds. Answering a {@code POST}, {@code entries} are the logged
+     * entries (a key logged before keeps its first entry) and {@code token} a write token that covers
+     * their keys on the volume, for deleting their needles on the stores ("" in an open cluster);
+     * answering a {@code GET}, {@code token} is null and {@code more} says whether entries after the
+     * last one returned remain.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record DeleteLog(int volume, long head, List<DeleteEntry> entries, String token, boolean more) {
+        public DeleteLog {
+            entries = entries == null ? List.of() : List.copyOf(entries);
+        }
+    }
+
+    /** The directory's answer to a heartbeat: the store's state and the delete-log head of each volume it holds a replica of. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record HeartbeatAnswer(String storeId, String state, java.util.Map<Integer, Long> deleteHeads) {
+        public HeartbeatAnswer {
+            deleteHeads = deleteHeads == null ? java.util.Map.of() : java.util.Map.copyOf(deleteHeads);
+        }
+    }
 }

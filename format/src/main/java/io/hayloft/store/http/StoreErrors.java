@@ -28,4 +28,10 @@ public final class StoreErrors {
     public static final ApiError UNSUPPORTED_FORMAT =
             new ApiError(111, "UNSUPPORTED_FORMAT", 500);
     public static final ApiError CORRUPT_FILE = new ApiError(112, "CORRUPT_FILE", 500);
+    /**
+     * A volume that has not yet applied its delete log since the store started (docs/store-api.md
+     * "Delete log"): it serves no read until it has, so a photo deleted while the store was down never
+     * reads back. Retryable; a client reads another replica.
+     */
+    public static final ApiError VOLUME_SYNCING = new ApiError(113, "VOLUME_SYNCING", 503);
 }
