@@ -61,7 +61,13 @@ public final class DirectoryClient {
         return addresses;
     }
 
-    /** {@code POST /v1/assign}: {@code count} (1..{@value #MAX_ASSIGN}) new consecutive keys on one writable volume. */
+    /**
+     * {@code POST /v1/assign}: {@code count} (1..{@value #MAX_ASSIGN}) new consecutive keys on one writable volume.
+     *
+     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
+     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
+     */
+    @Deprecated
     public CompletableFuture<Wire.AssignResponse> assign(int count) {
         if (count < 1 || count > MAX_ASSIGN) {
             throw new IllegalArgumentException("assign count must be in 1.." + MAX_ASSIGN + ", was " + count);
@@ -79,7 +85,13 @@ public final class DirectoryClient {
                 .thenApply(r -> parse(r, "POST /v1/heartbeat", JsonNode.class).path("state").asText("UNKNOWN"));
     }
 
-    /** {@code POST /v1/commit}: records which alternate keys of each photo every replica acknowledged. */
+    /**
+     * {@code POST /v1/commit}: records which alternate keys of each photo every replica acknowledged.
+     *
+     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
+     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
+     */
+    @Deprecated
     public CompletableFuture<Void> commit(List<Wire.Commit> commits) {
         if (commits.isEmpty()) {
             return CompletableFuture.completedFuture(null);
@@ -87,7 +99,13 @@ public final class DirectoryClient {
         return call("POST", "/v1/commit", body(commits), false, s -> s == 204 || s == 200).thenApply(r -> null);
     }
 
-    /** {@code GET /v1/lookup/{key}}: where and how to read a photo; 404 UNKNOWN_PHOTO for a key never assigned. */
+    /**
+     * {@code GET /v1/lookup/{key}}: where and how to read a photo; 404 UNKNOWN_PHOTO for a key never assigned.
+     *
+     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
+     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
+     */
+    @Deprecated
     public CompletableFuture<Wire.Lookup> lookup(long key) {
         String path = "/v1/lookup/" + key;
         return call("GET", path, null, false, s -> s == 200).thenApply(r -> parse(r, "GET " + path, Wire.Lookup.class));
@@ -96,7 +114,11 @@ public final class DirectoryClient {
     /**
      * {@code DELETE /v1/photos/{key}}: marks a photo deleted. Completes with the write token for
      * deleting its needles when the directory hands one out, else null.
+     *
+     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
+     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
      */
+    @Deprecated
     public CompletableFuture<String> delete(long key) {
         String path = "/v1/photos/" + key;
         return call("DELETE", path, null, false, s -> s == 204 || s == 200).thenApply(r -> {

@@ -40,17 +40,32 @@ import javax.net.ssl.SSLContext;
  * }
  * }</pre>
  *
- * <p>Writes: the directory assigns keys and cookies on a writable logical volume; the needles go to
- * every replica in parallel (one multi-write per replica for a batch); the put succeeds only when
- * every replica acknowledged, and is then committed in the directory. A replica that keeps failing
- * (bounded retries with backoff) sends the put to a freshly assigned volume; when that is used up
- * the put fails with a {@link PartialFailureException} naming each failed replica. Reads: the
- * directory's lookup (cached, dropped on any read error) gives the places to read from in order;
- * the id's cookie, volume and alternate key must match it; the read fails over from one place to
- * the next on an error or a timeout. A photo of an erasure-coded volume is read through its cache
- * node's cold URL ({@code http://<cache>/cold/...}, when the directory lists one) and else by the
- * client itself from the stripes. A missing or deleted photo, or a wrong cookie, is a
- * {@link PhotoNotFoundException}.
+ * <p>No directory call per photo (docs/client.md). The client caches the directory's volume map
+ * (where every logical volume lives; refreshed in the background every {@code volumeMapRefresh},
+ * default 1 s, with {@code If-None-Match}, and at once on a volume-level error).
+ *
+ * <p>Writes: keys come from allocator leases ({@code leaseKeys} keys each, default 1,000, so one
+ * lease call per 1,000 photos; a few leases at once, on different volumes when the directory has
+ * them, so concurrent writers spread); the client chooses each photo's 64-bit cookie at random; the
+ * needles go to every replica in parallel (one multi-write per replica for a batch) and the put
+ * succeeds when every replica acknowledged. There is no commit: the stores are the authority. A
+ * volume that refuses writes (read-only or full, unknown, an expired token) is left for another:
+ * the put is written again there with new keys, and what the old volume's replicas took is put in
+ * its delete log and deleted, so it never becomes readable. A put fails only when the directory has
+ * no writable volume, or after {@code maxAssigns} moves for replicas that keep failing (then with a
+ * {@link PartialFailureException} naming each failed replica).
+ *
+ * <p>Reads: the photo's volume in the cached map gives the places to read from: the key's cache node
+ * and gutter node when the cluster's read policy is {@code cache}, then the replicas on healthy
+ * stores (rotated per read to spread the load), then the others; the read fails over from one place
+ * to the next on an error or a timeout. A photo of an erasure-coded volume is read through its
+ * cache node's cold URL ({@code http://<cache>/cold/...}) and else by the client itself from the
+ * stripes. A missing or deleted photo, or a wrong cookie, is a {@link PhotoNotFoundException}, with
+ * the same message whichever it was.
+ *
+ * <p>Deletes: the replicas confirm the photo (key and cookie), the directory appends it to the
+ * volume's delete log, then its needles are deleted on every replica that answers; a replica that
+ * is down applies the log before it serves the volume again.
  *
  * <p>Every operation has an asynchronous form returning a {@link CompletableFuture} that completes
  * on the client's executor (never blocking the calling thread, so it can be called from an event
@@ -59,12 +74,16 @@ import javax.net.ssl.SSLContext;
  * <p>Thread-safe: build one client per application and share it; {@link #close()} it at the end.
  */
 public final class HayloftClient implements AutoCloseable {
-    /** The last path segment of a cache prefix that reads cold needles (directory's {@code readFrom}). */
+    /** The store part of a cache prefix that reads cold needles ({@code <scheme>://<cache>/cold}). */
     static final String COLD_PREFIX = "cold";
+    /** Leases held at once: concurrent puts spread over this many volumes (when the directory has them). */
+    static final int LEASE_SLOTS = 4;
     private final DirectoryClient directory;
     private final StoreClient stores;
     private final Writer writer;
     private final Reader reader;
+    private final VolumeMapCache maps;
+    private final LeasePool leases;
     private final Retrier retrier;
     private final ExecutorService ownExecutor;
     private final long maxObjectBytes;
@@ -101,9 +120,11 @@ public final class HayloftClient implements AutoCloseable {
         this.stores = new StoreClient(http);
         this.retrier = new Retrier(b.maxAttempts, b.initialBackoff, b.maxBackoff, executor);
         this.cache = b.cacheNodes.isEmpty() ? null : new io.hayloft.client.cache.CacheClient(stores, b.cacheNodes, b.gutterNodes);
-        this.writer = new Writer(directory, stores, retrier, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns,
+        this.maps = new VolumeMapCache(directory, b.volumeMapRefresh);
+        this.leases = new LeasePool(directory::lease, b.leaseKeys, LEASE_SLOTS);
+        this.writer = new Writer(directory, stores, retrier, leases, maps, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns,
                 b.pushToCache ? cache : null);
-        this.reader = new Reader(directory, stores, new LookupCache(b.lookupCacheSize), retrier);
+        this.reader = new Reader(maps, retrier);
         this.cold = b.directories.isEmpty() ? null
                 : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor, http);
     }
@@ -206,39 +227,22 @@ public final class HayloftClient implements AutoCloseable {
 
     public CompletableFuture<byte[]> getAsync(PhotoId id) {
         Objects.requireNonNull(id, "id");
-        if (cold == null) {
-            return reader.read(id, stores::read);
-        }
-        // Erasure-coded volumes are read from their stripes; a hot read that fails may have raced an
-        // encode (replicas dropped), so a fresh lookup decides before the failure is reported.
-        return reader.lookup(id.key(), false)
-                .handle((l, t) -> t == null && io.hayloft.client.cold.ColdReads.isCold(l.volumeState())
-                        ? coldRead(id, l) : reader.read(id, stores::read))
-                .thenCompose(f -> f)
-                .exceptionallyCompose(e -> reader.lookup(id.key(), true).handle((l, t) ->
-                        t == null && io.hayloft.client.cold.ColdReads.isCold(l.volumeState())
-                                ? coldRead(id, l) : CompletableFuture.<byte[]>failedFuture(e)).thenCompose(f -> f));
+        return reader.read(id, stores::read, this::viaCache);
     }
 
     /**
-     * A photo of an erasure-coded volume: through the cache prefixes the lookup lists first
-     * ({@code http://<cache>/cold}, the key's cache node then its gutter node), then, when every one
-     * of them fails (down, 5xx, or 404, which the client's own read then confirms), with the client's
-     * own {@link io.hayloft.client.cold.ColdReads}.
+     * A photo of an erasure-coded volume: through the cache's cold prefixes
+     * ({@code <scheme>://<cache>/cold}, the key's cache node then its gutter node), then, when every
+     * one of them fails (down, 5xx, or 404, which the client's own read then confirms), with the
+     * client's own {@link io.hayloft.client.cold.ColdReads}.
      */
-    private CompletableFuture<byte[]> coldRead(PhotoId id, io.hayloft.common.wire.Wire.Lookup l) {
-        List<String> caches = new java.util.ArrayList<>();
-        for (String p : l.readFrom()) {
-            if (p.endsWith("/" + COLD_PREFIX)) {
-                caches.add(p);
-            }
-        }
+    private CompletableFuture<byte[]> viaCache(PhotoId id, List<String> caches) {
         return viaCache(id, caches, 0);
     }
 
     private CompletableFuture<byte[]> viaCache(PhotoId id, List<String> caches, int i) {
         if (i == caches.size()) {
-            return cold.read(id);
+            return coldCheck(id);
         }
         CompletableFuture<byte[]> f;
         try {
@@ -289,7 +293,8 @@ public final class HayloftClient implements AutoCloseable {
 
     public CompletableFuture<InputStream> getStreamAsync(PhotoId id) {
         Objects.requireNonNull(id, "id");
-        return reader.read(id, stores::readStream);
+        return reader.read(id, stores::readStream,
+                (photo, caches) -> viaCache(photo, caches).thenApply(b -> (InputStream) new java.io.ByteArrayInputStream(b)));
     }
 
     /** Writes the photo to {@code target} (through a temporary file in the same directory, then a rename). */
@@ -308,20 +313,106 @@ public final class HayloftClient implements AutoCloseable {
         }
     }
 
-    /** The directory's lookup for the photo's key, fresh (not from the cache). */
-    public Wire.Lookup stat(PhotoId id) {
-        return Futures.await(reader.lookup(id.key(), true));
+    /**
+     * Where a photo lives and what it holds: its volume and the volume's state from the cached volume
+     * map, the places a read tries in order, and its alternate keys with their sizes as the replicas
+     * report them ({@code GET /<volume>/<key>?cookie=<hex>}, asked of every replica). A photo of an
+     * erasure-coded volume is verified by reading it; its alternates are not listed.
+     *
+     * @throws PhotoNotFoundException when no replica holds the photo (a wrong cookie included, with the same message)
+     */
+    public PhotoStat stat(PhotoId id) {
+        return Futures.await(statAsync(id));
+    }
+
+    public CompletableFuture<PhotoStat> statAsync(PhotoId id) {
+        Objects.requireNonNull(id, "id");
+        return reader.locate(id).thenCompose(l -> {
+            List<String> replicas = replicas(l.volume());
+            if (l.coded()) {
+                return coldCheck(id).thenApply(b -> new PhotoStat(id.volume(), l.volume().state(), l.places(), replicas, List.of()));
+            }
+            return find(id, replicas).thenApply(alts -> new PhotoStat(id.volume(), l.volume().state(), l.places(), replicas, alts));
+        });
+    }
+
+    /** The volume's replicas, those on healthy stores first. */
+    private static List<String> replicas(Wire.VolumeLocation v) {
+        List<String> all = new ArrayList<>(v.replicas());
+        all.addAll(v.down());
+        return all;
+    }
+
+    /** Reads a cold photo to verify it exists (with the id's cookie); fails with PhotoNotFoundException when not. */
+    private CompletableFuture<byte[]> coldCheck(PhotoId id) {
+        if (cold == null) {
+            return CompletableFuture.failedFuture(new PhotoNotFoundException(id, Reader.NOT_FOUND));
+        }
+        return cold.read(id).exceptionallyCompose(t -> {
+            Throwable c = Futures.unwrap(t);
+            return CompletableFuture.failedFuture(c instanceof PhotoNotFoundException ? new PhotoNotFoundException(id, Reader.NOT_FOUND) : c);
+        });
+    }
+
+    /**
+     * The photo's live alternate keys (those with the id's cookie) as the replicas hold them, asked of
+     * every replica at once (union, in the order first seen). None anywhere: PhotoNotFoundException,
+     * when at least one replica answered 404 and the others did not answer; every replica failing
+     * otherwise: a HayloftException.
+     */
+    private CompletableFuture<List<PhotoStat.Alt>> find(PhotoId id, List<String> replicas) {
+        Map<String, CompletableFuture<List<PhotoStat.Alt>>> asks = new LinkedHashMap<>();
+        for (String r : replicas) {
+            asks.put(r, retrier.run(() -> stores.photo(r, id.volume(), id.key(), id.cookie()),
+                    t -> Retrier.remoteRetryable(t) && !(t instanceof RemoteException re && re.kind() == RemoteException.Kind.UNREACHABLE)));
+        }
+        return CompletableFuture.allOf(asks.values().stream().map(f -> f.exceptionally(t -> null))
+                .toArray(CompletableFuture[]::new)).thenApply(x -> {
+                    Map<Integer, PhotoStat.Alt> alts = new LinkedHashMap<>();
+                    List<RemoteException> errors = new ArrayList<>();
+                    boolean missing = false;
+                    for (CompletableFuture<List<PhotoStat.Alt>> f : asks.values()) {
+                        Throwable t = f.handle((v, err) -> err).join();
+                        if (t == null) {
+                            for (PhotoStat.Alt a : f.join()) {
+                                alts.putIfAbsent(a.alt(), a);
+                            }
+                            continue;
+                        }
+                        Throwable c = Futures.unwrap(t);
+                        if (!(c instanceof RemoteException re)) {
+                            throw c instanceof RuntimeException rt ? rt : new HayloftException(c.toString(), c);
+                        }
+                        errors.add(re);
+                        missing |= re instanceof NotFoundException && re.code() != io.hayloft.client.store.StoreException.VOLUME_NOT_FOUND;
+                    }
+                    if (!alts.isEmpty()) {
+                        return List.copyOf(alts.values());
+                    }
+                    if (missing && errors.stream().allMatch(e -> e instanceof NotFoundException || e.isRetryable())) {
+                        throw new PhotoNotFoundException(id, Reader.NOT_FOUND);
+                    }
+                    HayloftException e = new HayloftException("cannot tell whether photo " + id + " exists: every replica failed: "
+                            + errors.stream().map(Throwable::getMessage).toList());
+                    errors.forEach(e::addSuppressed);
+                    throw e;
+                });
     }
 
     // ---------------------------------------------------------------- deletes
 
     /**
-     * Deletes a photo, every alternate key: the directory marks it deleted (from then on it is not
-     * readable), then its needles are deleted on every replica. A needle already gone counts as
-     * deleted, so repeating a delete is harmless.
+     * Deletes a photo, every alternate key, without a per-photo directory record: the replicas say
+     * which alternates the photo has ({@code GET /<volume>/<key>?cookie}); the photo (key and
+     * cookie) is added to its volume's delete log in the directory ({@code POST
+     * /v1/volumes/{id}/deletes}); then its needles are deleted on every replica
+     * ({@code DELETE /<volume>/<key>?cookie}) and its cache entries dropped. A replica that is down
+     * or fails is covered by the log: it applies the entry before it serves the volume again. A photo
+     * of an erasure-coded volume is verified by reading it; the log entry is all its delete takes.
      *
-     * @throws PhotoNotFoundException when the id does not name a photo (wrong cookie included)
-     * @throws PartialFailureException when some replicas kept failing
+     * @throws PhotoNotFoundException when the id does not name a photo (a wrong cookie included, with the same message)
+     * @throws PartialFailureException when the delete log could not be appended to (nothing was deleted;
+     *         {@link PartialFailureException#retry()} tries again)
      */
     public void delete(PhotoId id) {
         Futures.await(deleteAsync(id));
@@ -329,87 +420,56 @@ public final class HayloftClient implements AutoCloseable {
 
     public CompletableFuture<Void> deleteAsync(PhotoId id) {
         Objects.requireNonNull(id, "id");
-        return retrier.run(() -> directory.lookup(id.key()), Retrier::remoteRetryable).handle((l, t) -> {
+        return reader.locate(id).thenCompose(l -> {
+            List<String> replicas = replicas(l.volume());
+            if (l.coded()) {
+                return coldCheck(id).thenCompose(b -> logAndDelete(id, List.of(), List.of(), l.volume().state()));
+            }
+            return find(id, replicas).thenCompose(alts -> logAndDelete(id, alts, replicas, l.volume().state()));
+        });
+    }
+
+    /** Appends the photo to its volume's delete log, then deletes its needles on {@code replicas} (best effort) and in the cache. */
+    private CompletableFuture<Void> logAndDelete(PhotoId id, List<PhotoStat.Alt> alts, List<String> replicas, String state) {
+        LinkedHashSet<Integer> altKeys = new LinkedHashSet<>();
+        alts.forEach(a -> altKeys.add(a.alt()));
+        altKeys.add(id.alt());
+        List<PhotoId> ids = altKeys.stream().map(id::withAlt).toList();
+        Wire.DeleteEntry entry = new Wire.DeleteEntry(0, id.key(), id.cookieHex(), alts.size());
+        return retrier.run(() -> directory.logDeletes(id.volume(), List.of(entry)), Retrier::remoteRetryable).handle((log, t) -> {
             if (t != null) {
                 Throwable c = Futures.unwrap(t);
-                if (c instanceof DirectoryException d && d.code() == DirectoryException.UNKNOWN_PHOTO) {
-                    throw new PhotoNotFoundException(id, "the directory never assigned key " + id.key());
+                if (c instanceof RemoteException re) {
+                    throw new PartialFailureException("delete", id.volume(), ids, Map.of(re.server(), re), List.of(),
+                            () -> logAndDelete(id, alts, replicas, state).thenApply(v -> ids));
                 }
                 throw c instanceof RuntimeException r ? r : new HayloftException(c.toString(), c);
             }
-            String wrong = Reader.mismatch(id, l);
-            if (wrong != null && !(l.deleted() && Reader.mismatch(id, undeleted(l)) == null)) {
-                throw new PhotoNotFoundException(id, wrong);
+            return log.token();
+        }).thenCompose(token -> {
+            List<CompletableFuture<?>> deletes = new ArrayList<>();
+            for (String r : replicas) {
+                deletes.add(retrier.run(() -> stores.deleteKey(r, id.volume(), id.key(), id.cookie(), token),
+                                t -> Retrier.remoteRetryable(t) && !(t instanceof RemoteException re && re.kind() == RemoteException.Kind.UNREACHABLE))
+                        .exceptionally(t -> null)); // logged: the replica applies the entry when it syncs
             }
-            return l;
-        }).thenCompose(l -> retrier.run(() -> directory.delete(id.key()), Retrier::remoteRetryable).thenCompose(token -> {
-            reader.invalidate(id.key());
-            LinkedHashSet<Integer> alts = new LinkedHashSet<>(l.alts());
-            alts.add(id.alt());
-            List<PhotoId> ids = alts.stream().map(id::withAlt).toList();
-            return invalidateInCache(deleteNeedles(l.volume(), ids, l.replicas(), token), ids, l.replicas(), token);
-        }));
+            return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
+                    .thenCompose(x -> invalidateInCache(ids, replicas, token));
+        });
     }
 
-    /** After the needles' delete (done or failed), drops them from their cache nodes; keeps the delete's outcome. */
-    private CompletableFuture<Void> invalidateInCache(CompletableFuture<Void> deleted, List<PhotoId> ids, List<String> replicas,
-                                                      String token) {
+    /** Drops the photo's needles from their cache nodes; best effort. */
+    private CompletableFuture<Void> invalidateInCache(List<PhotoId> ids, List<String> replicas, String token) {
         if (cache == null) {
-            return deleted;
+            return CompletableFuture.completedFuture(null);
         }
         // No replica: an erasure-coded photo, cached (admitCold) under its cold URL; entries are keyed by needle either way.
         String store = replicas.isEmpty() ? COLD_PREFIX : replicas.get(0);
-        return deleted.handle((v, t) -> {
-            List<CompletableFuture<Void>> calls = new ArrayList<>();
-            for (PhotoId i : ids) {
-                calls.add(cache.invalidate(store, i, token == null || token.isEmpty() ? null : token));
-            }
-            return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]))
-                    .thenCompose(x -> t == null ? CompletableFuture.<Void>completedFuture(null) : CompletableFuture.<Void>failedFuture(t));
-        }).thenCompose(f -> f);
-    }
-
-    private static Wire.Lookup undeleted(Wire.Lookup l) {
-        return new Wire.Lookup(l.key(), l.volume(), l.cookie(), l.alts(), false, l.volumeState(),
-                l.replicas(), l.readFrom());
-    }
-
-    private CompletableFuture<Void> deleteNeedles(int volume, List<PhotoId> ids, List<String> replicas, String token) {
-        Map<String, CompletableFuture<Void>> calls = new LinkedHashMap<>();
-        for (String r : replicas) {
-            CompletableFuture<Void> f = CompletableFuture.completedFuture(null);
-            for (PhotoId id : ids) {
-                f = f.thenCompose(x -> retrier.run(() -> stores.delete(r, id, token), Retrier::remoteRetryable)
-                        .exceptionally(t -> {
-                            if (Futures.unwrap(t) instanceof NotFoundException) {
-                                return null;
-                            }
-                            throw new java.util.concurrent.CompletionException(Futures.unwrap(t));
-                        }));
-            }
-            calls.put(r, f);
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (PhotoId i : ids) {
+            calls.add(cache.invalidate(store, i, token == null || token.isEmpty() ? null : token).exceptionally(t -> null));
         }
-        return CompletableFuture.allOf(calls.values().stream().map(f -> f.exceptionally(t -> null))
-                .toArray(CompletableFuture[]::new)).thenApply(x -> {
-                    Map<String, RemoteException> failures = new LinkedHashMap<>();
-                    List<String> ok = new ArrayList<>();
-                    calls.forEach((r, f) -> {
-                        Throwable t = f.handle((v, err) -> err).join();
-                        if (t == null) {
-                            ok.add(r);
-                        } else if (Futures.unwrap(t) instanceof RemoteException re) {
-                            failures.put(r, re);
-                        } else {
-                            throw new HayloftException("delete on " + r + " failed: " + Futures.unwrap(t), Futures.unwrap(t));
-                        }
-                    });
-                    if (!failures.isEmpty()) {
-                        List<String> failed = List.copyOf(failures.keySet());
-                        throw new PartialFailureException("delete", volume, ids, failures, ok,
-                                () -> deleteNeedles(volume, ids, failed, token).thenApply(v -> ids));
-                    }
-                    return null;
-                });
+        return CompletableFuture.allOf(calls.toArray(new CompletableFuture<?>[0]));
     }
 
     private byte[] readBounded(InputStream in) {
@@ -431,6 +491,7 @@ public final class HayloftClient implements AutoCloseable {
     /** Stops the client's own threads (when it made its own executor). Calls in flight may fail. */
     @Override
     public void close() {
+        maps.close();
         if (cold != null) {
             cold.close();
         }
@@ -441,7 +502,8 @@ public final class HayloftClient implements AutoCloseable {
 
     /**
      * How to build a {@link HayloftClient}. Defaults: connect timeout 2 s, request timeout 10 s,
-     * 3 attempts per call and 5 assigns per put, backoff from 50 ms up to 1 s, lookup cache of 10,000 entries, batches
+     * 3 attempts per call and 5 leases per put for failing replicas, backoff from 50 ms up to 1 s, leases of 1,000
+     * keys, the volume map refreshed every second, batches
      * split at 16 MiB, objects of at most 60 MiB, a private pool of daemon threads.
      */
     public static final class Builder {
@@ -452,7 +514,8 @@ public final class HayloftClient implements AutoCloseable {
         private int maxAssigns = 5;
         private Duration initialBackoff = Duration.ofMillis(50);
         private Duration maxBackoff = Duration.ofSeconds(1);
-        private int lookupCacheSize = 10_000;
+        private int leaseKeys = 1000;
+        private Duration volumeMapRefresh = Duration.ofSeconds(1);
         private long maxBatchBytes = 16L << 20;
         private long maxObjectBytes = 60L << 20;
         private java.util.concurrent.Executor executor;
@@ -473,7 +536,7 @@ public final class HayloftClient implements AutoCloseable {
          * The cache nodes ({@code host:port}, the directory's {@code cacheNodes}) and gutter nodes
          * ({@code gutterNodes}, possibly none): with them the client pushes fresh uploads into their
          * cache node and invalidates deleted photos there (docs/cache-api.md). Reads follow the
-         * directory's {@code readFrom} either way.
+         * cluster's read policy (the volume map) either way.
          */
         public Builder cacheNodes(List<String> cacheNodes, List<String> gutterNodes) {
             this.cacheNodes = List.copyOf(cacheNodes);
@@ -522,8 +585,9 @@ public final class HayloftClient implements AutoCloseable {
         }
 
         /**
-         * Assigns a put may use: when a replica of the assigned volume keeps failing (down, full,
-         * read-only), the put is assigned again, to another volume as the directory sees fit.
+         * Leases a put may use when replicas keep failing (down, 5xx): the put moves to another volume
+         * (a new lease that excludes the failing one) at most this many times in all. Volumes that
+         * refuse writes (read-only, unknown, expired token) move the put without counting here.
          */
         public Builder maxAssigns(int n) {
             if (n < 1) {
@@ -542,16 +606,32 @@ public final class HayloftClient implements AutoCloseable {
             return this;
         }
 
-        /** Lookups kept in memory (0 disables the cache). */
-        public Builder lookupCacheSize(int n) {
-            if (n < 0) {
-                throw new IllegalArgumentException("lookupCacheSize must be >= 0, was " + n);
+        /**
+         * Keys per allocator lease (1..{@value io.hayloft.common.wire.Wire#MAX_LEASE_KEYS}, default
+         * 1,000): a put costs one directory call per this many photos.
+         */
+        public Builder leaseKeys(int n) {
+            if (n < 1 || n > Wire.MAX_LEASE_KEYS) {
+                throw new IllegalArgumentException("leaseKeys must be in 1.." + Wire.MAX_LEASE_KEYS + ", was " + n);
             }
-            this.lookupCacheSize = n;
+            this.leaseKeys = n;
             return this;
         }
 
-        /** Largest multi-write body; bigger batches are split (each part is its own assign). */
+        /**
+         * How often the cached volume map is refreshed in the background (default 1 s; a refresh of an
+         * unchanged map is a 304). It is also refreshed at once when a read or write meets a
+         * volume-level error.
+         */
+        public Builder volumeMapRefresh(Duration d) {
+            if (d == null || d.toMillis() < 1) {
+                throw new IllegalArgumentException("volumeMapRefresh must be >= 1 ms, was " + d);
+            }
+            this.volumeMapRefresh = d;
+            return this;
+        }
+
+        /** Largest multi-write body; bigger batches are split (each part takes keys of one lease). */
         public Builder maxBatchBytes(long n) {
             if (n < 1024) {
                 throw new IllegalArgumentException("maxBatchBytes must be >= 1024, was " + n);

@@ -1,99 +1,137 @@
 package io.hayloft.client;
 
 import io.hayloft.client.store.NotFoundException;
-import io.hayloft.client.store.StoreClient;
+import io.hayloft.client.store.StoreException;
 import io.hayloft.common.wire.PhotoId;
 import io.hayloft.common.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
- * The read path of {@link HayloftClient}: look the key up (through the {@link LookupCache}), check
- * that the id matches what the directory holds (volume, cookie, alternate key, not deleted), then
- * read from the {@code readFrom} prefixes in order, failing over to the next on an error, a 404 or a
- * timeout. A failed read drops the cached lookup, so the next attempt (bounded, with backoff) asks
- * the directory again. When every place answered 404 with a fresh lookup, the photo is not found.
+ * The read path of {@link HayloftClient}, with no directory call per photo: the photo's volume in
+ * the cached {@link VolumeMapCache volume map} gives the places to read from (cache nodes, healthy
+ * replicas rotated per read, replicas on stores that are down); the read tries them in order.
  *
- * <p>Thread-safe (immutable; the cache is thread-safe).
+ * <ul>
+ *   <li>A volume the map does not know: the map is refreshed at once; still unknown, the photo is
+ *       not found.</li>
+ *   <li>404 from a place: the photo is not there. {@code VOLUME_NOT_FOUND} from a store (the volume
+ *       moved or was erasure-coded), or every place unreachable: the map is refreshed and, when it
+ *       changed, the read starts again once on the new map.</li>
+ *   <li>503 ({@code VOLUME_SYNCING}, overload), other 5xx, timeouts, refused connections: the next
+ *       place.</li>
+ *   <li>When a place answered 404 and every other place only failed to answer, the photo is not
+ *       found ({@link PhotoNotFoundException}, the same message whatever the reason: a wrong cookie
+ *       is indistinguishable from a missing photo); when every place failed otherwise, the read fails
+ *       with a retryable error and is tried again (bounded, with backoff).</li>
+ *   <li>A volume that is erasure-coded is read by {@code cold} (the cache's cold prefixes, then the
+ *       client's own stripe reads).</li>
+ * </ul>
+ *
+ * <p>Thread-safe (immutable; the map cache is thread-safe).
  */
 final class Reader {
-    private final DirectoryClient directory;
-    private final StoreClient stores;
-    private final LookupCache cache;
+    /** The one reason a read gives for a photo it did not find (never says whether the cookie was wrong). */
+    static final String NOT_FOUND = "no such photo";
+
+    private final VolumeMapCache maps;
     private final Retrier retrier;
 
-    Reader(DirectoryClient directory, StoreClient stores, LookupCache cache, Retrier retrier) {
-        this.directory = directory;
-        this.stores = stores;
-        this.cache = cache;
+    Reader(VolumeMapCache maps, Retrier retrier) {
+        this.maps = maps;
         this.retrier = retrier;
     }
 
-    /** Reads with failover; {@code read} is the store call (bytes or a stream). */
-    <T> CompletableFuture<T> read(PhotoId id, BiFunction<String, PhotoId, CompletableFuture<T>> read) {
-        return retrier.run(() -> once(id, read), t -> !(t instanceof PhotoNotFoundException)
-                && !(t instanceof IllegalArgumentException) && !(t instanceof RemoteException r && !r.isRetryable()));
+    /**
+     * Reads with failover; {@code read} is the store call (bytes or a stream) on a URL prefix;
+     * {@code cold} reads a photo of an erasure-coded volume given the cache's cold prefixes.
+     */
+    <T> CompletableFuture<T> read(PhotoId id, BiFunction<String, PhotoId, CompletableFuture<T>> read,
+                                  BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold) {
+        return retrier.run(() -> once(id, read, cold, true), Reader::retryable);
     }
 
-    /** The directory's lookup of a key, cached; {@code fresh} bypasses the cache. */
-    CompletableFuture<Wire.Lookup> lookup(long key, boolean fresh) {
-        Wire.Lookup cached = fresh ? null : cache.get(key);
-        if (cached != null) {
-            return CompletableFuture.completedFuture(cached);
-        }
-        return directory.lookup(key).thenApply(l -> {
-            cache.put(key, l);
-            return l;
+    static boolean retryable(Throwable t) {
+        return !(t instanceof PhotoNotFoundException) && !(t instanceof IllegalArgumentException)
+                && !(t instanceof RemoteException r && !r.isRetryable());
+    }
+
+    /**
+     * The photo's volume in the map and its read places; refreshes the map once when the volume is
+     * unknown; fails with {@link PhotoNotFoundException} when it stays unknown.
+     */
+    CompletableFuture<Located> locate(PhotoId id) {
+        return maps.get().thenCompose(s -> {
+            Wire.VolumeLocation v = s.volume(id.volume());
+            if (v != null) {
+                return CompletableFuture.completedFuture(new Located(s, v, maps.places(s, id.key(), v)));
+            }
+            return maps.refreshNow().thenApply(fresh -> {
+                Wire.VolumeLocation again = fresh.volume(id.volume());
+                if (again == null) {
+                    throw new PhotoNotFoundException(id, NOT_FOUND);
+                }
+                return new Located(fresh, again, maps.places(fresh, id.key(), again));
+            });
         });
     }
 
-    void invalidate(long key) {
-        cache.invalidate(key);
+    /** A volume in a version of the map, with a photo's read places. */
+    record Located(VolumeMapCache.Snapshot map, Wire.VolumeLocation volume, List<String> places) {
+        boolean coded() {
+            return VolumeMapCache.coded(volume.state());
+        }
+
+        /** The cache's cold prefixes ({@code <scheme>://<cache>/cold}) among the places. */
+        List<String> coldPrefixes() {
+            List<String> out = new ArrayList<>();
+            for (String p : places) {
+                if (p.endsWith("/" + HayloftClient.COLD_PREFIX)) {
+                    out.add(p);
+                }
+            }
+            return out;
+        }
     }
 
-    private <T> CompletableFuture<T> once(PhotoId id, BiFunction<String, PhotoId, CompletableFuture<T>> read) {
-        boolean cached = cache.get(id.key()) != null;
-        return lookup(id.key(), false).handle((l, t) -> {
-            if (t != null) {
-                Throwable c = Futures.unwrap(t);
-                if (c instanceof DirectoryException d && d.code() == DirectoryException.UNKNOWN_PHOTO) {
-                    return CompletableFuture.<T>failedFuture(new PhotoNotFoundException(id, "the directory never assigned key " + id.key()));
-                }
-                return CompletableFuture.<T>failedFuture(c);
+    private <T> CompletableFuture<T> once(PhotoId id, BiFunction<String, PhotoId, CompletableFuture<T>> read,
+                                          BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold, boolean mayRefresh) {
+        return locate(id).thenCompose(l -> {
+            if (l.coded()) {
+                return cold.apply(id, l.coldPrefixes());
             }
-            String wrong = mismatch(id, l);
-            if (wrong != null) {
-                cache.invalidate(id.key());
-                if (cached) {
-                    // The cached lookup may be stale: decide on a fresh one.
-                    return once(id, read);
-                }
-                return CompletableFuture.<T>failedFuture(new PhotoNotFoundException(id, wrong));
+            if (l.places().isEmpty()) {
+                return again(id, l, read, cold, mayRefresh, () -> new HayloftException("photo " + id
+                        + ": the volume map lists no replica of volume " + id.volume() + " (" + l.volume().state() + ")"));
             }
-            List<String> places = l.readFrom().isEmpty() ? l.replicas() : l.readFrom();
-            if (places.isEmpty()) {
-                return CompletableFuture.<T>failedFuture(new HayloftException("photo " + id
-                        + ": the directory lists no replica to read from (volume " + l.volume() + " is " + l.volumeState() + ")"));
-            }
-            return tryPlaces(id, places, 0, new ArrayList<>(), read, cached);
-        }).thenCompose(f -> f);
+            return tryPlaces(id, l, 0, new ArrayList<>(), read, cold, mayRefresh);
+        });
     }
 
-    private <T> CompletableFuture<T> tryPlaces(PhotoId id, List<String> places, int i, List<RemoteException> errors,
-                                               BiFunction<String, PhotoId, CompletableFuture<T>> read, boolean cached) {
+    /** After a volume-level failure: refresh the map, and read again once when it changed; else fail with {@code error}. */
+    private <T> CompletableFuture<T> again(PhotoId id, Located l, BiFunction<String, PhotoId, CompletableFuture<T>> read,
+                                           BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold, boolean mayRefresh,
+                                           java.util.function.Supplier<HayloftException> error) {
+        if (!mayRefresh) {
+            return CompletableFuture.failedFuture(error.get());
+        }
+        return maps.refreshNow().handle((fresh, t) -> {
+            if (t == null && fresh != l.map() && !fresh.version().equals(l.map().version())) {
+                return once(id, read, cold, false);
+            }
+            return CompletableFuture.<T>failedFuture(error.get());
+        }).thenCompose(Function.identity());
+    }
+
+    private <T> CompletableFuture<T> tryPlaces(PhotoId id, Located l, int i, List<RemoteException> errors,
+                                               BiFunction<String, PhotoId, CompletableFuture<T>> read,
+                                               BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold, boolean mayRefresh) {
+        List<String> places = l.places();
         if (i == places.size()) {
-            cache.invalidate(id.key());
-            boolean allMissing = errors.stream().allMatch(e -> e instanceof NotFoundException);
-            if (allMissing && cached) {
-                return once(id, read);
-            }
-            HayloftException e = allMissing
-                    ? new PhotoNotFoundException(id, "no replica has it (" + places + ")")
-                    : new ReadFailedException(id, errors);
-            errors.forEach(e::addSuppressed);
-            return CompletableFuture.failedFuture(e);
+            return outcome(id, l, errors, read, cold, mayRefresh);
         }
         CompletableFuture<T> f;
         try {
@@ -110,32 +148,40 @@ final class Reader {
                 return CompletableFuture.<T>failedFuture(c);
             }
             errors.add(re);
-            cache.invalidate(id.key());
-            return tryPlaces(id, places, i + 1, errors, read, cached);
-        }).thenCompose(x -> x);
+            return tryPlaces(id, l, i + 1, errors, read, cold, mayRefresh);
+        }).thenCompose(Function.identity());
     }
 
-    /** Why the id does not name a live photo per the lookup, or null when it does. */
-    static String mismatch(PhotoId id, Wire.Lookup l) {
-        if (l.deleted()) {
-            return "deleted";
+    private <T> CompletableFuture<T> outcome(PhotoId id, Located l, List<RemoteException> errors,
+                                             BiFunction<String, PhotoId, CompletableFuture<T>> read,
+                                             BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold, boolean mayRefresh) {
+        boolean volumeMoved = false;
+        boolean missing = false;
+        boolean otherwise = false;
+        for (RemoteException e : errors) {
+            if (e.code() == StoreException.VOLUME_NOT_FOUND) {
+                volumeMoved = true;
+            } else if (e instanceof NotFoundException) {
+                missing = true;
+            } else if (!unavailable(e)) {
+                otherwise = true;
+            }
         }
-        if (l.volume() != id.volume()) {
-            return "it lives on volume " + l.volume() + ", not " + id.volume();
-        }
-        long cookie;
-        try {
-            cookie = Long.parseUnsignedLong(l.cookie(), 16);
-        } catch (RuntimeException e) {
-            return "the directory holds a malformed cookie '" + l.cookie() + "'";
-        }
-        if (cookie != id.cookie()) {
-            return "wrong cookie";
-        }
-        if (!l.alts().contains(id.alt())) {
-            return "alternate key " + Integer.toUnsignedString(id.alt()) + " was never committed (committed: " + l.alts() + ")";
-        }
-        return null;
+        boolean notFound = missing && !volumeMoved && !otherwise;
+        java.util.function.Supplier<HayloftException> error = () -> {
+            HayloftException e = notFound ? new PhotoNotFoundException(id, NOT_FOUND) : new ReadFailedException(id, errors);
+            if (!notFound) {
+                errors.forEach(e::addSuppressed);
+            }
+            return e;
+        };
+        // Every place answered, none has it: the map may be stale (replicas moved) — one refresh decides.
+        return again(id, l, read, cold, mayRefresh, error);
+    }
+
+    /** A place that did not answer usefully: unreachable, timed out, garbage, 5xx (VOLUME_SYNCING included), 408, 429. */
+    private static boolean unavailable(RemoteException e) {
+        return e.isRetryable();
     }
 
     /** Every place to read from failed with something other than 404. */

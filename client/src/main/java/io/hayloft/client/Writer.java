@@ -1,6 +1,5 @@
 package io.hayloft.client;
 
-import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.store.NeedleData;
 import io.hayloft.client.store.StoreClient;
@@ -11,6 +10,7 @@ import io.hayloft.common.wire.Wire;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,42 +20,61 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The write path of {@link HayloftClient}: split the photos into chunks (at most
- * {@link DirectoryClient#MAX_ASSIGN} photos and about {@code maxBatchBytes} each), and for each
- * chunk: assign keys, write every needle to every replica in parallel (one multi-write per replica,
- * or single PUTs for one needle or files), and only when all replicas acknowledged, commit the
- * alternates in the directory. A replica that keeps failing (after bounded retries) makes the chunk
- * go to a freshly assigned volume (after a backoff, so the directory can learn of a full or failed
- * volume from heartbeats and probes), up to {@code maxAssigns} assigns; then the put fails with a
- * {@link PartialFailureException} that names each failed replica and can be retried.
+ * The write path of {@link HayloftClient}, with no directory call per photo: split the photos into
+ * chunks (at most {@link #MAX_CHUNK} photos and about {@code maxBatchBytes} each); each chunk takes
+ * consecutive keys of one allocator lease ({@link LeasePool}) and a random 64-bit cookie per photo
+ * ({@link SecureRandom}; every alternate key of a photo shares its cookie), is written to every
+ * replica of the lease's volume in parallel (one multi-write per replica, or single PUTs for one
+ * needle or files) with the lease's token, and is acknowledged when every replica acknowledged.
+ * There is no commit: the stores are the authority for which photos exist.
  *
- * <p>Thread-safe (immutable; every put works on its own state).
+ * <p>A replica that refuses the volume ({@code VOLUME_READ_ONLY}, {@code VOLUME_NOT_FOUND}, or
+ * {@code FORBIDDEN}, an expired token) moves the chunk: the volume's leases are dropped and the
+ * volume excluded from lease requests for a while, the chunk is written again with new keys on a new
+ * lease, and the needles the old volume's replicas took are abandoned: put in its delete log (one
+ * {@code logDeletes} call) and deleted on those replicas, best effort, so they are never readable.
+ * This repeats until the chunk is written or the directory answers {@code NO_WRITABLE_VOLUME}. Other
+ * failures (a replica down or answering 5xx after bounded retries) move the chunk the same way, at
+ * most {@code maxAssigns} times in all; then the put fails with a {@link PartialFailureException}
+ * that names each failed replica and whose {@link PartialFailureException#retry()} writes the same
+ * needles to the failed replicas again.
+ *
+ * <p>Thread-safe (every put works on its own state; the lease pool is thread-safe).
  */
 final class Writer {
     private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
+    /** Most photos in one chunk (one multi-write). */
+    static final int MAX_CHUNK = 1000;
+    /** Volume moves one chunk may make on volume-level refusals before giving up (a guard; the directory normally says NO_WRITABLE_VOLUME first). */
+    private static final int MAX_VOLUME_MOVES = 64;
 
-    /** One chunk's assignment: where each part goes. Immutable. */
-    private record Plan(int volume, List<String> replicas, String token, List<Upload> photos, List<PhotoId> ids,
-                        List<Upload.Part> parts, byte[] batch) {
+    /** One chunk's placement on a lease: where each part goes. Immutable. */
+    private record Plan(int volume, List<String> replicas, String token, List<PhotoId> ids, List<Upload.Part> parts,
+                        byte[] batch) {
     }
 
     private final DirectoryClient directory;
     private final StoreClient stores;
     private final HttpTransport http;
     private final Retrier retrier;
+    private final LeasePool leases;
+    private final VolumeMapCache maps; // refreshed when a volume refuses writes
     private final long maxBatchBytes;
     private final long maxObjectBytes;
     private final int maxAssigns;
     private final io.hayloft.client.cache.CacheClient cache; // null: no proactive push
+    private final SecureRandom random = new SecureRandom();
 
-    Writer(DirectoryClient directory, StoreClient stores, Retrier retrier, long maxBatchBytes, long maxObjectBytes,
-           int maxAssigns, io.hayloft.client.cache.CacheClient cache) {
+    Writer(DirectoryClient directory, StoreClient stores, Retrier retrier, LeasePool leases, VolumeMapCache maps,
+           long maxBatchBytes, long maxObjectBytes, int maxAssigns, io.hayloft.client.cache.CacheClient cache) {
         this.maxAssigns = maxAssigns;
         this.cache = cache;
         this.directory = directory;
         this.stores = stores;
         this.http = stores.transport();
         this.retrier = retrier;
+        this.leases = leases;
+        this.maps = maps;
         this.maxBatchBytes = maxBatchBytes;
         this.maxObjectBytes = maxObjectBytes;
     }
@@ -80,7 +99,7 @@ final class Writer {
         List<List<Upload>> chunks = chunks(photos);
         CompletableFuture<List<PutResult>> all = CompletableFuture.completedFuture(new ArrayList<>(photos.size()));
         for (List<Upload> chunk : chunks) {
-            all = all.thenCompose(acc -> putChunk(chunk, 1).thenApply(r -> {
+            all = all.thenCompose(acc -> putChunk(chunk, 1, 0).thenApply(r -> {
                 acc.addAll(r);
                 return acc;
             }));
@@ -94,7 +113,7 @@ final class Writer {
         long bytes = 0;
         for (Upload u : photos) {
             long b = u.bytes() + (long) BatchBody.RECORD_HEADER * u.parts().size();
-            if (!cur.isEmpty() && (cur.size() >= DirectoryClient.MAX_ASSIGN || bytes + b > maxBatchBytes)) {
+            if (!cur.isEmpty() && (cur.size() >= MAX_CHUNK || bytes + b > maxBatchBytes)) {
                 out.add(cur);
                 cur = new ArrayList<>();
                 bytes = 0;
@@ -106,23 +125,87 @@ final class Writer {
         return out;
     }
 
-    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int attempt) {
-        return retrier.run(() -> directory.assign(chunk.size()), Retrier::remoteRetryable)
-                .thenApply(a -> plan(a, chunk))
+    /**
+     * Writes one chunk on a lease. {@code assigns}: leases used so far for non-volume failures
+     * (bounded by maxAssigns); {@code moves}: volume-level refusals so far.
+     */
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves) {
+        return retrier.run(() -> leases.take(chunk.size()), Writer::leaseRetryable)
+                .thenApply(g -> plan(g, chunk))
                 .thenCompose(plan -> writeAll(plan, plan.replicas()).thenCompose(failures -> {
                     if (failures.isEmpty()) {
-                        return commit(plan);
+                        return done(plan);
                     }
                     List<String> ok = new ArrayList<>(plan.replicas());
                     ok.removeAll(failures.keySet());
-                    if (attempt < maxAssigns && reassignable(failures)) {
-                        LOG.info("put of {} photos on volume {} failed on {}; assigning again (attempt {})",
-                                chunk.size(), plan.volume(), failures.keySet(), attempt + 1);
-                        return retrier.pause(attempt).thenCompose(x -> putChunk(chunk, attempt + 1));
+                    boolean volumeLevel = failures.values().stream().anyMatch(Writer::volumeLevel);
+                    if (volumeLevel && moves < MAX_VOLUME_MOVES) {
+                        LOG.info("volume {} refused a put of {} photos ({}); moving to another volume",
+                                plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
+                        move(plan, ok);
+                        return putChunk(chunk, assigns, moves + 1);
+                    }
+                    if (assigns < maxAssigns && reassignable(failures)) {
+                        LOG.info("put of {} photos on volume {} failed on {}; moving to another volume (lease {})",
+                                chunk.size(), plan.volume(), failures.keySet(), assigns + 1);
+                        move(plan, ok);
+                        return retrier.pause(assigns).thenCompose(x -> putChunk(chunk, assigns + 1, moves));
                     }
                     throw new PartialFailureException("put", plan.volume(), plan.ids(), failures, ok,
                             () -> retryPlan(plan, List.copyOf(failures.keySet())));
                 }));
+    }
+
+    /** Whether a lease call may be tried again: not when the directory has no writable volume. */
+    private static boolean leaseRetryable(Throwable t) {
+        if (t instanceof DirectoryException d && d.code() == DirectoryException.NO_WRITABLE_VOLUME) {
+            return false;
+        }
+        return Retrier.remoteRetryable(t);
+    }
+
+    /** A replica's refusal of the whole volume: read-only (full), no such volume, or a refused (expired) token. */
+    static boolean volumeLevel(RemoteException e) {
+        return e.code() == StoreException.VOLUME_READ_ONLY || e.code() == StoreException.VOLUME_NOT_FOUND
+                || e.code() == StoreException.FORBIDDEN;
+    }
+
+    /** Leaves the plan's volume: drop its leases, refresh the map, abandon what its replicas took (in the background). */
+    private void move(Plan plan, List<String> took) {
+        leases.abandon(plan.volume());
+        maps.refreshNow();
+        abandon(plan, took).exceptionally(t -> {
+            LOG.warn("could not abandon {} needles on volume {} ({}); the photos were never acknowledged",
+                    plan.ids().size(), plan.volume(), Futures.unwrap(t).toString());
+            return null;
+        });
+    }
+
+    /**
+     * Makes the plan's needles on an abandoned volume unreadable: one delete-log entry per photo,
+     * then {@code DELETE /<vol>/<key>?cookie} on the replicas that took them. Best effort.
+     */
+    private CompletableFuture<Void> abandon(Plan plan, List<String> took) {
+        if (took.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Map<Long, PhotoId> photos = new LinkedHashMap<>();
+        Map<Long, Integer> needles = new LinkedHashMap<>();
+        for (PhotoId id : plan.ids()) {
+            photos.putIfAbsent(id.key(), id);
+            needles.merge(id.key(), 1, Integer::sum);
+        }
+        List<Wire.DeleteEntry> entries = new ArrayList<>();
+        photos.forEach((k, id) -> entries.add(new Wire.DeleteEntry(0, k, id.cookieHex(), needles.get(k))));
+        return retrier.run(() -> directory.logDeletes(plan.volume(), entries), Retrier::remoteRetryable).thenCompose(log -> {
+            List<CompletableFuture<?>> deletes = new ArrayList<>();
+            for (String r : took) {
+                for (PhotoId id : photos.values()) {
+                    deletes.add(stores.deleteKey(r, plan.volume(), id.key(), id.cookie(), log.token()).exceptionally(t -> null));
+                }
+            }
+            return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+        });
     }
 
     private CompletableFuture<List<PhotoId>> retryPlan(Plan plan, List<String> replicas) {
@@ -133,42 +216,29 @@ final class Writer {
                 throw new PartialFailureException("put", plan.volume(), plan.ids(), failures, ok,
                         () -> retryPlan(plan, List.copyOf(failures.keySet())));
             }
-            return commit(plan).thenApply(r -> plan.ids());
+            return done(plan).thenApply(r -> plan.ids());
         });
     }
 
     private static boolean reassignable(Map<String, RemoteException> failures) {
         for (RemoteException e : failures.values()) {
-            boolean volumeLevel = e.code() == StoreException.VOLUME_READ_ONLY || e.code() == StoreException.VOLUME_NOT_FOUND
-                    || e.code() == StoreException.FORBIDDEN;
-            if (!e.isRetryable() && !volumeLevel) {
+            if (!e.isRetryable() && !volumeLevel(e)) {
                 return false;
             }
         }
         return true;
     }
 
-    private Plan plan(Wire.AssignResponse a, List<Upload> chunk) {
-        String dir = directory.addresses().get(0);
-        if (a.photos().size() != chunk.size() || a.replicas().isEmpty() || a.token() == null || a.volume() < 1) {
-            throw new DirectoryException(dir, Kind.BAD_RESPONSE, 200, 0, null, null, dir + ": assign of " + chunk.size()
-                    + " keys answered volume " + a.volume() + ", " + a.photos().size() + " keys, " + a.replicas().size()
-                    + " replicas, token " + (a.token() == null ? "missing" : "present"), null);
-        }
+    private Plan plan(LeasePool.Grant g, List<Upload> chunk) {
+        Wire.Lease lease = g.lease();
         List<PhotoId> ids = new ArrayList<>();
         List<Upload.Part> parts = new ArrayList<>();
         long total = 0;
         for (int i = 0; i < chunk.size(); i++) {
-            Wire.Assignment as = a.photos().get(i);
-            long cookie;
-            try {
-                cookie = Long.parseUnsignedLong(as.cookie(), 16);
-            } catch (RuntimeException e) {
-                throw new DirectoryException(dir, Kind.BAD_RESPONSE, 200, 0, null, null,
-                        dir + ": assign answered a cookie that is not hex: '" + as.cookie() + "'", e);
-            }
+            long key = g.first() + i;
+            long cookie = random.nextLong();
             for (Upload.Part p : chunk.get(i).parts()) {
-                ids.add(new PhotoId(a.volume(), as.key(), p.alt(), cookie));
+                ids.add(new PhotoId(lease.volume(), key, p.alt(), cookie));
                 parts.add(p);
                 total += p.size() + BatchBody.RECORD_HEADER;
             }
@@ -182,7 +252,7 @@ final class Writer {
             }
             batch = BatchBody.encode(needles);
         }
-        return new Plan(a.volume(), a.replicas(), a.token(), chunk, ids, parts, batch);
+        return new Plan(lease.volume(), lease.replicas(), lease.token(), ids, parts, batch);
     }
 
     private static byte[] bytes(Upload.Part p) {
@@ -233,32 +303,17 @@ final class Writer {
         return f;
     }
 
-    private CompletableFuture<List<PutResult>> commit(Plan plan) {
-        Map<Long, List<Integer>> alts = new LinkedHashMap<>();
-        for (PhotoId id : plan.ids()) {
-            alts.computeIfAbsent(id.key(), k -> new ArrayList<>()).add(id.alt());
-        }
-        List<Wire.Commit> commits = new ArrayList<>(alts.size());
-        alts.forEach((k, v) -> commits.add(new Wire.Commit(k, v)));
+    /** Every replica acknowledged: the results, after the best-effort push into the cache. */
+    private CompletableFuture<List<PutResult>> done(Plan plan) {
         String base = http.baseUrl(plan.replicas().get(0));
-        return retrier.run(() -> directory.commit(commits), Retrier::remoteRetryable).handle((v, t) -> {
-            if (t != null) {
-                Throwable c = Futures.unwrap(t);
-                if (c instanceof RemoteException re) {
-                    throw new PartialFailureException("commit", plan.volume(), plan.ids(), Map.of(re.server(), re),
-                            plan.replicas(), () -> commit(plan).thenApply(r -> plan.ids()));
-                }
-                throw c instanceof RuntimeException rt ? rt : new HayloftException(c.toString(), c);
-            }
-            List<PutResult> out = new ArrayList<>(plan.ids().size());
-            for (PhotoId id : plan.ids()) {
-                out.add(new PutResult(id, base + id.needlePath()));
-            }
-            return out;
-        }).thenCompose(out -> push(plan).thenApply(v -> out));
+        List<PutResult> out = new ArrayList<>(plan.ids().size());
+        for (PhotoId id : plan.ids()) {
+            out.add(new PutResult(id, base + id.needlePath()));
+        }
+        return push(plan).thenApply(v -> out);
     }
 
-    /** Proactive push of the committed needles held in memory into their cache nodes; best effort, never fails. */
+    /** Proactive push of the needles held in memory into their cache nodes; best effort, never fails. */
     private CompletableFuture<Void> push(Plan plan) {
         if (cache == null) {
             return CompletableFuture.completedFuture(null);
@@ -267,9 +322,10 @@ final class Writer {
         for (int i = 0; i < plan.ids().size(); i++) {
             byte[] data = plan.parts().get(i).data();
             if (data != null) {
-                pushes.add(cache.push(plan.replicas().get(0), plan.ids().get(i), data, plan.token()));
+                pushes.add(cache.push(plan.replicas().get(0), plan.ids().get(i), data, plan.token())
+                        .exceptionally(t -> false));
             }
         }
-        return CompletableFuture.allOf(pushes.toArray(new CompletableFuture<?>[0]));
+        return CompletableFuture.allOf(pushes.toArray(new CompletableFuture<?>[0])).handle((v, t) -> null);
     }
 }

@@ -179,6 +179,69 @@ public final class StoreClient {
         return http.send(address, what, b.build(), s -> s == 204 || s == 200, ERRORS).thenApply(r -> null);
     }
 
+    /**
+     * The live alternate keys of photo {@code key} whose cookie is {@code cookie}, with their sizes:
+     * {@code GET /<volume>/<key>?cookie=<hex>}. Fails with {@link NotFoundException} when there is
+     * none (a wrong cookie looks exactly like a missing photo).
+     */
+    public CompletableFuture<List<io.hayloft.client.PhotoStat.Alt>> photo(String address, int volume, long key, long cookie) {
+        checkVolume(volume);
+        String path = keyPath(volume, key, cookie);
+        String what = "GET " + path;
+        HttpRequest req = http.request(http.uri(address, path)).GET().build();
+        return http.send(address, what, req, s -> s == 200, ERRORS).thenApply(resp -> {
+            JsonNode body = http.json(address, what, resp.body(), JsonNode.class, ERRORS);
+            JsonNode alts = body.path("alts");
+            if (!alts.isArray()) {
+                throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
+                        address + ": " + what + " answered no \"alts\" array", null);
+            }
+            List<io.hayloft.client.PhotoStat.Alt> out = new java.util.ArrayList<>(alts.size());
+            for (JsonNode a : alts) {
+                long alt = a.path("alt").asLong(-1);
+                long size = a.path("size").asLong(-1);
+                if (!a.path("alt").canConvertToLong() || alt < Integer.MIN_VALUE || alt > 0xFFFF_FFFFL || size < 0) {
+                    throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
+                            address + ": " + what + " answered a malformed alternate " + a, null);
+                }
+                out.add(new io.hayloft.client.PhotoStat.Alt((int) alt, size));
+            }
+            return out;
+        });
+    }
+
+    /**
+     * Deletes every live alternate key of photo {@code key} whose cookie is {@code cookie}
+     * ({@code DELETE /<volume>/<key>?cookie=<hex>}, with the delete-log token); completes with the
+     * alternate keys deleted. Fails with {@link NotFoundException} when there was none.
+     */
+    public CompletableFuture<List<Integer>> deleteKey(String address, int volume, long key, long cookie, String token) {
+        checkVolume(volume);
+        String path = keyPath(volume, key, cookie);
+        String what = "DELETE " + path;
+        HttpRequest.Builder b = http.request(http.uri(address, path)).DELETE();
+        token(b, token);
+        return http.send(address, what, b.build(), s -> s == 200 || s == 204, ERRORS).thenApply(resp -> {
+            List<Integer> out = new java.util.ArrayList<>();
+            if (resp.statusCode() == 204 || resp.body().length == 0) {
+                return out;
+            }
+            JsonNode deleted = http.json(address, what, resp.body(), JsonNode.class, ERRORS).path("deleted");
+            for (JsonNode a : deleted) {
+                out.add((int) a.asLong());
+            }
+            return out;
+        });
+    }
+
+    /** {@code /<volume>/<key>?cookie=<16 hex digits>}: a photo (every alternate key) on a store. */
+    private static String keyPath(int volume, long key, long cookie) {
+        if (key < 0) {
+            throw new IllegalArgumentException("key must be >= 0, was " + key);
+        }
+        return "/" + volume + "/" + key + "?cookie=" + String.format(java.util.Locale.ROOT, "%016x", cookie);
+    }
+
     /** The store's {@code GET /health} answer. */
     public CompletableFuture<JsonNode> health(String address) {
         return getJson(address, "/health");
