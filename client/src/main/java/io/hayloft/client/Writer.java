@@ -131,29 +131,55 @@ final class Writer {
      */
     private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves) {
         return retrier.run(() -> leases.take(chunk.size()), Writer::leaseRetryable)
-                .thenApply(g -> plan(g, chunk))
-                .thenCompose(plan -> writeAll(plan, plan.replicas()).thenCompose(failures -> {
-                    if (failures.isEmpty()) {
-                        return done(plan);
-                    }
-                    List<String> ok = new ArrayList<>(plan.replicas());
-                    ok.removeAll(failures.keySet());
-                    boolean volumeLevel = failures.values().stream().anyMatch(Writer::volumeLevel);
-                    if (volumeLevel && moves < MAX_VOLUME_MOVES) {
-                        LOG.info("volume {} refused a put of {} photos ({}); moving to another volume",
-                                plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
-                        move(plan, ok);
-                        return putChunk(chunk, assigns, moves + 1);
-                    }
-                    if (assigns < maxAssigns && reassignable(failures)) {
-                        LOG.info("put of {} photos on volume {} failed on {}; moving to another volume (lease {})",
-                                chunk.size(), plan.volume(), failures.keySet(), assigns + 1);
-                        move(plan, ok);
-                        return retrier.pause(assigns).thenCompose(x -> putChunk(chunk, assigns + 1, moves));
-                    }
-                    throw new PartialFailureException("put", plan.volume(), plan.ids(), failures, ok,
-                            () -> retryPlan(plan, List.copyOf(failures.keySet())));
-                }));
+                .thenCompose(g -> putChunk(chunk, g, assigns, moves));
+    }
+
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves) {
+        Plan plan = plan(grant, chunk);
+        return writeAll(plan, plan.replicas()).thenCompose(failures -> {
+            if (failures.isEmpty()) {
+                return done(plan);
+            }
+            List<String> ok = new ArrayList<>(plan.replicas());
+            ok.removeAll(failures.keySet());
+            boolean volumeLevel = failures.values().stream().anyMatch(Writer::volumeLevel);
+            if (volumeLevel && moves < MAX_VOLUME_MOVES) {
+                LOG.info("volume {} refused a put of {} photos ({}); moving to another volume",
+                        plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
+                leases.abandon(plan.volume());
+                maps.refreshNow();
+                abandonQuietly(plan, ok);
+                return putChunk(chunk, assigns, moves + 1);
+            }
+            PartialFailureException failed = new PartialFailureException("put", plan.volume(), plan.ids(), failures, ok,
+                    () -> retryPlan(plan, List.copyOf(failures.keySet())));
+            if (assigns >= maxAssigns || !reassignable(failures)) {
+                throw failed;
+            }
+            LOG.info("put of {} photos on volume {} failed on {}; moving to another volume (lease {})",
+                    chunk.size(), plan.volume(), failures.keySet(), assigns + 1);
+            leases.abandon(plan.volume());
+            maps.refreshNow();
+            // Only when another volume takes the chunk is this attempt abandoned; else it is the failure to report (and retry).
+            return retrier.pause(assigns)
+                    .thenCompose(x -> retrier.run(() -> leases.take(chunk.size()), Writer::leaseRetryable))
+                    .handle((g, t) -> {
+                        if (t != null) {
+                            failed.addSuppressed(Futures.unwrap(t));
+                            return CompletableFuture.<List<PutResult>>failedFuture(failed);
+                        }
+                        abandonQuietly(plan, ok);
+                        return putChunk(chunk, g, assigns + 1, moves);
+                    }).thenCompose(f -> f);
+        });
+    }
+
+    private void abandonQuietly(Plan plan, List<String> took) {
+        abandon(plan, took).exceptionally(t -> {
+            LOG.warn("could not abandon {} needles on volume {} ({}); the photos were never acknowledged",
+                    plan.ids().size(), plan.volume(), Futures.unwrap(t).toString());
+            return null;
+        });
     }
 
     /** Whether a lease call may be tried again: not when the directory has no writable volume. */
@@ -168,17 +194,6 @@ final class Writer {
     static boolean volumeLevel(RemoteException e) {
         return e.code() == StoreException.VOLUME_READ_ONLY || e.code() == StoreException.VOLUME_NOT_FOUND
                 || e.code() == StoreException.FORBIDDEN;
-    }
-
-    /** Leaves the plan's volume: drop its leases, refresh the map, abandon what its replicas took (in the background). */
-    private void move(Plan plan, List<String> took) {
-        leases.abandon(plan.volume());
-        maps.refreshNow();
-        abandon(plan, took).exceptionally(t -> {
-            LOG.warn("could not abandon {} needles on volume {} ({}); the photos were never acknowledged",
-                    plan.ids().size(), plan.volume(), Futures.unwrap(t).toString());
-            return null;
-        });
     }
 
     /**

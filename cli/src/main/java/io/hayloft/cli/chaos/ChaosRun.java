@@ -352,7 +352,7 @@ final class ChaosRun implements AutoCloseable {
         }
         Model.Needle n = exact.get(rnd.nextInt(exact.size()));
         byte[] data = drawData(rnd);
-        Wire.Lookup l;
+        io.hayloft.client.PhotoStat l;
         try {
             l = client.stat(n.id);
         } catch (RuntimeException e) {

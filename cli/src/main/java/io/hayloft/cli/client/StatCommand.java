@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.client.PhotoStat;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +16,8 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code hayloft stat [ID]}: with an id, where the photo lives (volume, state, replicas, alternates);
+ * {@code hayloft stat [ID]}: with an id, where the photo lives (volume, state, replicas, read order) and
+ * its alternates with their sizes as a replica reports them (from the volume map and the stores);
  * without, a summary of the cluster (stores and volumes by state, bytes stored).
  *
  * <p>Not thread-safe (one command run).
@@ -39,17 +40,15 @@ public final class StatCommand implements Callable<Integer> {
         try (HayloftClient c = client.client()) {
             if (id != null) {
                 PhotoId photo = PhotoId.parse(id);
-                Wire.Lookup l = c.stat(photo);
-                boolean cookieOk = l.cookie().equalsIgnoreCase(photo.cookieHex()) && l.volume() == photo.volume();
-                if (!cookieOk) {
-                    throw new io.hayloft.client.PhotoNotFoundException(photo, "wrong cookie or volume");
-                }
+                PhotoStat st = c.stat(photo); // a wrong cookie is a PhotoNotFoundException, like a missing photo
                 out.println("id        " + photo);
-                out.println("volume    " + l.volume() + " (" + l.volumeState() + ")");
-                out.println("alts      " + l.alts());
-                out.println("deleted   " + l.deleted());
-                out.println("replicas  " + String.join(" ", l.replicas()));
-                out.println("readFrom  " + String.join(" ", l.readFrom()));
+                out.println("volume    " + st.volume() + " (" + st.volumeState() + ")");
+                out.println("alts      " + (st.alts().isEmpty() && !"WRITABLE".equals(st.volumeState())
+                        && !"READ_ONLY".equals(st.volumeState()) ? "(erasure-coded: not listed)"
+                        : st.alts().stream().map(x -> Integer.toUnsignedString(x.alt()) + " (" + x.size() + " bytes)")
+                                .collect(java.util.stream.Collectors.joining(", "))));
+                out.println("replicas  " + String.join(" ", st.replicas()));
+                out.println("readFrom  " + String.join(" ", st.places()));
             } else {
                 List<JsonNode> stores = Futures.await(c.directory().stores());
                 List<JsonNode> volumes = Futures.await(c.directory().volumes());

@@ -71,7 +71,7 @@ class ClientCommandsTest {
 
         Run stat = run("stat", idA);
         assertThat(stat.exit()).isZero();
-        assertThat(stat.out()).contains("volume").contains("WRITABLE").contains("alts      [0]");
+        assertThat(stat.out()).contains("volume").contains("WRITABLE").contains("alts      0 (" + a.length + " bytes)");
         Run summary = run("stat");
         assertThat(summary.out()).contains("stores    3 {UP=3}");
         assertThat(run("volumes").out()).contains("WRITABLE");
@@ -82,7 +82,7 @@ class ClientCommandsTest {
         assertThat(rm.out()).contains("deleted " + idA);
         Run gone = run("get", idA, "-o", dir.resolve("x").toString());
         assertThat(gone.exit()).isEqualTo(Hayloft.EXIT_FAILED);
-        assertThat(gone.err()).contains("not found: deleted");
+        assertThat(gone.err()).contains("not found: no such photo");
         assertThat(Files.exists(dir.resolve("x"))).isFalse();
     }
 
@@ -96,7 +96,7 @@ class ClientCommandsTest {
         assertThat(missing.err()).contains("no such file");
         Run unknown = run("get", "1,999999,0,00000000000000ff", "-o", dir.resolve("y").toString());
         assertThat(unknown.exit()).isEqualTo(Hayloft.EXIT_FAILED);
-        assertThat(unknown.err()).contains("never assigned");
+        assertThat(unknown.err()).contains("not found: no such photo");
         StringWriter err = new StringWriter();
         CommandLine cl = Hayloft.commandLine();
         cl.setErr(new PrintWriter(err, true));
