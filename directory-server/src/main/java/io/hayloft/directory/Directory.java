@@ -49,6 +49,7 @@ public final class Directory {
     private final ColdTier cold;
     private final RaidLeases raidLeases;
     private final OperatorVerbs verbs;
+    private final HotPath hotPath;
     private boolean shutDown;
 
     public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
@@ -61,6 +62,12 @@ public final class Directory {
         this.cold = new ColdTier(this);
         this.raidLeases = new RaidLeases(meta, clock);
         this.verbs = new OperatorVerbs(this);
+        this.hotPath = new HotPath(this, keys, tokens, clock);
+    }
+
+    /** Allocator leases, the volume map and the per-volume delete logs (docs/directory-api.md "Hot path"). */
+    public HotPath hotPath() {
+        return hotPath;
     }
 
     /** The operator's verbs: fail and drain a store, move a replica or an index copy. */
@@ -328,7 +335,7 @@ public final class Directory {
         if (count < 1 || count > MAX_ASSIGN) {
             throw DirectoryHttp.badRequest("count must be in 1.." + MAX_ASSIGN + ", was " + count);
         }
-        VolumeInfo v = pickWritable();
+        VolumeInfo v = pickWritable(java.util.Set.of());
         long first = keys.allocate(count);
         long[] ks = new long[count];
         PhotoMeta[] metas = new PhotoMeta[count];
@@ -344,7 +351,15 @@ public final class Directory {
         return new Wire.AssignResponse(v.id(), addresses(v.replicas()), photos, token);
     }
 
-    private VolumeInfo pickWritable() {
+    /**
+     * A writable volume by rotation, none of {@code exclude}: all its replicas' stores UP and it is
+     * less than {@value #FULL_FRACTION} full. Volumes are created first when fewer than
+     * {@code minWritableVolumes} are writable (excluded ones count: a client's exclusion alone never
+     * creates volumes).
+     *
+     * @throws ApiException NO_WRITABLE_VOLUME when there is none outside {@code exclude}
+     */
+    VolumeInfo pickWritable(java.util.Set<Integer> exclude) {
         List<VolumeInfo> writable = writableVolumes();
         if (writable.size() < config.minWritableVolumes) {
             synchronized (this) {
@@ -366,6 +381,14 @@ public final class Directory {
         if (writable.isEmpty()) {
             throw DirectoryErrors.NO_WRITABLE_VOLUME.exception("no writable logical volume");
         }
+        if (!exclude.isEmpty()) {
+            int all = writable.size();
+            writable = writable.stream().filter(v -> !exclude.contains(v.id())).toList();
+            if (writable.isEmpty()) {
+                throw DirectoryErrors.NO_WRITABLE_VOLUME.exception("no writable logical volume outside the " + exclude.size()
+                        + " excluded; the " + all + " writable ones are all excluded");
+            }
+        }
         return writable.get(Math.floorMod(rotation.getAndIncrement(), writable.size()));
     }
 
@@ -373,7 +396,7 @@ public final class Directory {
         Map<String, StoreInfo> byId = storesById();
         List<VolumeInfo> out = new ArrayList<>();
         for (VolumeInfo v : meta.volumes()) {
-            if (v.state() == VolumeState.WRITABLE && v.replicas().stream()
+            if (v.state() == VolumeState.WRITABLE && v.sizeBytes() < (long) (v.limitBytes() * FULL_FRACTION) && v.replicas().stream()
                     .allMatch(id -> byId.containsKey(id) && byId.get(id).state() == StoreState.UP)) {
                 out.add(v);
             }
