@@ -47,6 +47,8 @@ final class Writer {
     static final int MAX_CHUNK = 1000;
     /** Volume moves one chunk may make on volume-level refusals before giving up (a guard; the directory normally says NO_WRITABLE_VOLUME first). */
     private static final int MAX_VOLUME_MOVES = 64;
+    /** Backoffs a lease request waits while the directory has no writable volume outside the client's exclusions. */
+    static final int EXCLUSION_WAITS = 10;
 
     /** One chunk's placement on a lease: where each part goes. Immutable. */
     private record Plan(int volume, List<String> replicas, String token, List<PhotoId> ids, List<Upload.Part> parts,
@@ -130,7 +132,7 @@ final class Writer {
      * (bounded by maxAssigns); {@code moves}: volume-level refusals so far.
      */
     private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves) {
-        return retrier.run(() -> leases.take(chunk.size()), Writer::leaseRetryable)
+        return lease(chunk.size(), 1)
                 .thenCompose(g -> putChunk(chunk, g, assigns, moves));
     }
 
@@ -162,7 +164,7 @@ final class Writer {
             maps.refreshNow();
             // Only when another volume takes the chunk is this attempt abandoned; else it is the failure to report (and retry).
             return retrier.pause(assigns)
-                    .thenCompose(x -> retrier.run(() -> leases.take(chunk.size()), Writer::leaseRetryable))
+                    .thenCompose(x -> lease(chunk.size(), 1))
                     .handle((g, t) -> {
                         if (t != null) {
                             failed.addSuppressed(Futures.unwrap(t));
@@ -180,6 +182,26 @@ final class Writer {
                     plan.ids().size(), plan.volume(), Futures.unwrap(t).toString());
             return null;
         });
+    }
+
+    /**
+     * Keys for a chunk: the lease pool's, fetching a lease when needed with the retrier's bounded
+     * retries. {@code NO_WRITABLE_VOLUME} while the client excludes volumes is waited out (up to
+     * {@link #EXCLUSION_WAITS} backoffs): the volumes the client just found full are still writable in
+     * the directory's view until their stores' next heartbeat, after which it creates new ones.
+     */
+    private CompletableFuture<LeasePool.Grant> lease(int n, int wait) {
+        return retrier.run(() -> leases.take(n), Writer::leaseRetryable).handle((g, t) -> {
+            if (t == null) {
+                return CompletableFuture.completedFuture(g);
+            }
+            Throwable c = Futures.unwrap(t);
+            if (c instanceof DirectoryException d && d.code() == DirectoryException.NO_WRITABLE_VOLUME
+                    && !leases.exclude().isEmpty() && wait < EXCLUSION_WAITS) {
+                return retrier.pause(wait).thenCompose(x -> lease(n, wait + 1));
+            }
+            return CompletableFuture.<LeasePool.Grant>failedFuture(c);
+        }).thenCompose(f -> f);
     }
 
     /** Whether a lease call may be tried again: not when the directory has no writable volume. */
