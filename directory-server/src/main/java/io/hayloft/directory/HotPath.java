@@ -191,13 +191,14 @@ public final class HotPath {
         synchronized (directory) {
             VolumeInfo v = directory.volume(volumeId);
             head = meta.deleteHead(volumeId);
+            long next = meta.nextDeleteSeq(volumeId);
             List<DeleteRecord> fresh = new ArrayList<>();
             long needles = 0;
             for (Wire.DeleteEntry e : byKey.values()) {
                 long seq = meta.deleteSeq(volumeId, e.key());
                 DeleteRecord r = seq > 0 ? meta.deleteEntry(volumeId, seq) : null;
                 if (r == null) {
-                    r = new DeleteRecord(head + fresh.size() + 1, e.key(), cookies.get(e.key()), e.needles());
+                    r = new DeleteRecord(next + fresh.size(), e.key(), cookies.get(e.key()), e.needles());
                     fresh.add(r);
                     needles += e.needles();
                 }
