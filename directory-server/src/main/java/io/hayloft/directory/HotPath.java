@@ -60,8 +60,11 @@ public final class HotPath {
     private final String nonce = HexFormat.of().formatHex(new SecureRandom().generateSeed(8));
     private volatile CachedMap cached;
 
-    /** The volume map as last computed, its JSON and the {@link MetaStore#changes()} value it was computed at or after. */
-    record CachedMap(long changes, Wire.VolumeMap map, byte[] json) {
+    /**
+     * The volume map as last computed: the {@link MetaStore#changes()} value it was computed at or after,
+     * the map, and its JSON (shared by every answer until the next change: never modify it).
+     */
+    public record CachedMap(long changes, Wire.VolumeMap map, byte[] json) {
     }
 
     HotPath(Directory directory, KeyAllocator keys, WriteToken tokens, Clock clock) {
