@@ -373,6 +373,44 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
     }
 
     @Test
+    void aBackupHoldsTheDeleteLogsAndARestoreNumbersNewEntriesPastAnyTheLostDirectoryGave() throws Exception {
+        startSecured(3);
+        int volume = lease(1, null).get("volume").asInt();
+        String path = "/v1/volumes/" + volume + "/deletes";
+        send("POST", path, deletes(entry(1, "1", 1), entry(2, "2", 1)), 200, null);
+        java.nio.file.Path backup = dir.resolve("backup");
+        JsonNode manifest = send("POST", "/v1/backup", "{\"dir\": \"" + backup.toAbsolutePath() + "\"}", 200, ADMIN);
+        assertThat(manifest.get("volumes").asLong()).isEqualTo(2);
+        // Logged after the backup: lost with the live directory, but a store may have applied them (up to 5).
+        assertThat(send("POST", path, deletes(entry(3, "3", 1), entry(4, "4", 1), entry(5, "5", 1)), 200, null)
+                .get("head").asLong()).isEqualTo(5);
+        directory.close();
+        java.nio.file.Path restored = dir.resolve("restored");
+        DirectoryBackup.restore(backup, restored, DirectoryBackup.DEFAULT_KEY_MARGIN, DirectoryBackup.DEFAULT_VOLUME_MARGIN);
+        config.dataDir = restored.toString();
+        config.init = false;
+        directory = DirectoryServer.start(config);
+        JsonNode log = send("GET", path, null, 200, null);
+        assertThat(log.get("head").asLong()).isEqualTo(2);
+        assertThat(log.get("entries")).extracting(e -> e.get("key").asLong()).containsExactly(1L, 2L);
+        // A new entry is numbered past every number the lost directory could have given; a logged key keeps its entry.
+        JsonNode next = send("POST", path, deletes(entry(2, "2", 1), entry(3, "3", 1)), 200, null);
+        long floor = 2 + DirectoryBackup.DELETE_SEQ_MARGIN;
+        assertThat(next.get("entries")).extracting(e -> e.get("seq").asLong()).containsExactly(2L, floor + 1);
+        assertThat(next.get("head").asLong()).isEqualTo(floor + 1);
+        assertThat(send("GET", path + "?after=5", null, 200, null).get("entries")).extracting(e -> e.get("key").asLong())
+                .containsExactly(3L);
+        // An empty log stays at 0 until its first entry, which also comes after the floor.
+        int other = directory.directory().volumes().stream().mapToInt(v -> v.id()).filter(id -> id != volume).findFirst()
+                .orElseThrow();
+        assertThat(send("GET", "/v1/volumes/" + other + "/deletes", null, 200, null).get("head").asLong()).isZero();
+        assertThat(send("POST", "/v1/volumes/" + other + "/deletes", deletes(entry(9, "9", 1)), 200, null).get("head").asLong())
+                .isEqualTo(floor + 1);
+        restart();
+        assertThat(send("POST", path, deletes(entry(4, "4", 1)), 200, null).get("head").asLong()).isEqualTo(floor + 2);
+    }
+
+    @Test
     void coldVolumesCountEachLoggedPhotoOnceAndKeepTheCountsOverARestart() throws Exception {
         startSecured(3);
         int volume = lease(1, null).get("volume").asInt();

@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The directory's logic, independent of HTTP: stores and their heartbeats, logical volumes and their
- * placement and life cycle, photo metadata and key assignment, read routing. State lives in the
- * {@link MetaStore}; this class adds the rules.
+ * placement and life cycle, allocator leases, the volume map and delete logs ({@link HotPath}), and
+ * the old per-photo metadata, key assignment and read routing (until their endpoints are removed).
+ * State lives in the {@link MetaStore}; this class adds the rules.
  *
  * <p>Thread-safe. Changes to stores and volumes are serialised on this object (they are rare);
  * assign and lookup run concurrently, except when assign must first create a volume.

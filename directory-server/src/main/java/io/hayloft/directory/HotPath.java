@@ -60,8 +60,11 @@ public final class HotPath {
     private final String nonce = HexFormat.of().formatHex(new SecureRandom().generateSeed(8));
     private volatile CachedMap cached;
 
-    /** The volume map as last computed, its JSON and the {@link MetaStore#changes()} value it was computed at or after. */
-    record CachedMap(long changes, Wire.VolumeMap map, byte[] json) {
+    /**
+     * The volume map as last computed: the {@link MetaStore#changes()} value it was computed at or after,
+     * the map, and its JSON (shared by every answer until the next change: never modify it).
+     */
+    public record CachedMap(long changes, Wire.VolumeMap map, byte[] json) {
     }
 
     HotPath(Directory directory, KeyAllocator keys, WriteToken tokens, Clock clock) {
@@ -191,13 +194,14 @@ public final class HotPath {
         synchronized (directory) {
             VolumeInfo v = directory.volume(volumeId);
             head = meta.deleteHead(volumeId);
+            long next = meta.nextDeleteSeq(volumeId);
             List<DeleteRecord> fresh = new ArrayList<>();
             long needles = 0;
             for (Wire.DeleteEntry e : byKey.values()) {
                 long seq = meta.deleteSeq(volumeId, e.key());
                 DeleteRecord r = seq > 0 ? meta.deleteEntry(volumeId, seq) : null;
                 if (r == null) {
-                    r = new DeleteRecord(head + fresh.size() + 1, e.key(), cookies.get(e.key()), e.needles());
+                    r = new DeleteRecord(next + fresh.size(), e.key(), cookies.get(e.key()), e.needles());
                     fresh.add(r);
                     needles += e.needles();
                 }

@@ -30,8 +30,8 @@ import org.rocksdb.WriteOptions;
  * <caption>column families</caption>
  * <tr><th>family</th><th>key</th><th>value</th></tr>
  * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease},
- *     {@code raid-hold}, {@code restored-from}</td>
- *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm and volume-seq: 8-byte long; raid-lease:
+ *     {@code raid-hold}, {@code restored-from}, {@code delete-floor}</td>
+ *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm, volume-seq and delete-floor: 8-byte long; raid-lease:
  *     {@code RaidLeases.Lease} as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
@@ -48,7 +48,10 @@ import org.rocksdb.WriteOptions;
  *
  * <p>A volume's delete-log head (its highest sequence number, 0 for an empty log) is not stored: it is
  * derived when the database opens by seeking the last {@code deletes} key of each volume, and kept in
- * memory after each append. Entries of a volume and their index records are written in one synced
+ * memory after each append. A new entry is numbered {@code max(head, delete-floor) + 1}: a restore from
+ * a backup raises {@code delete-floor} past every sequence number the lost directory may have handed
+ * out after the backup ({@link #raiseDeleteFloor}), so a store that applied such an entry never takes
+ * a new entry for one it has already applied (absent: 0). Entries of a volume and their index records are written in one synced
  * batch ({@link #appendDeletes}), with the volume record when its delete counters change.
  *
  * <p>Every write is synced to the write-ahead log before it returns ({@code sync=true}), so
@@ -69,6 +72,7 @@ public final class MetaStore implements AutoCloseable {
     private static final byte[] CLUSTER_KEY = utf8("cluster-id");
     private static final byte[] KEY_HWM = utf8("key-hwm");
     private static final byte[] VOLUME_SEQ = utf8("volume-seq");
+    private static final byte[] DELETE_FLOOR = utf8("delete-floor");
     /** Size of a {@code deletes} value: photo key, cookie, needle count. */
     public static final int DELETE_ENTRY_SIZE = 8 + 8 + 4;
 
@@ -94,6 +98,7 @@ public final class MetaStore implements AutoCloseable {
     private final String clusterId;
     /** Delete-log head of each volume with a non-empty log; written under {@link #viewLock} after its batch. */
     private final java.util.concurrent.ConcurrentHashMap<Integer, Long> deleteHeads = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile long deleteFloor;
     /**
      * Grows after every change of the store, volume, stripe-map and delete-log views (after the view is
      * updated), so a reader that saw a value computed from views at least that new: the volume map's cache key.
@@ -173,6 +178,7 @@ public final class MetaStore implements AutoCloseable {
                 VolumeInfo vi = fromJson(v, VolumeInfo.class);
                 volumeView.put(vi.id(), vi);
             });
+            deleteFloor = getLong(DELETE_FLOOR, 0);
             for (int volume : volumeView.keySet()) {
                 long head = lastDeleteSeq(volume);
                 if (head > 0) {
@@ -530,6 +536,33 @@ public final class MetaStore implements AutoCloseable {
         return deleteHeads.getOrDefault(volume, 0L);
     }
 
+    /** The sequence number the volume's next delete-log entry gets: {@code max(head, delete-floor) + 1}. */
+    public long nextDeleteSeq(int volume) {
+        return Math.max(deleteHead(volume), deleteFloor) + 1;
+    }
+
+    /** The highest delete-log head of any volume, or the delete floor when that is higher. */
+    public long maxDeleteHead() {
+        long max = deleteFloor;
+        for (long h : deleteHeads.values()) {
+            max = Math.max(max, h);
+        }
+        return max;
+    }
+
+    /**
+     * Raises the delete floor to at least {@code floor} (synced; never lowers it): every new delete-log
+     * entry is numbered above it. Used by a restore from a backup.
+     */
+    public void raiseDeleteFloor(long floor) {
+        synchronized (viewLock) {
+            if (floor > deleteFloor) {
+                putLong(DELETE_FLOOR, floor);
+                deleteFloor = floor;
+            }
+        }
+    }
+
     /** The sequence number of {@code key}'s entry in the volume's delete log, or 0 when the key is not in it. */
     public long deleteSeq(int volume, long key) {
         byte[] v = get(deleteKeys, volumeKey(volume, key));
@@ -545,8 +578,8 @@ public final class MetaStore implements AutoCloseable {
     /**
      * Appends {@code entries} to the volume's delete log with their index records, and writes
      * {@code volume} (the volume's record with new delete counters) when not null, in one synced
-     * batch. The entries must be numbered {@code head + 1, head + 2, ...}, for keys not yet in the log;
-     * callers serialise appends to one volume.
+     * batch. The entries must be numbered {@link #nextDeleteSeq} and on, one apart, for keys not yet in
+     * the log; callers serialise appends to one volume.
      *
      * @return the new head
      */
@@ -555,7 +588,7 @@ public final class MetaStore implements AutoCloseable {
             throw new IllegalArgumentException("delete log of volume " + volumeId + " written with volume " + volume.id());
         }
         synchronized (viewLock) {
-            long head = deleteHead(volumeId);
+            long head = nextDeleteSeq(volumeId) - 1;
             try (WriteBatch b = new WriteBatch()) {
                 for (DeleteRecord e : entries) {
                     if (e.seq() != ++head) {
