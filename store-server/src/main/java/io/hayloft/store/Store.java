@@ -37,6 +37,12 @@ public final class Store implements Closeable {
     private final java.util.Set<Long> pulling = ConcurrentHashMap.newKeySet();
     private final BlockStore blocks;
     private final ScheduledExecutorService flusher;
+    /** Per volume: the last delete-log sequence number applied here (its {@code N.dseq}). */
+    private final ConcurrentHashMap<Long, Long> appliedDeletes = new ConcurrentHashMap<>();
+    /** Volumes whose needles are not served until their first delete-log sync (see {@link #requireDeleteSync}). */
+    private final java.util.Set<Long> syncing = ConcurrentHashMap.newKeySet();
+    private volatile boolean syncRequired;
+    private volatile java.util.function.LongConsumer readOnlyListener = id -> { };
 
     public Store(StoreConfig config) throws IOException {
         this(config, Disk.REAL);
@@ -71,6 +77,7 @@ public final class Store implements Closeable {
                         throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + " found twice (second in " + dir + ")");
                     }
                     volumes.put(id, Volume.open(this.disk, dir, id, options));
+                    appliedDeletes.put(id, io.hayloft.store.volume.AppliedDeletes.read(this.disk, dir, id));
                 }
             }
             blocks = new BlockStore(this.disk, dirs.get(0).resolve("blocks"), options.fsync() == Volume.Fsync.ALWAYS);
@@ -126,7 +133,9 @@ public final class Store implements Closeable {
                 bestFree = free;
             }
         }
+        io.hayloft.store.volume.AppliedDeletes.delete(disk, best, id); // a stray one of an older volume of this id
         Volume v = Volume.create(disk, best, id, options);
+        appliedDeletes.put(id, 0L); // a new volume has nothing to apply: synced by construction
         volumes.put(id, v);
         return v;
     }
@@ -192,7 +201,12 @@ public final class Store implements Closeable {
             disk.deleteIfExists(Volume.idxPath(best, id)); // a stray .idx of an older copy must not describe this one
             disk.move(tmp, dat);
             disk.syncDirectory(best);
+            io.hayloft.store.volume.AppliedDeletes.delete(disk, best, id);
             Volume v = Volume.open(disk, best, id, options);
+            appliedDeletes.put(id, 0L);
+            if (syncRequired) {
+                syncing.add(id); // a copy applies the whole delete log before it serves
+            }
             volumes.put(id, v);
             LOG.info("volume {} pulled: {} bytes, {} needles", id, size, v.status().needles());
             return v;
@@ -217,8 +231,92 @@ public final class Store implements Closeable {
         Path dir = v.dir();
         disk.deleteIfExists(Volume.datPath(dir, id));
         disk.deleteIfExists(Volume.idxPath(dir, id));
+        io.hayloft.store.volume.AppliedDeletes.delete(disk, dir, id);
         disk.syncDirectory(dir);
+        appliedDeletes.remove(id);
+        syncing.remove(id);
         LOG.info("volume {} dropped", id);
+    }
+
+    /**
+     * Called once, before serving, by a store that has a directory: every volume opened so far
+     * answers reads with {@link Reason#VOLUME_SYNCING} until {@link #markSynced} (its first
+     * delete-log sync since the process started), so a photo deleted while the store was down is
+     * never read back. Volumes created later start synced; pulled ones start syncing.
+     */
+    public void requireDeleteSync() {
+        syncRequired = true;
+        syncing.addAll(volumes.keySet());
+    }
+
+    /** True while volume {@code id} waits for its first delete-log sync. */
+    public boolean syncing(long id) {
+        return syncing.contains(id);
+    }
+
+    /** Throws {@link Reason#VOLUME_SYNCING} while volume {@code id} waits for its first delete-log sync. */
+    public void checkSynced(long id) {
+        if (syncing.contains(id)) {
+            throw new StoreException(Reason.VOLUME_SYNCING, "volume " + id
+                    + " is applying the directory's delete log after a restart; try another replica");
+        }
+    }
+
+    /** Volume {@code id} applied the delete log up to the head the directory gave: its reads are served. */
+    public void markSynced(long id) {
+        if (syncing.remove(id)) {
+            LOG.info("volume {}: delete log applied, serving reads", id);
+        }
+    }
+
+    /** The last delete-log sequence number volume {@code id} applied (0: none). */
+    public long appliedDeletes(long id) {
+        volume(id);
+        return appliedDeletes.getOrDefault(id, 0L);
+    }
+
+    /**
+     * Applies delete-log entries to volume {@code id}: for each, deletes the key's live needles
+     * whose cookie is the entry's (others are untouched; an unknown key is fine), forces the
+     * volume file, then records {@code upTo} (the last entry's sequence number) in the volume's
+     * {@code N.dseq} ({@link io.hayloft.store.volume.AppliedDeletes}), so the recorded sequence
+     * never runs ahead of durable deletes. Callers serialise the syncs of one volume.
+     *
+     * @return needles deleted
+     */
+    public int applyDeletes(long id, List<io.hayloft.common.wire.Wire.DeleteEntry> entries, long upTo) throws IOException {
+        Volume v = volume(id);
+        int deleted = 0;
+        for (io.hayloft.common.wire.Wire.DeleteEntry e : entries) {
+            long cookie;
+            try {
+                cookie = Long.parseUnsignedLong(e.cookie(), 16);
+            } catch (RuntimeException bad) {
+                LOG.warn("volume {}: delete-log entry {} has a bad cookie '{}'; skipped", id, e.seq(), e.cookie());
+                continue;
+            }
+            deleted += v.deleteKey(e.key(), cookie).size();
+        }
+        if (upTo > appliedDeletes.getOrDefault(id, 0L)) {
+            v.forceDeletes();
+            io.hayloft.store.volume.AppliedDeletes.write(disk, v.dir(), id, upTo);
+            appliedDeletes.put(id, upTo);
+        }
+        return deleted;
+    }
+
+    /** Whom to tell when a volume turns read-only (the heartbeat, so the directory stops leasing it at once). */
+    public void onReadOnly(java.util.function.LongConsumer listener) {
+        readOnlyListener = listener == null ? id -> { } : listener;
+    }
+
+    /** Tells the listener that volume {@code id} turned read-only (full, or sealed). */
+    public void volumeReadOnly(long id) {
+        try {
+            readOnlyListener.accept(id);
+        } catch (RuntimeException e) {
+            LOG.warn("volume {}: read-only listener failed", id, e);
+        }
     }
 
     public BlockStore blocks() {

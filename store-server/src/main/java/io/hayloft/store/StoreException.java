@@ -11,7 +11,9 @@ public final class StoreException extends RuntimeException {
     /** Why the operation failed; mapped to stable wire codes by {@code StoreErrors}. */
     public enum Reason {
         NEEDLE_NOT_FOUND, VOLUME_NOT_FOUND, VOLUME_READ_ONLY, VOLUME_EXISTS, NEEDLE_CORRUPT, NEEDLE_TOO_LARGE,
-        BAD_ARGUMENT, COMPACTION_RUNNING, BLOCK_NOT_FOUND, BLOCK_EXISTS, BAD_RANGE, UNSUPPORTED_FORMAT, CORRUPT_FILE
+        BAD_ARGUMENT, COMPACTION_RUNNING, BLOCK_NOT_FOUND, BLOCK_EXISTS, BAD_RANGE, UNSUPPORTED_FORMAT, CORRUPT_FILE,
+        /** The volume has not yet applied the directory's delete log since the store started. */
+        VOLUME_SYNCING
     }
 
     private final Reason reason;

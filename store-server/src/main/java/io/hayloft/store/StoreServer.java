@@ -55,6 +55,9 @@ public final class StoreServer implements AutoCloseable {
         }
         transport = tb.build();
         store = new Store(config, files);
+        if (config.directory != null && !config.directory.isBlank()) {
+            store.requireDeleteSync(); // before serving: reads wait for the first delete-log sync
+        }
         AtomicInteger n = new AtomicInteger();
         disk = new ThreadPoolExecutor(config.diskThreads, config.diskThreads, 60, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), r -> {
@@ -74,7 +77,12 @@ public final class StoreServer implements AutoCloseable {
                     new StoreHttpHandler(store, authorizer, metrics, transport), disk, config.ioThreads,
                     config.tls().serverContext());
             http = started;
-            heartbeat = config.directory == null || config.directory.isBlank() ? null : startHeartbeat(config, started.port());
+            if (config.directory == null || config.directory.isBlank()) {
+                heartbeat = null;
+            } else {
+                heartbeat = startHeartbeat(config, started.port());
+                awaitFirstSync(heartbeat, config);
+            }
         } catch (RuntimeException | InterruptedException | IOException e) {
             if (started != null) {
                 started.close();
@@ -82,6 +90,20 @@ public final class StoreServer implements AutoCloseable {
             disk.shutdownNow();
             store.close();
             throw e;
+        }
+    }
+
+    /**
+     * Waits (bounded) for the first heartbeat and the delete-log sync after it, so that a store
+     * that answers {@link #start} serves its volumes at once when the directory is reachable;
+     * otherwise its volumes answer 503 VOLUME_SYNCING until a later heartbeat gets through.
+     */
+    private static void awaitFirstSync(DirectoryHeartbeat heartbeat, StoreConfig config) throws InterruptedException {
+        try {
+            heartbeat.firstSync().get(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warn("the first heartbeat to the directory {} has not completed; volumes serve reads once it does",
+                    config.directory);
         }
     }
 

@@ -1,13 +1,11 @@
 package io.hayloft.store.cluster;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.common.io.Disk;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.store.Store;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
 import io.hayloft.client.http.HttpTransport;
-import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,14 +19,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Registers the store with the directory and keeps telling it what the store holds: every
- * {@code interval} a {@link Wire.Heartbeat} with the store's id, advertised address, rack, disk
- * capacity and free space, and each volume's size and read-only flag. A heartbeat that fails is
- * logged (once per outage) and retried next period; it never stops the store. Thread-safe.
+ * {@code interval} (the first at once) a {@link Wire.Heartbeat} with the store's id, advertised
+ * address, rack, disk capacity and free space, and each volume's size and read-only flag; and at
+ * once, out of turn, when a volume turns read-only ({@link #volumeReadOnly}), so the directory
+ * stops leasing it. A heartbeat that fails is logged (once per outage) and retried next period; it
+ * never stops the store.
+ *
+ * <p>Delete-log sync: the directory answers with each volume's delete-log head
+ * ({@link Wire.HeartbeatAnswer#deleteHeads()}). For each volume whose head is past what it applied,
+ * the store pages through {@code GET /v1/volumes/{id}/deletes?after=applied} and applies the
+ * entries ({@link Store#applyDeletes}: deletes durable first, then the applied sequence in the
+ * volume's {@code N.dseq}); a volume that has nothing (more) to apply is then
+ * {@linkplain Store#markSynced synced} and serves reads. Syncs run on one thread of their own, so
+ * two never touch one volume at once, and a slow sync never delays a heartbeat. A volume whose sync
+ * fails stays as it was (still syncing if it never synced) and is tried again after the next
+ * heartbeat.
+ *
+ * <p>Thread-safe.
  */
 public final class DirectoryHeartbeat implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DirectoryHeartbeat.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Store store;
     private final String directory;
@@ -41,6 +52,15 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final String adminToken;
     private volatile boolean failing;
+    private final io.hayloft.client.DirectoryClient directoryClient;
+    /** Runs the delete-log syncs, one at a time. */
+    private final java.util.concurrent.ExecutorService syncer;
+    /** Volumes reported read-only in a heartbeat already: a 409 of a full volume triggers one heartbeat, not one per write. */
+    private final java.util.Set<Long> reportedReadOnly = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicBoolean urgentQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final CompletableFuture<Void> firstSync = new CompletableFuture<>();
+    /** Entries asked per page of a delete log. */
+    public static final int DELETE_PAGE = 10_000;
 
     /**
      * @param directory the directory's {@code host:port}
@@ -74,11 +94,18 @@ public final class DirectoryHeartbeat implements AutoCloseable {
         this.rack = rack;
         this.dataDir = dataDir;
         this.http = http;
+        this.directoryClient = new io.hayloft.client.DirectoryClient(http, List.of(directory), this.adminToken);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "hayloft-store-heartbeat");
             t.setDaemon(true);
             return t;
         });
+        this.syncer = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "hayloft-store-delete-sync");
+            t.setDaemon(true);
+            return t;
+        });
+        store.onReadOnly(this::volumeReadOnly);
         timer.scheduleWithFixedDelay(() -> send(), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -116,28 +143,27 @@ public final class DirectoryHeartbeat implements AutoCloseable {
         return id;
     }
 
-    /** Sends one heartbeat now; completes when the directory answered (or failed). */
+    /**
+     * Sends one heartbeat now and applies the delete logs its answer says are ahead; completes when
+     * that is done (or failed: never exceptionally).
+     */
     public CompletableFuture<Void> send() {
         try {
             List<Wire.VolumeReport> volumes = new ArrayList<>();
+            java.util.Set<Long> readOnly = new java.util.HashSet<>();
+            List<Long> reported = new ArrayList<>();
             for (Volume v : store.volumes()) {
+                reported.add(v.id());
                 Volume.Status s = v.status();
                 volumes.add(new Wire.VolumeReport((int) v.id(), s.sizeBytes(), s.readOnly()));
+                if (s.readOnly()) {
+                    readOnly.add(v.id());
+                }
             }
             Disk disk = store.disk();
             Wire.Heartbeat hb = new Wire.Heartbeat(storeId, address, rack, disk.totalSpace(dataDir), disk.usableSpace(dataDir),
                     volumes);
-            HttpRequest.Builder b = http.request(http.uri(directory, "/v1/heartbeat"))
-                    .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(hb)));
-            if (adminToken != null) {
-                b.header("Authorization", "Bearer " + adminToken);
-            }
-            HttpRequest req = b.build();
-            // A heartbeat is idempotent (the directory keeps the latest): retried within one interval (at least 5 s).
-            Duration deadline = interval.compareTo(Duration.ofSeconds(5)) > 0 ? interval : Duration.ofSeconds(5);
-            return http.call(directory, "POST /v1/heartbeat", req, true, deadline, s -> s == 200, HttpTransport.TYPED)
-                    .handle((r, err) -> {
+            return directoryClient.heartbeatAnswer(hb).handle((answer, err) -> {
                 String problem = err != null ? String.valueOf(io.hayloft.client.Futures.unwrap(err).getMessage()) : null;
                 if (problem != null && !failing) {
                     LOG.warn("heartbeat to directory {} failed ({}); will keep trying", directory, problem);
@@ -145,16 +171,98 @@ public final class DirectoryHeartbeat implements AutoCloseable {
                     LOG.info("heartbeat to directory {} works again", directory);
                 }
                 failing = problem != null;
+                if (answer != null) {
+                    reportedReadOnly.addAll(readOnly);
+                }
+                return answer;
+            }).thenComposeAsync(answer -> {
+                if (answer != null) {
+                    syncDeletes(answer, reported);
+                }
+                return CompletableFuture.<Void>completedFuture(null);
+            }, syncer).handle((v, err) -> {
+                if (err != null) {
+                    LOG.warn("delete-log sync after a heartbeat failed", err);
+                }
+                firstSync.complete(null);
                 return null;
             });
         } catch (IOException | RuntimeException e) {
             LOG.warn("could not build a heartbeat for directory {}", directory, e);
+            firstSync.complete(null);
             return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    /**
+     * Completes when the first heartbeat since start and the delete-log sync after it are done
+     * (or failed); the store server waits for it, bounded, before it reports itself started.
+     */
+    public CompletableFuture<Void> firstSync() {
+        return firstSync;
+    }
+
+    /**
+     * Volume {@code id} turned read-only: sends a heartbeat at once (unless one is queued already
+     * or a heartbeat reported the volume read-only before), so the directory stops leasing it
+     * within milliseconds rather than at the next tick.
+     */
+    public void volumeReadOnly(long id) {
+        if (reportedReadOnly.contains(id) || !urgentQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            timer.execute(() -> {
+                urgentQueued.set(false);
+                send();
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            urgentQueued.set(false);
+        }
+    }
+
+    /** Applies what the answer says each volume lacks of its delete log; runs on the syncer thread. */
+    private void syncDeletes(Wire.HeartbeatAnswer answer, List<Long> reported) {
+        for (long id : reported) {
+            Long head = answer.deleteHeads().get((int) id);
+            try {
+                if (head != null) {
+                    long applied = store.appliedDeletes(id);
+                    boolean more = head > applied;
+                    while (more) {
+                        Wire.DeleteLog page = directoryClient.deleteLog((int) id, applied, DELETE_PAGE)
+                                .get(30, TimeUnit.SECONDS);
+                        long upTo = applied;
+                        for (Wire.DeleteEntry e : page.entries()) {
+                            upTo = Math.max(upTo, e.seq());
+                        }
+                        int n = store.applyDeletes(id, page.entries(), upTo);
+                        if (n > 0) {
+                            LOG.info("volume {}: applied its delete log {}..{}: {} needles deleted", id, applied + 1, upTo, n);
+                        }
+                        more = page.more() && upTo > applied; // no progress: stop rather than spin
+                        applied = upTo;
+                    }
+                }
+                store.markSynced(id); // not in the answer: the directory keeps no log of it for this store
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (io.hayloft.store.StoreException e) {
+                if (e.reason() != io.hayloft.store.StoreException.Reason.VOLUME_NOT_FOUND) {
+                    LOG.warn("volume {}: delete-log sync failed; will retry after the next heartbeat", id, e);
+                }
+            } catch (Exception e) {
+                LOG.warn("volume {}: delete-log sync failed ({}); will retry after the next heartbeat", id,
+                        io.hayloft.client.Futures.unwrap(e).toString());
+            }
         }
     }
 
     @Override
     public void close() {
         timer.shutdownNow();
+        syncer.shutdownNow();
+        store.onReadOnly(null);
     }
 }

@@ -74,10 +74,15 @@ public final class StoreHttpHandler implements RequestHandler {
             HttpMethod m = req.method();
             if (seg.size() == 3 && isNumber(seg.get(0))) {
                 op = "needle." + m.name().toLowerCase(java.util.Locale.ROOT);
-                r = needle(req, m, seg, params);
+                syncGate(m, seg.get(0));
+                r = noticeReadOnly(seg.get(0), () -> needle(req, m, seg, params));
             } else if (seg.size() == 2 && "batch".equals(seg.get(1)) && isNumber(seg.get(0))) {
                 op = "batch";
-                r = batch(req, m, seg);
+                r = noticeReadOnly(seg.get(0), () -> batch(req, m, seg));
+            } else if (seg.size() == 2 && isNumber(seg.get(0))) {
+                op = "key." + m.name().toLowerCase(java.util.Locale.ROOT);
+                syncGate(m, seg.get(0));
+                r = key(req, m, seg, params);
             } else if (!seg.isEmpty() && "admin".equals(seg.get(0))) {
                 op = "admin";
                 r = admin(req, m, seg);
@@ -167,6 +172,72 @@ public final class StoreHttpHandler implements RequestHandler {
         throw methodNotAllowed(m, "GET, HEAD, PUT, DELETE");
     }
 
+    /** A request that may meet a volume turning read-only. */
+    @FunctionalInterface
+    private interface Call {
+        FullHttpResponse run() throws Exception;
+    }
+
+    /** Runs a write; a VOLUME_READ_ONLY answer tells the store (which heartbeats at once), then goes out as usual. */
+    private FullHttpResponse noticeReadOnly(String volume, Call call) throws Exception {
+        try {
+            return call.run();
+        } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.VOLUME_READ_ONLY) {
+                store.volumeReadOnly(number(volume, "volume"));
+            }
+            throw e;
+        }
+    }
+
+    /** Reads of a volume that has not applied the delete log since the store started answer 503 VOLUME_SYNCING. */
+    private void syncGate(HttpMethod m, String volume) {
+        if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
+            store.checkSynced(number(volume, "volume"));
+        }
+    }
+
+    /**
+     * {@code GET|HEAD /<vol>/<key>?cookie=C}: the live alternate keys of a key with that cookie;
+     * {@code DELETE}: deletes them all. None: 404 NEEDLE_NOT_FOUND, as for a missing needle.
+     */
+    private FullHttpResponse key(FullHttpRequest req, HttpMethod m, List<String> seg,
+                                 Map<String, List<String>> params) throws Exception {
+        long vol = number(seg.get(0), "volume");
+        long key = unsigned64(seg.get(1), "key");
+        if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD) && !m.equals(HttpMethod.DELETE)) {
+            throw methodNotAllowed(m, "GET, HEAD, DELETE");
+        }
+        long cookie = cookie(param(params, "cookie"));
+        Volume v = store.volume(vol);
+        if (m.equals(HttpMethod.DELETE)) {
+            authorizer.authorize(req, "needle.delete", vol);
+            List<Integer> deleted = v.deleteKey(key, cookie);
+            if (deleted.isEmpty()) {
+                throw keyNotFound(vol, key);
+            }
+            return HttpResponses.json(HttpResponseStatus.OK,
+                    Map.of("deleted", deleted.stream().map(Integer::toUnsignedLong).toList()));
+        }
+        List<Volume.LiveAlt> alts = v.liveAlts(key, cookie);
+        if (alts.isEmpty()) {
+            throw keyNotFound(vol, key);
+        }
+        if (m.equals(HttpMethod.HEAD)) {
+            return HttpResponses.empty(HttpResponseStatus.OK);
+        }
+        List<Map<String, Object>> out = alts.stream()
+                .<Map<String, Object>>map(a -> Map.of("alt", Integer.toUnsignedLong(a.alt()), "size", a.size())).toList();
+        return HttpResponses.json(HttpResponseStatus.OK,
+                Map.of("volume", vol, "key", Long.toUnsignedString(key), "alts", out));
+    }
+
+    /** The same answer for a missing key and a wrong cookie. */
+    private static StoreException keyNotFound(long vol, long key) {
+        return new StoreException(StoreException.Reason.NEEDLE_NOT_FOUND,
+                "needle " + vol + "/" + Long.toUnsignedString(key) + " not found");
+    }
+
     private FullHttpResponse batch(FullHttpRequest req, HttpMethod m, List<String> seg) throws Exception {
         allow(m, HttpMethod.POST);
         long vol = number(seg.get(0), "volume");
@@ -215,6 +286,7 @@ public final class StoreHttpHandler implements RequestHandler {
             authorizer.authorize(req, "admin.seal", vol);
             Volume v = store.volume(vol);
             v.seal();
+            store.volumeReadOnly(vol);
             return HttpResponses.json(HttpResponseStatus.OK, v.status());
         }
         if (seg.size() == 4 && "index".equals(seg.get(3))) {
@@ -363,6 +435,7 @@ public final class StoreHttpHandler implements RequestHandler {
             case BAD_RANGE -> StoreErrors.BAD_RANGE;
             case UNSUPPORTED_FORMAT -> StoreErrors.UNSUPPORTED_FORMAT;
             case CORRUPT_FILE -> StoreErrors.CORRUPT_FILE;
+            case VOLUME_SYNCING -> StoreErrors.VOLUME_SYNCING;
         };
     }
 }

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * The in-memory index of one volume: (key, alternate key) &rarr; (offset, length, deleted) for every
- * needle, in two primitive arrays and no per-entry objects: 12 bytes per slot.
+ * needle, in two primitive arrays and no per-entry objects: 12 bytes per slot; plus a key table
+ * ({@link KeyOffsets}, 8 bytes per slot) that finds every alternate key of one key.
  *
  * <p>Open addressing with linear probing. A slot is an {@code int} tag (the low 32 bits of a 64-bit
  * hash of (key, alt)) and a {@code long} packing:
@@ -48,6 +49,8 @@ public final class NeedleIndex {
     private long[] slots;
     private int count;
     private int deleted;
+    /** Key &rarr; offsets, for {@link #offsetsOfKey}: 8 more bytes per needle. */
+    private final KeyOffsets keys;
 
     public NeedleIndex(int expectedEntries) {
         if (expectedEntries < 0) {
@@ -56,6 +59,7 @@ public final class NeedleIndex {
         int cap = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(16, (long) Math.ceil(expectedEntries / TARGET_LOAD)));
         tags = new int[cap];
         slots = new long[cap];
+        keys = new KeyOffsets(expectedEntries);
     }
 
     static long hash(long key, int alt) {
@@ -109,9 +113,9 @@ public final class NeedleIndex {
         return slots.length;
     }
 
-    /** Bytes held by the two arrays (array headers included), the whole cost of the index. */
+    /** Bytes held by the arrays (array headers included), the whole cost of the index and its key table. */
     public long memoryBytes() {
-        return 16L + 4L * tags.length + 16L + 8L * slots.length;
+        return 16L + 4L * tags.length + 16L + 8L * slots.length + keys.memoryBytes();
     }
 
     /**
@@ -141,6 +145,7 @@ public final class NeedleIndex {
                         deleted += isDeleted ? 1 : -1;
                     }
                     slots[i] = value;
+                    keys.add(key, offset);
                     return true;
                 }
             }
@@ -152,6 +157,7 @@ public final class NeedleIndex {
         }
         tags[i] = tag;
         slots[i] = value;
+        keys.add(key, offset);
         count++;
         if (isDeleted) {
             deleted++;
@@ -197,6 +203,15 @@ public final class NeedleIndex {
             i = i + 1 == cap ? 0 : i + 1;
         }
         return 0;
+    }
+
+    /**
+     * Visits the offsets of the needles of {@code key} (every alternate key, live, deleted or
+     * replaced) and possibly of other keys: candidates, to confirm against the needle header on
+     * disk and {@link #isLiveAt}.
+     */
+    public void offsetsOfKey(long key, java.util.function.LongConsumer visitor) {
+        keys.forEach(key, visitor);
     }
 
     /** True if the current entry of (key, alt) is the live needle at {@code offset}. */
@@ -256,18 +271,22 @@ public final class NeedleIndex {
     public static final class Builder {
         private int[] tags;
         private long[] values;
+        private long[] keyOf;
         private int n;
 
         public Builder(int expected) {
             tags = new int[Math.max(16, expected)];
             values = new long[tags.length];
+            keyOf = new long[tags.length];
         }
 
         public void add(long key, int alt, long offset, long length, boolean isDeleted) {
             if (n == tags.length) {
                 tags = java.util.Arrays.copyOf(tags, n * 2);
                 values = java.util.Arrays.copyOf(values, n * 2);
+                keyOf = java.util.Arrays.copyOf(keyOf, n * 2);
             }
+            keyOf[n] = key;
             long h = hash(key, alt);
             tags[n] = (int) h;
             values[n] = pack(offset, length, isDeleted, h);
@@ -276,6 +295,10 @@ public final class NeedleIndex {
 
         public NeedleIndex build(SameKey same) {
             NeedleIndex idx = new NeedleIndex(n);
+            for (int k = 0; k < n; k++) {
+                idx.keys.add(keyOf[k], offset(values[k])); // before the sort below reorders values; stale offsets are filtered on use
+            }
+            keyOf = null;
             int cap = idx.slots.length;
             radixSortByTag(tags, values, n, idx.tags, idx.slots);
             java.util.Arrays.fill(idx.tags, 0);

@@ -582,4 +582,105 @@ public final class Volume implements Closeable {
             t.abandon();
         }
     }
+
+    /** A live needle of a key: its alternate key and data size. */
+    public record LiveAlt(int alt, int size) {
+    }
+
+    /**
+     * The live needles of {@code key} whose cookie is {@code cookie}, by unsigned alternate key;
+     * empty when there are none (a wrong cookie looks exactly like a missing key). Found through
+     * the index's key table ({@link NeedleIndex#offsetsOfKey}), each candidate confirmed by its
+     * header on disk (magic, key, deleted flag, cookie) and by the index naming that offset as the
+     * current needle of its (key, alt). One small read per needle of the key.
+     */
+    public List<LiveAlt> liveAlts(long key, long cookie) throws IOException {
+        swapLock.readLock().lock();
+        try {
+            checkOpen();
+            Segment s = seg;
+            long[] found = new long[4];
+            int[] n = {0};
+            long[][] holder = {found};
+            synchronized (s.index) {
+                s.index.offsetsOfKey(key, off -> {
+                    if (n[0] == holder[0].length) {
+                        holder[0] = java.util.Arrays.copyOf(holder[0], n[0] * 2);
+                    }
+                    holder[0][n[0]++] = off;
+                });
+            }
+            found = holder[0];
+            List<LiveAlt> out = new java.util.ArrayList<>();
+            ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+            for (int i = 0; i < n[0]; i++) {
+                long off = found[i];
+                h.clear();
+                FileIo.readFully(s.channel, h, off);
+                h.flip();
+                if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC || Needle.key(h) != key
+                        || (Needle.flags(h) & Needle.FLAG_DELETED) != 0 || Needle.cookie(h) != cookie) {
+                    continue;
+                }
+                int alt = Needle.alt(h);
+                boolean live;
+                synchronized (s.index) {
+                    live = s.index.isLiveAt(key, alt, off);
+                }
+                if (live) {
+                    out.add(new LiveAlt(alt, Needle.dataSize(h)));
+                }
+            }
+            out.sort((a, b) -> Integer.compareUnsigned(a.alt(), b.alt()));
+            return out;
+        } finally {
+            swapLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * Deletes every live needle of {@code key} whose cookie is {@code cookie} (as {@link #delete}
+     * does for one, forced under {@link Fsync#ALWAYS}); needles of the key with another cookie are
+     * untouched.
+     *
+     * @return the alternate keys deleted, by unsigned value; empty when there were none
+     */
+    public List<Integer> deleteKey(long key, long cookie) throws IOException {
+        appendLock.lock();
+        try {
+            List<Integer> deleted = new java.util.ArrayList<>();
+            for (LiveAlt a : liveAlts(key, cookie)) {
+                try {
+                    delete(key, a.alt(), cookie);
+                    deleted.add(a.alt());
+                } catch (StoreException e) {
+                    if (e.reason() != Reason.NEEDLE_NOT_FOUND) {
+                        throw e;
+                    }
+                }
+            }
+            return deleted;
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /**
+     * Forces the volume file whatever the fsync policy, so that the deletes done so far are
+     * durable (the delete-log sync calls it before it records how far it applied the log).
+     */
+    public void forceDeletes() throws IOException {
+        appendLock.lock();
+        try {
+            checkOpen();
+            seg.channel.force(false);
+            Compactor.Target t = compaction;
+            if (t != null) {
+                t.channel.force(false);
+            }
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
 }

@@ -131,9 +131,37 @@ class NeedleIndexTest {
     }
 
     @Test
-    void costsTwelveBytesPerSlot() {
+    void costsTwelveBytesPerSlotPlusEightForTheKeyTable() {
         NeedleIndex idx = new NeedleIndex(1_000_000);
-        assertThat(idx.memoryBytes()).isEqualTo(32 + 12L * idx.capacity());
-        assertThat((double) idx.memoryBytes() / 1_000_000).isLessThan(14.0);
+        assertThat(idx.memoryBytes()).isEqualTo(32 + 12L * idx.capacity() + 32 + 8L * idx.capacity());
+        assertThat((double) idx.memoryBytes() / 1_000_000).isLessThan(23.0);
+    }
+
+    @Test
+    void findsTheOffsetsOfEveryAltOfAKey() {
+        NeedleIndex idx = new NeedleIndex(0); // grows many times on the way
+        long[] keys = {0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 32};
+        int[] alts = {0, 1, 150, Integer.MIN_VALUE, -1};
+        java.util.Map<Long, java.util.Set<Long>> expected = new java.util.HashMap<>();
+        long off = 32;
+        for (int round = 0; round < 200; round++) {
+            for (long k : keys) {
+                long key = k + round * 7919L;
+                for (int alt : alts) {
+                    put(idx, key, alt, off, 64, false);
+                    expected.computeIfAbsent(key, x -> new java.util.HashSet<>()).add(off);
+                    off += 64;
+                }
+            }
+        }
+        for (var e : expected.entrySet()) {
+            java.util.Set<Long> got = new java.util.HashSet<>();
+            idx.offsetsOfKey(e.getKey(), got::add);
+            assertThat(got).as("key %s", Long.toUnsignedString(e.getKey())).containsAll(e.getValue());
+            assertThat(got.size()).isLessThan(e.getValue().size() + 3); // a shared 32-bit tag is rare
+        }
+        java.util.Set<Long> none = new java.util.HashSet<>();
+        idx.offsetsOfKey(424242424242L, none::add);
+        assertThat(none).isEmpty();
     }
 }
