@@ -58,6 +58,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private ScheduledExecutorService timer;
     private boolean closed;
     private java.util.function.Consumer<DirectoryConfig> directoryExtras = c -> { };
+    private boolean storesHeartbeat;
 
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
@@ -94,7 +95,21 @@ public final class EmbeddedCluster implements AutoCloseable {
     public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks,
                                         java.util.function.Consumer<DirectoryConfig> directoryExtras)
             throws IOException, InterruptedException {
+        return start(options, disks, directoryExtras, false);
+    }
+
+    /**
+     * As {@link #start(ClusterOptions, IntFunction, java.util.function.Consumer)}; with
+     * {@code storesHeartbeat} each store also runs its own heartbeat to the directory, as a deployed
+     * store does: it applies its volumes' delete logs from the heartbeat answers, and a volume answers
+     * reads with 503 VOLUME_SYNCING after a store start until its first sync (docs/store-api.md).
+     * A store then needs the directory running to start without waiting.
+     */
+    public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks,
+                                        java.util.function.Consumer<DirectoryConfig> directoryExtras, boolean storesHeartbeat)
+            throws IOException, InterruptedException {
         EmbeddedCluster c = new EmbeddedCluster(options, disks);
+        c.storesHeartbeat = storesHeartbeat;
         c.directoryExtras = java.util.Objects.requireNonNull(directoryExtras, "directoryExtras");
         try {
             c.startDirectory();
@@ -345,6 +360,15 @@ public final class EmbeddedCluster implements AutoCloseable {
         c.fsync = options.fsync() ? "always" : "never";
         c.diskThreads = 8;
         c.ioThreads = 1;
+        if (storesHeartbeat) {
+            c.directory = directoryAddress();
+            c.storeId = storeId(i);
+            c.rack = layout.rack(i);
+            c.advertiseAddress = port == 0 ? null : "127.0.0.1:" + port;
+            c.heartbeatMillis = (int) Math.max(10, options.heartbeatMillis());
+            c.clusterSecret = options.clusterSecret();
+            c.adminToken = options.adminToken();
+        }
         return c.validate();
     }
 
