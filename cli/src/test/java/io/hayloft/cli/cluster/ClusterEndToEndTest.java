@@ -188,7 +188,7 @@ class ClusterEndToEndTest {
             byte[] b = bytes(1000 + i);
             model.put(client.put(b).id(), b);
         }
-        checkAll(); // fills the lookup cache with the readFrom lists of healthy stores
+        checkAll(); // loads the volume map while every store is healthy
         for (int s = 0; s < 3; s++) {
             cluster.stopStore(s);
             checkAll();
