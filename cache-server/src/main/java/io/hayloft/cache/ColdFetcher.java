@@ -15,16 +15,17 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Fetches needles of erasure-coded volumes (cold URLs, {@code /cold/<volume>/<key>/<alt>?cookie=})
- * through hayloft-cold-read's {@link ColdReader}: a directory lookup (cached stripe map and needle
- * index per volume), one range read from the store holding the needle's block (two across a block
+ * through hayloft-cold-read's {@link ColdReader}: the URL's volume (cached stripe map, needle index
+ * and deleted keys per volume; one directory call per read for the delete-log entries after the
+ * cached head), one range read from the store holding the needle's block (two across a block
  * boundary), and a degraded read from {@code k} other blocks when that store is down, slow or
  * corrupt (docs/raid.md "Reads"). The reader checks the needle's own CRC32C (header and data)
  * before the data is used; the fetch then computes the data's CRC32C for {@value StoreFetcher#CRC_HEADER},
  * so a cold answer is {@link StoreFetcher.Fetched#verified() verified} like a hot one.
  *
  * <p>Answers: 200 with the data and volume state {@value #VOLUME_STATE}; 404 (the common NOT_FOUND
- * body) when the key is unknown, the photo or needle deleted, the cookie wrong or the volume not the
- * photo's. Failures: {@link CacheErrors#COLD_STRIPE_LOST} (503) when more blocks of the stripe are
+ * body) when the volume or key is unknown, the needle flagged deleted in the index or its (key,
+ * cookie) in the volume's delete log, or the cookie not the one in the needle's header. Failures: {@link CacheErrors#COLD_STRIPE_LOST} (503) when more blocks of the stripe are
  * gone than the code tolerates, {@link CacheErrors#NOT_ERASURE_CODED} (409) for a hot volume,
  * {@link CacheErrors#STORE_TIMEOUT} past {@code coldTimeoutMillis}, {@link CacheErrors#COLD_READ_FAILED}
  * (502) otherwise.
@@ -105,7 +106,7 @@ public final class ColdFetcher implements AutoCloseable {
         CacheUrl.NeedleKey n = url.needle();
         byte[] data;
         try {
-            data = reader.get(n.key(), n.alt(), url.cookie(), n.volume());
+            data = reader.get(n.volume(), n.key(), n.alt(), url.cookie());
         } catch (ColdReader.StripeLostException e) {
             throw CacheErrors.COLD_STRIPE_LOST.exception("needle " + n + " cannot be read now: too many blocks of its stripe"
                     + " are unavailable (" + e.getMessage() + ")");

@@ -232,7 +232,9 @@ class ColdCacheTest {
             // Deleting a cold photo invalidates it in its cache node (under its cold URL); it then reads as missing.
             TestCluster.Photo gone = cluster.photos.values().iterator().next();
             client.delete(id(gone));
-            cluster.photos.remove(gone.key());
+            // Cold readers decide deletes from the volume's delete log only: log it as the client
+            // will (a no-op once the client logs deletes itself; the first entry of a key stays).
+            cluster.logDelete(gone);
             assertThat(cache.cache().stats().snapshot().get("invalidations")).isEqualTo(1L);
             assertThatThrownBy(() -> client.get(id(gone))).isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
             cache.close();
@@ -241,6 +243,82 @@ class ColdCacheTest {
                 assertThat(client.get(id(p))).isEqualTo(p.data());
             }
         }
+    }
+
+    /**
+     * A delete in the volume's delete log (nothing else: no per-photo record in the directory) is
+     * honoured at once by every cold tier that had the volume cached — a ColdReader, the cache's cold
+     * URL, the client's own cold read — and reads exactly like a wrong cookie or a missing needle; an
+     * entry whose cookie is not the needle's hides nothing.
+     */
+    @Test
+    void aDeleteInTheVolumesLogHidesTheNeedleAtEveryColdTierAtOnce() throws Exception {
+        List<TestCluster.Photo> ps = new ArrayList<>(cluster.photos.values());
+        TestCluster.Photo gone = ps.get(0);
+        TestCluster.Photo kept = ps.get(1);
+        String wrongCookie = String.format("%016x", Long.parseUnsignedLong(gone.cookie(), 16) ^ 1);
+        try (io.hayloft.raid.ColdReader reader = new io.hayloft.raid.ColdReader(
+                new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)));
+             HayloftClient client = HayloftClient.builder().directory(cluster.directory.address()).build()) {
+            // Every tier reads both photos first: each caches the volume's map, index and log head.
+            for (TestCluster.Photo p : List.of(gone, kept)) {
+                assertThat(reader.get(volume, p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16))).isEqualTo(p.data());
+                assertThat(get(cold(p, p.cookie())).body()).isEqualTo(p.data());
+                assertThat(client.get(id(p))).isEqualTo(p.data());
+            }
+            HttpResponse<byte[]> wrong = get(cold(gone, wrongCookie));
+            assertThat(wrong.statusCode()).isEqualTo(404);
+            assertThat(reader.get(volume, gone.key(), 0, Long.parseUnsignedLong(wrongCookie, 16))).isNull();
+            assertThatThrownBy(() -> client.get(new PhotoId(volume, gone.key(), 0, Long.parseUnsignedLong(wrongCookie, 16))))
+                    .isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+
+            // An entry for kept's key with another cookie than its needle's: hides nothing.
+            logDelete(kept.key(), String.format("%016x", Long.parseUnsignedLong(kept.cookie(), 16) ^ 2));
+            // The delete itself, through the log only.
+            cluster.logDelete(gone);
+
+            assertThat(reader.get(volume, gone.key(), 0, Long.parseUnsignedLong(gone.cookie(), 16))).as("ColdReader, cached").isNull();
+            assertThat(reader.get(volume, gone.key(), 0)).as("ColdReader, no cookie").isNull();
+            HttpResponse<byte[]> deleted = get(cold(gone, gone.cookie()));
+            assertThat(deleted.statusCode()).as("cache cold URL").isEqualTo(404);
+            assertThat(deleted.body()).as("a deleted needle answers exactly as a wrong cookie").isEqualTo(wrong.body());
+            assertThat(deleted.headers().firstValue("content-type")).isEqualTo(wrong.headers().firstValue("content-type"));
+            HttpResponse<byte[]> missingAlt = get("/cold/" + volume + "/" + gone.key() + "/9?cookie=" + gone.cookie());
+            assertThat(missingAlt.statusCode()).isEqualTo(404);
+            assertThat(new String(missingAlt.body(), StandardCharsets.UTF_8).replace("/9 not found", "/0 not found"))
+                    .as("and as a missing needle").isEqualTo(new String(wrong.body(), StandardCharsets.UTF_8));
+            assertThatThrownBy(() -> client.get(id(gone))).as("client").isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+
+            assertThat(reader.get(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16))).isEqualTo(kept.data());
+            assertThat(get(cold(kept, kept.cookie())).body()).isEqualTo(kept.data());
+            assertThat(client.get(id(kept))).isEqualTo(kept.data());
+
+            // With the cache gone the client's own cold read decides alone: the same answers.
+            cache.close();
+            cache = null;
+            assertThatThrownBy(() -> client.get(id(gone))).isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+            assertThatThrownBy(() -> client.get(new PhotoId(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16) ^ 2)))
+                    .as("client, wrong cookie").isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+            assertThat(client.get(id(kept))).isEqualTo(kept.data());
+            try (io.hayloft.raid.ColdReader fresh = new io.hayloft.raid.ColdReader(
+                    new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)))) {
+                assertThat(fresh.get(volume, gone.key(), 0)).isNull();
+                assertThat(fresh.get(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16))).isEqualTo(kept.data());
+            }
+        }
+    }
+
+    private String cold(TestCluster.Photo p, String cookie) {
+        return "/cold/" + volume + "/" + p.key() + "/0?cookie=" + cookie;
+    }
+
+    /** {@code POST /v1/volumes/{volume}/deletes} with one entry. */
+    private void logDelete(long key, String cookie) throws Exception {
+        String body = "{\"deletes\":[{\"seq\":0,\"key\":" + key + ",\"cookie\":\"" + cookie + "\",\"needles\":1}]}";
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + cluster.directory.address() + "/v1/volumes/"
+                        + volume + "/deletes")).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     }
 
     private PhotoId id(TestCluster.Photo p) {

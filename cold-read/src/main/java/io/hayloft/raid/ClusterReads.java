@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import io.hayloft.common.wire.StripeMap;
+import io.hayloft.common.wire.Wire;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,8 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * The read side of the cluster over HTTP, all a cold reader needs: the directory's lookup, store
- * list and stripe maps (docs/directory-api.md) and the stores' block reads (docs/store-api.md).
+ * The read side of the cluster over HTTP, all a cold reader needs: the directory's store list,
+ * stripe maps and per-volume delete logs (docs/directory-api.md) and the stores' block reads (docs/store-api.md).
  * The raid-node's {@code Cluster} adds the admin and write calls. Every failure is an
  * {@link IOException} naming the server and the request.
  *
@@ -63,10 +64,6 @@ public class ClusterReads {
 
     // ------------------------------------------------------------------ directory
 
-    public JsonNode lookup(long key) throws IOException {
-        return JSON.readTree(call("GET", dir("/v1/lookup/" + key), null, true));
-    }
-
     /** Every registered store by id. */
     public Map<String, StoreRef> stores() throws IOException {
         Map<String, StoreRef> out = new HashMap<>();
@@ -80,8 +77,27 @@ public class ClusterReads {
 
     /** The stripe map of a volume, or null when it has none. */
     public StripeMap stripeMap(int volume) throws IOException {
-        byte[] b = call("GET", dir("/v1/volumes/" + volume + "/stripes"), null, false);
+        return stripeMap(volume, false);
+    }
+
+    /**
+     * The stripe map of a volume (planned or committed); when it has none, null, or with
+     * {@code required} an {@link HttpStatusException} whose {@link HttpStatusException#errorName()}
+     * says why: {@code NO_STRIPE_MAP} (not coded), {@code UNKNOWN_VOLUME}.
+     */
+    public StripeMap stripeMap(int volume, boolean required) throws IOException {
+        byte[] b = call("GET", dir("/v1/volumes/" + volume + "/stripes"), null, required);
         return b == null ? null : JSON.readValue(b, StripeMap.class);
+    }
+
+    /**
+     * {@code GET /v1/volumes/{volume}/deletes?after=&limit=}: the entries of the volume's delete log
+     * after sequence number {@code after}, at most {@code limit} (1..10000); {@code more} says whether
+     * others follow. An unknown volume is an {@link HttpStatusException} named {@code UNKNOWN_VOLUME}.
+     */
+    public Wire.DeleteLog deleteLog(int volume, long after, int limit) throws IOException {
+        byte[] b = call("GET", dir("/v1/volumes/" + volume + "/deletes?after=" + after + "&limit=" + limit), null, true);
+        return JSON.readValue(b, Wire.DeleteLog.class);
     }
 
     // ------------------------------------------------------------------ stores
@@ -171,21 +187,35 @@ public class ClusterReads {
         if (code == 404 && !required) {
             return null;
         }
-        throw new HttpStatusException(code, method + " " + uri + " answered " + code + ": "
+        String name = null;
+        try {
+            JsonNode error = JSON.readTree(r.body()).path("error").path("name");
+            name = error.isTextual() ? error.asText() : null;
+        } catch (IOException notJson) {
+            // a body that is not our JSON error: no name
+        }
+        throw new HttpStatusException(code, name, method + " " + uri + " answered " + code + ": "
                 + new String(r.body(), StandardCharsets.UTF_8));
     }
 
     /** A server answered with an error status. */
     public static final class HttpStatusException extends IOException {
         private final int status;
+        private final String errorName;
 
-        HttpStatusException(int status, String message) {
+        HttpStatusException(int status, String errorName, String message) {
             super(message);
             this.status = status;
+            this.errorName = errorName;
         }
 
         public int status() {
             return status;
+        }
+
+        /** The error's name in the JSON error body ({@code {"error":{"name":...}}}), or null when there is none. */
+        public String errorName() {
+            return errorName;
         }
     }
 }

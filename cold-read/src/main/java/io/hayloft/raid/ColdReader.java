@@ -4,7 +4,8 @@ import io.hayloft.common.wire.VolumeIndex;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.hayloft.common.wire.StripeMap;
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.common.wire.Wire;
+import io.hayloft.directory.DirectoryErrors;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.ReadRange;
@@ -22,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32C;
 
@@ -37,10 +39,17 @@ import java.util.zip.CRC32C;
  * request deadline is added to the unavailable set and the round planned again. More than {@code r}
  * unavailable blocks is a {@link StripeLostException} that says so.
  *
- * <p>Deletes made after encoding are honoured through the directory's photo record, which the
- * lookup returns. Stripe maps and needle indexes are cached per volume, bounded by the bytes they
- * hold (least recently used first out); a read that fails checks the
- * directory's map, and if a reclaim replaced it (another job id) reads again from the new one.
+ * <p>A read names the volume (the photo id and the cold URL carry it); the directory is never asked
+ * about a photo. The needle's own header decides the cookie: a wrong one reads exactly like a missing
+ * needle. Deletes made before encoding are flagged in the needle index; deletes made after are
+ * honoured through the volume's delete log in the directory: every read first asks for the entries
+ * after the head this reader has ({@code GET /v1/volumes/{id}/deletes?after=}, usually an empty
+ * answer), and a needle whose (key, cookie) the log holds is missing. So a delete is honoured at once
+ * by every cold reader, at the cost of one small directory call per cold read — as f4's readers
+ * consult its key store on each read. Stripe maps, needle indexes and the deleted (key, cookie)
+ * pairs are cached per volume, bounded by the bytes they hold (least recently used first out); a
+ * read that fails checks the directory's map, and if a reclaim replaced it (another job id) reads
+ * again from the new one.
  *
  * <p>Thread-safe; the caches are concurrent maps and codecs are thread-safe.
  */
@@ -58,12 +67,67 @@ public final class ColdReader implements AutoCloseable {
         }
     }
 
-    private record ColdVolume(StripeMap map, VolumeIndex index, ErasureCodec codec) {
-        /** Bytes held: the index's arrays and about 96 bytes per block of the map. */
+    private record ColdVolume(StripeMap map, VolumeIndex index, ErasureCodec codec, Deletes deletes) {
+        /**
+         * Bytes held: the index's arrays, about 96 bytes per block of the map and 64 per delete-log
+         * entry read when the volume was loaded (entries logged later are not weighed again).
+         */
         int weight() {
-            return (int) Math.min(Integer.MAX_VALUE, index.memoryBytes() + 96L * map.allBlocks().size());
+            return (int) Math.min(Integer.MAX_VALUE, index.memoryBytes() + 96L * map.allBlocks().size()
+                    + Deletes.ENTRY_BYTES * deletes.size());
         }
     }
+
+    /**
+     * A coded volume's delete log as far as this reader has read it: the deleted (key, cookie)
+     * pairs and the highest sequence number read. Entries are added before the head moves past
+     * them, so a reader that sees a head also sees every entry up to it. Thread-safe, lock-free:
+     * two readers fetching the same entries at once add them twice, harmlessly.
+     */
+    static final class Deletes {
+        /** About what one entry costs in memory (set node, record, boxed fields). */
+        static final long ENTRY_BYTES = 64;
+
+        private record Pair(long key, long cookie) {
+        }
+
+        private final Set<Pair> pairs = ConcurrentHashMap.newKeySet();
+        private final AtomicLong head = new AtomicLong();
+
+        /** True when the log deletes photo {@code key} with cookie {@code cookie}. */
+        boolean deleted(long key, long cookie) {
+            return pairs.contains(new Pair(key, cookie));
+        }
+
+        long head() {
+            return head.get();
+        }
+
+        int size() {
+            return pairs.size();
+        }
+
+        /** Adds a page of the log; the head moves to its last entry. */
+        void add(int volume, List<Wire.DeleteEntry> entries) throws IOException {
+            long last = 0;
+            for (Wire.DeleteEntry e : entries) {
+                long cookie;
+                try {
+                    cookie = Long.parseUnsignedLong(e.cookie(), 16);
+                } catch (NumberFormatException | NullPointerException bad) {
+                    throw new IOException("volume " + volume + ": delete-log entry " + e.seq() + " of key "
+                            + Long.toUnsignedString(e.key()) + " has a bad cookie '" + e.cookie() + "'");
+                }
+                pairs.add(new Pair(e.key(), cookie));
+                last = Math.max(last, e.seq());
+            }
+            long upTo = last;
+            head.accumulateAndGet(upTo, Math::max);
+        }
+    }
+
+    /** Entries asked for per page of a volume's delete log (the directory's most). */
+    static final int DELETE_LOG_PAGE = 10_000;
 
     /** Default bound of the cached needle indexes and stripe maps: 64 MiB, about 2 million needles. */
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
@@ -80,6 +144,7 @@ public final class ColdReader implements AutoCloseable {
     private final LongAdder bytesRead = new LongAdder();
     private final LongAdder hedged = new LongAdder();
     private final LongAdder sourceFailures = new LongAdder();
+    private final LongAdder deleteLogReads = new LongAdder();
     private final long hedgeAfterMillis;
 
     /** A reader that goes degraded when a direct read has not answered within {@link #DEFAULT_HEDGE_MILLIS}. */
@@ -130,6 +195,11 @@ public final class ColdReader implements AutoCloseable {
         return sourceFailures.sum();
     }
 
+    /** Pages of delete logs read from the directory (at least one per {@link #get}). */
+    public long deleteLogReads() {
+        return deleteLogReads.sum();
+    }
+
     public long healthyReads() {
         return healthy.sum();
     }
@@ -143,60 +213,63 @@ public final class ColdReader implements AutoCloseable {
     }
 
     /**
-     * The data of needle (key, alt), or null when the photo is deleted or has no such needle.
+     * The data of needle (key, alt) of coded volume {@code volume}, any cookie; or null when the
+     * volume is unknown, the photo is deleted or has no such needle.
      *
-     * @throws IllegalStateException when the photo's volume is not erasure-coded (read its replicas)
+     * @throws IllegalStateException when {@code volume} is not erasure-coded (read its replicas)
      * @throws StripeLostException when more than r blocks of the needle's stripe are unavailable
      */
-    public byte[] get(long key, int alt) throws IOException {
-        return get(key, alt, null);
-    }
-
-    /** As {@link #get(long, int)}, and null when {@code cookie} (if given) is not the photo's: a wrong cookie looks missing. */
-    public byte[] get(long key, int alt, Long cookie) throws IOException {
-        return get(key, alt, cookie, null);
+    public byte[] get(int volume, long key, int alt) throws IOException {
+        return get(volume, key, alt, null);
     }
 
     /**
-     * As {@link #get(long, int, Long)}, and null when {@code volume} (if given) is not the photo's
-     * volume: a URL naming the wrong volume looks missing, as on a store.
+     * The data of needle (key, alt) of coded volume {@code volume}, or null when the volume is
+     * unknown, the needle is not in its index, is flagged deleted there, is in the volume's delete
+     * log with the needle's cookie, or {@code cookie} (if given) is not the cookie in the needle's own
+     * header: a wrong cookie reads exactly like a missing needle.
+     *
+     * <p>One directory call per read: the volume's delete log after the cached head
+     * ({@code GET /v1/volumes/{id}/deletes?after=}), so a delete logged before the read began is
+     * honoured by every reader at once (as f4's readers consult its key store per read). The stripe
+     * map and needle index stay cached.
+     *
+     * @throws IllegalStateException when {@code volume} is not erasure-coded (no committed stripe map:
+     *                               read its replicas)
+     * @throws StripeLostException when more than r blocks of the needle's stripe are unavailable
      */
-    public byte[] get(long key, int alt, Long cookie, Integer volume) throws IOException {
-        JsonNode l = cluster.lookup(key);
-        if (cookie != null && cookie != Long.parseUnsignedLong(l.get("cookie").asText(), 16)) {
+    public byte[] get(int volume, long key, int alt, Long cookie) throws IOException {
+        ColdVolume cv = coldVolume(volume);
+        if (cv == null) {
             return null;
         }
-        if (volume != null && volume != l.get("volume").asInt()) {
-            return null;
+        if (!syncDeletes(cv)) {
+            return null; // the volume disappeared from the directory
         }
-        if (l.get("deleted").asBoolean()) {
-            return null;
-        }
-        String state = l.get("volumeState").asText();
-        if (!state.equals("ERASURE_CODED") && !state.equals("DEGRADED") && !state.equals("REPAIRING")) {
-            throw new IllegalStateException("photo " + key + " is on volume " + l.get("volume").asInt() + " in state " + state
-                    + ", not erasure-coded; read its replicas");
-        }
-        int id = l.get("volume").asInt();
-        ColdVolume cv = volume(id);
         try {
-            return needle(cv, l, key, alt);
+            return needle(cv, key, alt, cookie);
         } catch (IOException failed) {
             if (!replaced(cv)) {
                 throw failed;
             }
-            return needle(volume(id), l, key, alt); // a reclaim swapped the map: read from the new one
+            ColdVolume now = coldVolume(volume); // a reclaim swapped the map: read from the new one
+            return now == null || !syncDeletes(now) ? null : needle(now, key, alt, cookie);
         }
     }
 
-    private byte[] needle(ColdVolume cv, JsonNode l, long key, int alt) throws IOException {
+    private byte[] needle(ColdVolume cv, long key, int alt, Long cookie) throws IOException {
         VolumeIndex.Entry e = cv.index().find(key, alt);
         if (e == null || e.deleted()) {
             return null;
         }
-        long photoCookie = Long.parseUnsignedLong(l.get("cookie").asText(), 16);
+        if (cookie != null && cv.deletes().deleted(key, cookie)) {
+            return null; // deleted, or a wrong cookie: either way missing, without reading the needle
+        }
         byte[][] data = new byte[1][];
-        checkedRead(cv, e, n -> data[0] = NeedleFormat.data(n, key, alt, photoCookie));
+        checkedRead(cv, e, n -> {
+            byte[] d = NeedleFormat.data(n, key, alt, cookie);
+            data[0] = d == null || cv.deletes().deleted(key, NeedleFormat.cookie(n)) ? null : d;
+        });
         return data[0];
     }
 
@@ -311,21 +384,90 @@ public final class ColdReader implements AutoCloseable {
         volumes.remove(volume);
     }
 
+    /** The cached volume, loading it (and syncing its delete log) if need be; IOException when unknown or not coded. */
     private ColdVolume volume(int id) throws IOException {
+        ColdVolume cv;
+        try {
+            cv = coldVolume(id);
+        } catch (IllegalStateException notCoded) {
+            throw new IOException(notCoded.getMessage(), notCoded);
+        }
+        if (cv == null) {
+            throw new IOException("volume " + id + " is unknown to the directory");
+        }
+        return cv;
+    }
+
+    /**
+     * The cached volume, or loaded: its committed stripe map, its needle index (from a holder of
+     * the index block, CRC-checked) and its whole delete log so far.
+     *
+     * @return null when the directory knows no volume {@code id} (UNKNOWN_VOLUME)
+     * @throws IllegalStateException when the volume has no committed stripe map (NO_STRIPE_MAP,
+     *                               WRONG_STATE, or a map still planned): it is not erasure-coded
+     */
+    private ColdVolume coldVolume(int id) throws IOException {
         ColdVolume cv = volumes.get(id);
         if (cv != null) {
             return cv;
         }
-        StripeMap m = cluster.stripeMap(id);
-        if (m == null || !StripeMap.COMMITTED.equals(m.status())) {
-            throw new IOException("volume " + id + " has no committed stripe map");
+        StripeMap m;
+        try {
+            m = cluster.stripeMap(id, true);
+        } catch (ClusterReads.HttpStatusException e) {
+            if (DirectoryErrors.UNKNOWN_VOLUME.name().equals(e.errorName())) {
+                return null;
+            }
+            if (DirectoryErrors.NO_STRIPE_MAP.name().equals(e.errorName()) || DirectoryErrors.WRONG_STATE.name().equals(e.errorName())) {
+                throw notCoded(id, e.errorName());
+            }
+            throw e;
+        }
+        if (!StripeMap.COMMITTED.equals(m.status())) {
+            throw notCoded(id, "stripe map " + m.status());
         }
         VolumeIndex index = readIndex(m);
         ErasureCodec codec = codecs.computeIfAbsent(m.codec() + "/" + m.k() + "/" + m.r(),
                 x -> ErasureCodec.create(CodecKind.fromWireName(m.codec()), m.k(), m.r()));
-        ColdVolume fresh = new ColdVolume(m, index, codec);
+        ColdVolume fresh = new ColdVolume(m, index, codec, new Deletes());
+        if (!syncDeletes(fresh)) {
+            return null;
+        }
         ColdVolume raced = volumes.putIfAbsent(id, fresh);
         return raced != null ? raced : fresh;
+    }
+
+    private static IllegalStateException notCoded(int id, String why) {
+        return new IllegalStateException("volume " + id + " is not erasure-coded (" + why + "); read its replicas");
+    }
+
+    /**
+     * Reads the volume's delete log after the cached head ({@code GET /v1/volumes/{id}/deletes},
+     * page after page while {@code more}) into the cached volume: one small directory call per
+     * cold read when nothing was deleted since.
+     *
+     * @return false when the directory knows the volume no more
+     */
+    private boolean syncDeletes(ColdVolume cv) throws IOException {
+        int id = cv.map().volume();
+        while (true) {
+            long after = cv.deletes().head();
+            Wire.DeleteLog log;
+            try {
+                log = cluster.deleteLog(id, after, DELETE_LOG_PAGE);
+            } catch (ClusterReads.HttpStatusException e) {
+                if (DirectoryErrors.UNKNOWN_VOLUME.name().equals(e.errorName())) {
+                    volumes.remove(id, cv);
+                    return false;
+                }
+                throw e;
+            }
+            deleteLogReads.increment();
+            cv.deletes().add(id, log.entries());
+            if (!log.more() || log.entries().isEmpty()) {
+                return true;
+            }
+        }
     }
 
     private VolumeIndex readIndex(StripeMap m) throws IOException {

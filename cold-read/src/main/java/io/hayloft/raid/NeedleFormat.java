@@ -44,10 +44,11 @@ final class NeedleFormat {
     /**
      * Checks a whole needle read from the cold tier and returns its data.
      *
+     * @param cookie the cookie the reader gave, or null to accept the needle's whatever it is
      * @return the data, or null if the key, alt or cookie do not match (a missing needle to the caller)
      * @throws CorruptNeedleException when magic or CRC are wrong
      */
-    static byte[] data(ByteBuffer n, long key, int alt, long cookie) throws CorruptNeedleException {
+    static byte[] data(ByteBuffer n, long key, int alt, Long cookie) throws CorruptNeedleException {
         if (n.remaining() < HEADER_SIZE + FOOTER_SIZE || n.getInt(0) != HEADER_MAGIC) {
             throw new CorruptNeedleException("bad needle header magic for key " + key);
         }
@@ -61,12 +62,17 @@ final class NeedleFormat {
         if (Needle.crc(n, 0, size) != n.getInt(HEADER_SIZE + size + 4)) {
             throw new CorruptNeedleException("needle " + key + " fails its CRC32C");
         }
-        if (n.getLong(OFF_KEY) != key || n.getInt(OFF_ALT) != alt || n.getLong(OFF_COOKIE) != cookie) {
+        if (n.getLong(OFF_KEY) != key || n.getInt(OFF_ALT) != alt || (cookie != null && n.getLong(OFF_COOKIE) != cookie)) {
             return null;
         }
         byte[] data = new byte[size];
         n.get(HEADER_SIZE, data);
         return data;
+    }
+
+    /** The cookie in the header of needle {@code n} (at buffer offset 0; checked by {@link #data} first). */
+    static long cookie(ByteBuffer n) {
+        return n.getLong(OFF_COOKIE);
     }
 
     /**

@@ -127,7 +127,7 @@ class BlockFixerTest {
     private static void readEverything(TestCluster cluster, RaidNode raid) throws Exception {
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             for (TestCluster.Photo p : cluster.photos.values()) {
-                assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
+                assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
             }
             assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
         }

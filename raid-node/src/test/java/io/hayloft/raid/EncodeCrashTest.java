@@ -79,7 +79,7 @@ class EncodeCrashTest {
             }
             try (ColdReader reader = new ColdReader(new RaidNode(config, runner).cluster())) {
                 for (TestCluster.Photo p : cluster.photos.values()) {
-                    assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
+                    assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
                 }
             }
         }

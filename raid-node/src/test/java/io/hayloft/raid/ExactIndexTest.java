@@ -34,7 +34,7 @@ class ExactIndexTest {
     TestCluster cluster;
     ThreadPoolRunner runner;
 
-    /** The exact (key, alt) pair → the bytes that must read back, or null for deleted. */
+    /** The exact (volume, key, alt) triple → the bytes that must read back, or null for deleted. */
     final Map<String, byte[]> model = new LinkedHashMap<>();
     final Map<Long, String> cookies = new LinkedHashMap<>();
 
@@ -71,7 +71,7 @@ class ExactIndexTest {
             batch.writeInt(alt);
             batch.writeInt(data.length);
             batch.write(data);
-            model.put(key + "/" + alt, data);
+            model.put(a.volume() + "/" + key + "/" + alt, data);
             alts.computeIfAbsent(key, x -> new ArrayList<>()).add(alt);
         }
         for (String replica : a.replicas()) {
@@ -94,7 +94,7 @@ class ExactIndexTest {
     private void assertModelReads(ColdReader reader) throws Exception {
         for (Map.Entry<String, byte[]> e : model.entrySet()) {
             String[] ka = e.getKey().split("/");
-            byte[] got = reader.get(Long.parseLong(ka[0]), Integer.parseInt(ka[1]));
+            byte[] got = reader.get(Integer.parseInt(ka[0]), Long.parseLong(ka[1]), Integer.parseInt(ka[2]));
             assertThat(got).as("needle %s", e.getKey()).isEqualTo(e.getValue());
         }
     }
@@ -166,7 +166,7 @@ class ExactIndexTest {
                 cluster.send("DELETE", "http://" + replica + "/" + a.volume() + "/" + Long.toUnsignedString(key) + "/"
                         + Integer.toUnsignedString(alt) + "?cookie=" + cookies.get(key), null);
             }
-            model.put(key + "/" + alt, null);
+            model.put(a.volume() + "/" + key + "/" + alt, null);
         }
         cluster.directory.directory().markReadOnly(a.volume(), "test");
         RaidNode raid = raid(codec, 4, 2, block);
@@ -285,7 +285,7 @@ class ExactIndexTest {
         }
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             long key = (Long) needles.get(0)[0];
-            assertThatThrownBy(() -> reader.get(key, 1000)).isInstanceOf(java.io.IOException.class)
+            assertThatThrownBy(() -> reader.get(a.volume(), key, 1000)).isInstanceOf(java.io.IOException.class)
                     .hasMessageContaining("volume " + a.volume()).hasMessageContaining(map.index().name());
         }
     }
@@ -343,7 +343,7 @@ class ExactIndexTest {
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             assertThat(reader.index(a.volume()).version()).isEqualTo(1);
             for (Object[] n : needles) {
-                if (reader.get((Long) n[0], (Integer) n[1]) == null) {
+                if (reader.get(a.volume(), (Long) n[0], (Integer) n[1]) == null) {
                     lost++;
                 }
             }

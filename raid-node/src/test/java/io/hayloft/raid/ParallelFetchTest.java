@@ -81,7 +81,7 @@ class ParallelFetchTest {
             try (ColdReader reader = new ColdReader(raid.cluster())) {
                 for (TestCluster.Photo p : cluster.photos.values()) {
                     try {
-                        assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
+                        assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
                     } catch (ColdReader.StripeLostException e) {
                         assertThat(e).hasMessageContaining("5 of 14 blocks unavailable").hasMessageContaining("more than the 4");
                         failed++;

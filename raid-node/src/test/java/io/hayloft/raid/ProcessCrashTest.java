@@ -137,7 +137,7 @@ class ProcessCrashTest {
             for (TestCluster.Photo p : cluster.photos.values()) {
                 VolumeInfo v = cluster.directory.directory().volume(p.volume());
                 if (v.state() == VolumeState.ERASURE_CODED) {
-                    assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
+                    assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
                 } else {
                     String replica = cluster.directory.directory().lookup(p.key()).replicas().get(0);
                     HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://"

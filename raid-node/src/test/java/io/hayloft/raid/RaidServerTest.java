@@ -122,7 +122,7 @@ class RaidServerTest {
 
                 try (ColdReader reader = new ColdReader(cluster(cluster))) {
                     for (TestCluster.Photo p : cluster.photos.values()) {
-                        assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
+                        assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
                     }
                 }
             }

@@ -61,7 +61,7 @@ class ReclaimTest {
         deleted.addAll(cluster.deletePhotos(big, 0.6));
         deleted.addAll(cluster.deletePhotos(small, 0.1));
         for (long k : deleted) {
-            assertThat(stale.get(k, 0)).as("deleted photo " + k).isNull();
+            assertThat(stale.get(cluster.volumeOf(k), k, 0)).as("deleted photo " + k).isNull();
         }
         assertThat(cluster.directory.directory().volume(big).deletedPhotos()).isPositive();
 
@@ -94,7 +94,7 @@ class ReclaimTest {
         // Reads: through the reader that cached the old map, a fresh one, then degraded.
         cluster.assertColdReads(stale, List.of(), "");
         for (long k : deleted) {
-            assertThat(stale.get(k, 0)).isNull();
+            assertThat(stale.get(cluster.volumeOf(k), k, 0)).isNull();
         }
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             ReclaimJob.Survey again = ReclaimJob.survey(raid.cluster(), reader, big);
@@ -120,7 +120,7 @@ class ReclaimTest {
         try (ColdReader fresh = new ColdReader(raid.cluster())) {
             cluster.assertColdReads(fresh, List.of(), "");
             for (long k : deleted) {
-                assertThat(fresh.get(k, 0)).isNull();
+                assertThat(fresh.get(cluster.volumeOf(k), k, 0)).isNull();
             }
         }
         cluster.assertColdReads(stale, List.of(), "");
@@ -198,7 +198,7 @@ class ReclaimTest {
         assertThat(raid.cluster().stripeMap(a.volume()).volumeBytes()).isEqualTo(32 + s.liveBytes());
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             for (var p : a.photos()) {
-                assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(latest.get(p.key()));
+                assertThat(reader.get(a.volume(), p.key(), 0)).as("photo " + p.key()).isEqualTo(latest.get(p.key()));
             }
         }
         try (ColdReader reader = new ColdReader(raid.cluster())) {

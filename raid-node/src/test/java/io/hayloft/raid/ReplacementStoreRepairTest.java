@@ -87,7 +87,7 @@ class ReplacementStoreRepairTest {
 
             try (ColdReader reader = new ColdReader(raid.cluster())) {
                 for (TestCluster.Photo p : cluster.photos.values()) {
-                    assertThat(reader.get(p.key(), 0)).isEqualTo(p.data());
+                    assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
                 }
                 assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }

@@ -36,6 +36,8 @@ public final class TestCluster implements AutoCloseable {
     public final DirectoryServer directory;
     final Map<String, StoreServer> stores = new LinkedHashMap<>();
     public final Map<Long, Photo> photos = new LinkedHashMap<>();
+    /** Photos the test deleted (through the volume's delete log), by key. */
+    public final Map<Long, Photo> deleted = new LinkedHashMap<>();
     final java.util.Set<String> stopped = new java.util.HashSet<>();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Random random = new Random(42);
@@ -160,15 +162,42 @@ public final class TestCluster implements AutoCloseable {
      */
     public void assertColdReads(ColdReader reader, java.util.Collection<Long> deleted, String when) throws Exception {
         for (Photo p : photos.values()) {
-            assertThat(reader.get(p.key(), 0)).as("photo %d %s", p.key(), when).isEqualTo(p.data());
+            assertThat(reader.get(p.volume(), p.key(), 0)).as("photo %d %s", p.key(), when).isEqualTo(p.data());
         }
         for (long k : deleted) {
-            assertThat(reader.get(k, 0)).as("deleted photo %d %s", k, when).isNull();
+            assertThat(reader.get(volumeOf(k), k, 0)).as("deleted photo %d %s", k, when).isNull();
         }
     }
 
-    /** Deletes photos of {@code volume} (in the directory, as a client would) until {@code share} of its needle bytes are gone. */
-    public List<Long> deletePhotos(int volume, double share) {
+    /** The volume of a photo the test wrote, deleted or not. */
+    public int volumeOf(long key) {
+        Photo p = photos.containsKey(key) ? photos.get(key) : deleted.get(key);
+        if (p == null) {
+            throw new IllegalArgumentException("no photo " + key + " was written");
+        }
+        return p.volume();
+    }
+
+    /**
+     * Deletes photo {@code p} as a client does: one entry {key, cookie} in its volume's delete log
+     * ({@code POST /v1/volumes/{id}/deletes}); it moves from {@link #photos} to {@link #deleted}.
+     */
+    public void logDelete(Photo p) throws Exception {
+        String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
+                + p.cookie() + "\",\"needles\":1}]}";
+        HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/volumes/" + p.volume() + "/deletes"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> answer = http.send(r, HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new AssertionError("POST /v1/volumes/" + p.volume() + "/deletes answered " + answer.statusCode() + ": " + answer.body());
+        }
+        photos.remove(p.key());
+        deleted.put(p.key(), p);
+    }
+
+    /** Deletes photos of {@code volume} (in its delete log, as a client would) until {@code share} of its needle bytes are gone. */
+    public List<Long> deletePhotos(int volume, double share) throws Exception {
         long total = 0;
         for (Photo p : photos.values()) {
             if (p.volume() == volume) {
@@ -179,8 +208,7 @@ public final class TestCluster implements AutoCloseable {
         List<Long> out = new ArrayList<>();
         for (Photo p : new ArrayList<>(photos.values())) {
             if (p.volume() == volume && gone < share * total) {
-                directory.directory().delete(p.key());
-                photos.remove(p.key());
+                logDelete(p);
                 gone += NeedleFormat.totalLength(p.data().length);
                 out.add(p.key());
             }

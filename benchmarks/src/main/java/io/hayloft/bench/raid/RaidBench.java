@@ -150,7 +150,7 @@ public final class RaidBench implements Callable<Integer> {
         for (int i = 0; i < n; i++) {
             BenchVolumes.Needle p = needles.get(i % needles.size());
             long t0 = System.nanoTime();
-            if (reader.get(p.key(), 0) == null) {
+            if (reader.get(p.volume(), p.key(), 0) == null) {
                 throw new IllegalStateException("needle " + p.key() + " not found");
             }
             h.recordValue((System.nanoTime() - t0) / 1000);

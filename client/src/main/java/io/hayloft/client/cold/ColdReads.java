@@ -13,7 +13,9 @@ import java.util.concurrent.Executor;
 /**
  * The client's read path for photos on erasure-coded volumes: delegates to hayloft-cold-read's
  * {@link ColdReader} (one range read from the needle's block; a degraded read from {@code k} other
- * blocks when that fails; docs/raid.md), run on the client's executor because it blocks.
+ * blocks when that fails; docs/raid.md), run on the client's executor because it blocks. The photo
+ * id names the volume; the needle's header decides the cookie and the volume's delete log in the
+ * directory (one small call per read) decides whether it was deleted.
  *
  * <p>Thread-safe.
  */
@@ -34,12 +36,15 @@ public final class ColdReads implements AutoCloseable {
         return "ERASURE_CODED".equals(volumeState) || "DEGRADED".equals(volumeState) || "REPAIRING".equals(volumeState);
     }
 
-    /** Reads the needle; fails with {@link PhotoNotFoundException} when it is deleted, missing or the cookie is wrong. */
+    /**
+     * Reads the needle of {@code id} from its volume's stripes; fails with {@link PhotoNotFoundException}
+     * when it is deleted (index flag or delete log), missing, the volume unknown or the cookie wrong.
+     */
     public CompletableFuture<byte[]> read(PhotoId id) {
         return CompletableFuture.supplyAsync(() -> {
             byte[] b;
             try {
-                b = reader.get(id.key(), id.alt(), id.cookie());
+                b = reader.get(id.volume(), id.key(), id.alt(), id.cookie());
             } catch (ColdReader.StripeLostException e) {
                 throw new HayloftException(e.getMessage(), e);
             } catch (IOException e) {

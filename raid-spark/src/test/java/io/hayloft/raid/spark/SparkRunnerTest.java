@@ -133,7 +133,7 @@ class SparkRunnerTest {
             assertThat(cluster.allBlocks()).containsExactlyInAnyOrderElementsOf(expected);
             try (ColdReader reader = new ColdReader(plain.cluster())) {
                 for (TestCluster.Photo p : cluster.photos.values()) {
-                    assertThat(reader.get(p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
+                    assertThat(reader.get(p.volume(), p.key(), 0)).as("photo " + p.key()).isEqualTo(p.data());
                 }
                 assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }
@@ -156,7 +156,7 @@ class SparkRunnerTest {
             assertThat(new BlockFixer(plain.cluster(), config).scan()).isEmpty();
             try (ColdReader reader = new ColdReader(plain.cluster())) {
                 for (TestCluster.Photo p : cluster.photos.values()) {
-                    assertThat(reader.get(p.key(), 0)).as("photo " + p.key() + " after repair").isEqualTo(p.data());
+                    assertThat(reader.get(p.volume(), p.key(), 0)).as("photo " + p.key() + " after repair").isEqualTo(p.data());
                 }
                 assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }
