@@ -435,7 +435,8 @@ public final class HayloftClient implements AutoCloseable {
         alts.forEach(a -> altKeys.add(a.alt()));
         altKeys.add(id.alt());
         List<PhotoId> ids = altKeys.stream().map(id::withAlt).toList();
-        Wire.DeleteEntry entry = new Wire.DeleteEntry(0, id.key(), id.cookieHex(), alts.size());
+        // A cold photo's alternates are not listed (only the one read is known to exist): it counts as one needle.
+        Wire.DeleteEntry entry = new Wire.DeleteEntry(0, id.key(), id.cookieHex(), Math.max(1, alts.size()));
         return retrier.run(() -> directory.logDeletes(id.volume(), List.of(entry)), Retrier::remoteRetryable).handle((log, t) -> {
             if (t != null) {
                 Throwable c = Futures.unwrap(t);
