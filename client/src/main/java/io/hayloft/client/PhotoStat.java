@@ -9,13 +9,13 @@ import java.util.List;
  * reports them ({@code GET /<volume>/<key>?cookie=<hex>}). For a photo of an erasure-coded volume
  * the alternates are not listed ({@link #alts()} is empty); the photo was verified by reading it.
  *
+ * <p>Immutable, hence thread-safe.
+ *
  * @param volume the photo's logical volume
  * @param volumeState the volume's state in the map ({@code WRITABLE}, {@code READ_ONLY}, {@code ERASURE_CODED}, ...)
  * @param places URL prefixes in read order (cache nodes, then replicas on healthy stores, then the others)
  * @param replicas addresses ({@code host:port}) of the volume's replicas, those on healthy stores first
  * @param alts the photo's live alternate keys and their sizes, in the order the store lists them
- *
- * <p>Immutable, hence thread-safe.
  */
 public record PhotoStat(int volume, String volumeState, List<String> places, List<String> replicas, List<Alt> alts) {
 
