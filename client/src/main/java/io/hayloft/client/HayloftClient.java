@@ -120,8 +120,11 @@ public final class HayloftClient implements AutoCloseable {
         this.stores = new StoreClient(http);
         this.retrier = new Retrier(b.maxAttempts, b.initialBackoff, b.maxBackoff, executor);
         this.cache = b.cacheNodes.isEmpty() ? null : new io.hayloft.client.cache.CacheClient(stores, b.cacheNodes, b.gutterNodes);
-        this.maps = new VolumeMapCache(directory, b.volumeMapRefresh);
         this.leases = new LeasePool(directory::lease, b.leaseKeys, LEASE_SLOTS);
+        this.maps = new VolumeMapCache(directory, b.volumeMapRefresh, map -> leases.retain(v -> {
+            Wire.VolumeLocation l = map.volume(v);
+            return l == null || "WRITABLE".equals(l.state()) && l.down().isEmpty();
+        }));
         this.writer = new Writer(directory, stores, retrier, leases, maps, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns,
                 b.pushToCache ? cache : null);
         this.reader = new Reader(maps, retrier);
@@ -216,6 +219,16 @@ public final class HayloftClient implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /**
+     * Refreshes the client's cached volume map now (it is refreshed in the background every
+     * {@code volumeMapRefresh} anyway): after an operator changed the cluster (sealed a volume,
+     * failed a store), the next operations see it. Leases of volumes the new map no longer shows
+     * writable are dropped before the future completes.
+     */
+    public CompletableFuture<Void> refreshVolumeMap() {
+        return maps.refreshNow().thenApply(s -> null);
     }
 
     // ---------------------------------------------------------------- reads

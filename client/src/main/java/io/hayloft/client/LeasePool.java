@@ -200,6 +200,20 @@ final class LeasePool {
         return until != null && until - nanos.getAsLong() > 0;
     }
 
+    /**
+     * Drops the leases of volumes that the volume map no longer shows writable with every replica on
+     * a store that is up (sealed, read-only, a replica's store failed, unknown): the directory would
+     * not lease them now, so puts should not go on writing to them on an older lease.
+     */
+    void retain(java.util.function.IntPredicate writable) {
+        for (int i = 0; i < slots.length(); i++) {
+            Slot s = slots.get(i);
+            if (s != null && !writable.test(s.lease.volume())) {
+                slots.compareAndSet(i, s, null);
+            }
+        }
+    }
+
     /** Drops every lease of {@code volume} and excludes it from lease requests for a while. */
     void abandon(int volume) {
         excluded.put(volume, nanos.getAsLong() + EXCLUDE_NANOS);

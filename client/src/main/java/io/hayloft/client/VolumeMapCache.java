@@ -84,9 +84,12 @@ final class VolumeMapCache implements AutoCloseable {
     private final AtomicReference<CompletableFuture<Snapshot>> inFlight = new AtomicReference<>();
     private final AtomicInteger rotation = new AtomicInteger();
     private final ScheduledExecutorService timer;
+    private final java.util.function.Consumer<Snapshot> onChange;
 
-    VolumeMapCache(DirectoryClient directory, Duration refresh) {
+    /** @param onChange told of every new version of the map before the refresh that fetched it completes */
+    VolumeMapCache(DirectoryClient directory, Duration refresh, java.util.function.Consumer<Snapshot> onChange) {
         this.directory = directory;
+        this.onChange = onChange;
         this.refresh = refresh;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "hayloft-client-volume-map");
@@ -147,6 +150,7 @@ final class VolumeMapCache implements AutoCloseable {
                     try {
                         result = new Snapshot(m);
                         current.set(result);
+                        onChange.accept(result);
                     } catch (RuntimeException e) {
                         error = e;
                         result = current.get();

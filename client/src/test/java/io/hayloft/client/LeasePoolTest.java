@@ -109,6 +109,19 @@ class LeasePoolTest {
     }
 
     @Test
+    void leasesOfVolumesTheMapNoLongerShowsWritableAreDroppedButNotExcluded() {
+        Directory d = new Directory(2, 0);
+        LeasePool pool = new LeasePool(d, 1000, 1);
+        int v = Futures.await(pool.take(1)).lease().volume();
+        pool.retain(id -> true);
+        assertThat(Futures.await(pool.take(1)).lease().volume()).isEqualTo(v);
+        pool.retain(id -> id != v);
+        assertThat(Futures.await(pool.take(1)).lease().volume()).isNotEqualTo(v);
+        assertThat(pool.exclude()).isEmpty();
+        assertThat(pool.leasesFetched()).isEqualTo(2);
+    }
+
+    @Test
     void aLeaseIsRetiredBeforeItsExpiryRelativeToItsArrival() {
         AtomicLong nanos = new AtomicLong();
         long wall = 1_000_000;

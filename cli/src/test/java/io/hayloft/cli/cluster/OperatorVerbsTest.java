@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.cli.Hayloft;
+import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.common.wire.StripeMap;
@@ -89,6 +90,9 @@ class OperatorVerbsTest {
             assertThat(exit).isZero();
             assertThat(out.toString()).contains("volume " + v + " READ_ONLY: audit");
             assertThat(volume(v).path("state").asText()).isEqualTo("READ_ONLY");
+            // The client writes on leases without asking the directory; its volume map (refreshed every
+            // second, here at once) tells it the volume is sealed, and it drops the volume's leases.
+            Futures.await(client.refreshVolumeMap());
             for (int i = 0; i < 10; i++) {
                 assertThat(client.put(new byte[] {(byte) i}).id().volume()).isNotEqualTo(v);
             }
@@ -114,6 +118,7 @@ class OperatorVerbsTest {
                 cluster.directory().healthChecker().round();
             }
             assertThat(storeState(store)).isEqualTo("FAILED");
+            Futures.await(client.refreshVolumeMap()); // the client's map shows the failed store's volumes read-only
             for (int i = 0; i < 10; i++) {
                 PutResult q = client.put(new byte[] {(byte) i});
                 assertThat(volume(q.id().volume()).path("replicas").toString()).doesNotContain("\"" + store + "\"");
