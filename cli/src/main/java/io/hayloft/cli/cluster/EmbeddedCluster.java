@@ -55,7 +55,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final HttpTransport http;
     private DirectoryServer directory;
     private DirectoryClient heartbeats;
-    private ScheduledExecutorService timer;
+    private volatile ScheduledExecutorService timer;
     private boolean closed;
     private java.util.function.Consumer<DirectoryConfig> directoryExtras = c -> { };
 
@@ -254,8 +254,10 @@ public final class EmbeddedCluster implements AutoCloseable {
             layout.setStorePort(i, s.port());
             save();
         }
+        StoreServer started = s;
+        s.store().onReadOnly(id -> heartbeatSoon()); // a full or sealed volume: tell the directory at once
         if (directory != null) {
-            Futures.await(heartbeats.heartbeat(heartbeat(i, s)));
+            heartbeatAndSync(i, started);
         }
         LOG.info("embedded store {} on {}", i, storeAddress(i));
     }
@@ -294,7 +296,34 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         for (int i = 0; i < stores.length; i++) {
             if (stores[i] != null) {
-                Futures.await(heartbeats.heartbeat(heartbeat(i, stores[i])));
+                heartbeatAndSync(i, stores[i]);
+            }
+        }
+    }
+
+    /**
+     * One heartbeat for store {@code i}, then the delete-log sync its answer asks for (as a store's
+     * own {@link io.hayloft.store.cluster.DirectoryHeartbeat} does): the store's volumes serve reads
+     * once it is done.
+     */
+    private void heartbeatAndSync(int i, StoreServer s) {
+        Wire.Heartbeat hb = heartbeat(i, s);
+        Wire.HeartbeatAnswer answer = Futures.await(heartbeats.heartbeatAnswer(hb));
+        List<Long> reported = new ArrayList<>();
+        for (Wire.VolumeReport v : hb.volumes()) {
+            reported.add((long) v.id());
+        }
+        io.hayloft.store.cluster.DeleteLogSync.sync(s.store(), heartbeats, answer, reported);
+    }
+
+    /** A heartbeat of every store soon, out of turn (a volume turned read-only). */
+    private void heartbeatSoon() {
+        ScheduledExecutorService t = timer;
+        if (t != null) {
+            try {
+                t.execute(this::heartbeatQuietly);
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                // closing
             }
         }
     }
@@ -345,6 +374,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         c.fsync = options.fsync() ? "always" : "never";
         c.diskThreads = 8;
         c.ioThreads = 1;
+        c.awaitDeleteSync = true; // the cluster heartbeats for its stores and applies their delete logs
         return c.validate();
     }
 
