@@ -56,6 +56,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private DirectoryServer directory;
     private DirectoryClient heartbeats;
     private volatile ScheduledExecutorService timer;
+    private final java.util.concurrent.atomic.AtomicBoolean urgentQueued = new java.util.concurrent.atomic.AtomicBoolean();
     private boolean closed;
     private java.util.function.Consumer<DirectoryConfig> directoryExtras = c -> { };
 
@@ -316,14 +317,17 @@ public final class EmbeddedCluster implements AutoCloseable {
         io.hayloft.store.cluster.DeleteLogSync.sync(s.store(), heartbeats, answer, reported);
     }
 
-    /** A heartbeat of every store soon, out of turn (a volume turned read-only). */
+    /** A heartbeat of every store soon, out of turn (a volume turned read-only); one queued at a time. */
     private void heartbeatSoon() {
         ScheduledExecutorService t = timer;
-        if (t != null) {
+        if (t != null && urgentQueued.compareAndSet(false, true)) {
             try {
-                t.execute(this::heartbeatQuietly);
+                t.execute(() -> {
+                    urgentQueued.set(false);
+                    heartbeatQuietly();
+                });
             } catch (java.util.concurrent.RejectedExecutionException closed) {
-                // closing
+                urgentQueued.set(false);
             }
         }
     }
