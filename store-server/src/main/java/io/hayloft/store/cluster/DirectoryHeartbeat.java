@@ -176,7 +176,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
                 }
                 return CompletableFuture.<Void>completedFuture(null);
             }, syncer).handle((v, err) -> {
-                if (err != null) {
+                if (err != null && !syncer.isShutdown()) {
                     LOG.warn("delete-log sync after a heartbeat failed", err);
                 }
                 firstSync.complete(null);
