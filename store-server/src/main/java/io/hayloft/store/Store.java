@@ -209,6 +209,7 @@ public final class Store implements Closeable {
             }
             volumes.put(id, v);
             LOG.info("volume {} pulled: {} bytes, {} needles", id, size, v.status().needles());
+            volumeReadOnly(id); // a sealed copy: heartbeat at once, which also syncs its delete log
             return v;
         } finally {
             pulling.remove(id);

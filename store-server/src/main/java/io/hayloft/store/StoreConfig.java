@@ -29,6 +29,9 @@ import java.util.Locale;
  * rack                   default      failure domain; replicas of a volume go to distinct racks
  * advertiseAddress       (host:port)  the host:port other servers use to reach this store
  * heartbeatMillis        1000         how often the store reports to the directory
+ * awaitDeleteSync        false        serve a volume's reads only after its first delete-log sync (503 VOLUME_SYNCING
+ *                                     until then) although no directory is set: for a process that heartbeats for
+ *                                     the store (the embedded cluster); implied when directory is set
  * clusterSecret          (none)       the directory's write-token secret; none: writes are not checked
  * adminToken             (none)       bearer token required for volume admin and block operations
  * tlsKeyStore            (none)       PKCS#12 keystore with the server key and certificate: serve HTTPS
@@ -59,6 +62,7 @@ public final class StoreConfig {
     public String rack = "default";
     public String advertiseAddress;
     public int heartbeatMillis = 1000;
+    public boolean awaitDeleteSync;
     public String clusterSecret;
     public String adminToken;
     public String tlsKeyStore;
@@ -101,6 +105,11 @@ public final class StoreConfig {
         }
         tls().validate();
         return this;
+    }
+
+    /** True when reads of the volumes opened at start wait for their first delete-log sync. */
+    public boolean deleteSyncRequired() {
+        return awaitDeleteSync || (directory != null && !directory.isBlank());
     }
 
     public Volume.Fsync fsyncPolicy() {

@@ -55,7 +55,7 @@ public final class StoreServer implements AutoCloseable {
         }
         transport = tb.build();
         store = new Store(config, files);
-        if (config.directory != null && !config.directory.isBlank()) {
+        if (config.deleteSyncRequired()) {
             store.requireDeleteSync(); // before serving: reads wait for the first delete-log sync
         }
         AtomicInteger n = new AtomicInteger();

@@ -55,10 +55,10 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final HttpTransport http;
     private DirectoryServer directory;
     private DirectoryClient heartbeats;
-    private ScheduledExecutorService timer;
+    private volatile ScheduledExecutorService timer;
+    private final java.util.concurrent.atomic.AtomicBoolean urgentQueued = new java.util.concurrent.atomic.AtomicBoolean();
     private boolean closed;
     private java.util.function.Consumer<DirectoryConfig> directoryExtras = c -> { };
-    private boolean storesHeartbeat;
 
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
@@ -95,21 +95,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks,
                                         java.util.function.Consumer<DirectoryConfig> directoryExtras)
             throws IOException, InterruptedException {
-        return start(options, disks, directoryExtras, false);
-    }
-
-    /**
-     * As {@link #start(ClusterOptions, IntFunction, java.util.function.Consumer)}; with
-     * {@code storesHeartbeat} each store also runs its own heartbeat to the directory, as a deployed
-     * store does: it applies its volumes' delete logs from the heartbeat answers, and a volume answers
-     * reads with 503 VOLUME_SYNCING after a store start until its first sync (docs/store-api.md).
-     * A store then needs the directory running to start without waiting.
-     */
-    public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks,
-                                        java.util.function.Consumer<DirectoryConfig> directoryExtras, boolean storesHeartbeat)
-            throws IOException, InterruptedException {
         EmbeddedCluster c = new EmbeddedCluster(options, disks);
-        c.storesHeartbeat = storesHeartbeat;
         c.directoryExtras = java.util.Objects.requireNonNull(directoryExtras, "directoryExtras");
         try {
             c.startDirectory();
@@ -269,8 +255,10 @@ public final class EmbeddedCluster implements AutoCloseable {
             layout.setStorePort(i, s.port());
             save();
         }
+        StoreServer started = s;
+        s.store().onReadOnly(id -> heartbeatSoon()); // a full or sealed volume: tell the directory at once
         if (directory != null) {
-            Futures.await(heartbeats.heartbeat(heartbeat(i, s)));
+            heartbeatAndSync(i, started);
         }
         LOG.info("embedded store {} on {}", i, storeAddress(i));
     }
@@ -309,7 +297,37 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         for (int i = 0; i < stores.length; i++) {
             if (stores[i] != null) {
-                Futures.await(heartbeats.heartbeat(heartbeat(i, stores[i])));
+                heartbeatAndSync(i, stores[i]);
+            }
+        }
+    }
+
+    /**
+     * One heartbeat for store {@code i}, then the delete-log sync its answer asks for (as a store's
+     * own {@link io.hayloft.store.cluster.DirectoryHeartbeat} does): the store's volumes serve reads
+     * once it is done.
+     */
+    private void heartbeatAndSync(int i, StoreServer s) {
+        Wire.Heartbeat hb = heartbeat(i, s);
+        Wire.HeartbeatAnswer answer = Futures.await(heartbeats.heartbeatAnswer(hb));
+        List<Long> reported = new ArrayList<>();
+        for (Wire.VolumeReport v : hb.volumes()) {
+            reported.add((long) v.id());
+        }
+        io.hayloft.store.cluster.DeleteLogSync.sync(s.store(), heartbeats, answer, reported);
+    }
+
+    /** A heartbeat of every store soon, out of turn (a volume turned read-only); one queued at a time. */
+    private void heartbeatSoon() {
+        ScheduledExecutorService t = timer;
+        if (t != null && urgentQueued.compareAndSet(false, true)) {
+            try {
+                t.execute(() -> {
+                    urgentQueued.set(false);
+                    heartbeatQuietly();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException closed) {
+                urgentQueued.set(false);
             }
         }
     }
@@ -360,15 +378,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         c.fsync = options.fsync() ? "always" : "never";
         c.diskThreads = 8;
         c.ioThreads = 1;
-        if (storesHeartbeat) {
-            c.directory = directoryAddress();
-            c.storeId = storeId(i);
-            c.rack = layout.rack(i);
-            c.advertiseAddress = port == 0 ? null : "127.0.0.1:" + port;
-            c.heartbeatMillis = (int) Math.max(10, options.heartbeatMillis());
-            c.clusterSecret = options.clusterSecret();
-            c.adminToken = options.adminToken();
-        }
+        c.awaitDeleteSync = true; // the cluster heartbeats for its stores and applies their delete logs
         return c.validate();
     }
 

@@ -227,9 +227,7 @@ class HotPathClientTest {
 
     @Test
     void aDeleteWhileAReplicaIsDownNeverReadsBackFromIt() throws Exception {
-        // The stores heartbeat themselves, as deployed: they apply their volumes' delete logs.
-        cluster = EmbeddedCluster.start(options(), i -> io.hayloft.common.io.Disk.REAL, c -> { }, true);
-        client = cluster.newClient();
+        start(options()); // the cluster's heartbeats make its stores apply their volumes' delete logs
         byte[] data = bytes(3000);
         List<PutResult> stored = client.put(Upload.empty().alt(0, data).alt(-1, bytes(10)));
         PhotoId id = stored.get(0).id();

@@ -26,11 +26,8 @@ import org.slf4j.LoggerFactory;
  * never stops the store.
  *
  * <p>Delete-log sync: the directory answers with each volume's delete-log head
- * ({@link Wire.HeartbeatAnswer#deleteHeads()}). For each volume whose head is past what it applied,
- * the store pages through {@code GET /v1/volumes/{id}/deletes?after=applied} and applies the
- * entries ({@link Store#applyDeletes}: deletes durable first, then the applied sequence in the
- * volume's {@code N.dseq}); a volume that has nothing (more) to apply is then
- * {@linkplain Store#markSynced synced} and serves reads. Syncs run on one thread of their own, so
+ * ({@link Wire.HeartbeatAnswer#deleteHeads()}); {@link DeleteLogSync} applies what a volume lacks
+ * and marks it synced, so it serves reads. Syncs run on one thread of their own, so
  * two never touch one volume at once, and a slow sync never delays a heartbeat. A volume whose sync
  * fails stays as it was (still syncing if it never synced) and is tried again after the next
  * heartbeat.
@@ -59,8 +56,6 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     private final java.util.Set<Long> reportedReadOnly = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.atomic.AtomicBoolean urgentQueued = new java.util.concurrent.atomic.AtomicBoolean();
     private final CompletableFuture<Void> firstSync = new CompletableFuture<>();
-    /** Entries asked per page of a delete log. */
-    public static final int DELETE_PAGE = 10_000;
 
     /**
      * @param directory the directory's {@code host:port}
@@ -181,7 +176,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
                 }
                 return CompletableFuture.<Void>completedFuture(null);
             }, syncer).handle((v, err) -> {
-                if (err != null) {
+                if (err != null && !syncer.isShutdown()) {
                     LOG.warn("delete-log sync after a heartbeat failed", err);
                 }
                 firstSync.complete(null);
@@ -223,40 +218,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
 
     /** Applies what the answer says each volume lacks of its delete log; runs on the syncer thread. */
     private void syncDeletes(Wire.HeartbeatAnswer answer, List<Long> reported) {
-        for (long id : reported) {
-            Long head = answer.deleteHeads().get((int) id);
-            try {
-                if (head != null) {
-                    long applied = store.appliedDeletes(id);
-                    boolean more = head > applied;
-                    while (more) {
-                        Wire.DeleteLog page = directoryClient.deleteLog((int) id, applied, DELETE_PAGE)
-                                .get(30, TimeUnit.SECONDS);
-                        long upTo = applied;
-                        for (Wire.DeleteEntry e : page.entries()) {
-                            upTo = Math.max(upTo, e.seq());
-                        }
-                        int n = store.applyDeletes(id, page.entries(), upTo);
-                        if (n > 0) {
-                            LOG.info("volume {}: applied its delete log {}..{}: {} needles deleted", id, applied + 1, upTo, n);
-                        }
-                        more = page.more() && upTo > applied; // no progress: stop rather than spin
-                        applied = upTo;
-                    }
-                }
-                store.markSynced(id); // not in the answer: the directory keeps no log of it for this store
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (io.hayloft.store.StoreException e) {
-                if (e.reason() != io.hayloft.store.StoreException.Reason.VOLUME_NOT_FOUND) {
-                    LOG.warn("volume {}: delete-log sync failed; will retry after the next heartbeat", id, e);
-                }
-            } catch (Exception e) {
-                LOG.warn("volume {}: delete-log sync failed ({}); will retry after the next heartbeat", id,
-                        io.hayloft.client.Futures.unwrap(e).toString());
-            }
-        }
+        DeleteLogSync.sync(store, directoryClient, answer, reported);
     }
 
     @Override
