@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The directory's logic, independent of HTTP: stores and their heartbeats, logical volumes and their
- * placement and life cycle, photo metadata and key assignment, read routing. State lives in the
- * {@link MetaStore}; this class adds the rules.
+ * placement and life cycle, allocator leases, the volume map and delete logs ({@link HotPath}), and
+ * the old per-photo metadata, key assignment and read routing (until their endpoints are removed).
+ * State lives in the {@link MetaStore}; this class adds the rules.
  *
  * <p>Thread-safe. Changes to stores and volumes are serialised on this object (they are rare);
  * assign and lookup run concurrently, except when assign must first create a volume.
@@ -49,6 +50,7 @@ public final class Directory {
     private final ColdTier cold;
     private final RaidLeases raidLeases;
     private final OperatorVerbs verbs;
+    private final HotPath hotPath;
     private boolean shutDown;
 
     public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
@@ -61,6 +63,12 @@ public final class Directory {
         this.cold = new ColdTier(this);
         this.raidLeases = new RaidLeases(meta, clock);
         this.verbs = new OperatorVerbs(this);
+        this.hotPath = new HotPath(this, keys, tokens, clock);
+    }
+
+    /** Allocator leases, the volume map and the per-volume delete logs (docs/directory-api.md "Hot path"). */
+    public HotPath hotPath() {
+        return hotPath;
     }
 
     /** The operator's verbs: fail and drain a store, move a replica or an index copy. */
@@ -328,7 +336,7 @@ public final class Directory {
         if (count < 1 || count > MAX_ASSIGN) {
             throw DirectoryHttp.badRequest("count must be in 1.." + MAX_ASSIGN + ", was " + count);
         }
-        VolumeInfo v = pickWritable();
+        VolumeInfo v = pickWritable(java.util.Set.of());
         long first = keys.allocate(count);
         long[] ks = new long[count];
         PhotoMeta[] metas = new PhotoMeta[count];
@@ -344,7 +352,15 @@ public final class Directory {
         return new Wire.AssignResponse(v.id(), addresses(v.replicas()), photos, token);
     }
 
-    private VolumeInfo pickWritable() {
+    /**
+     * A writable volume by rotation, none of {@code exclude}: all its replicas' stores UP and it is
+     * less than {@value #FULL_FRACTION} full. Volumes are created first when fewer than
+     * {@code minWritableVolumes} are writable (excluded ones count: a client's exclusion alone never
+     * creates volumes).
+     *
+     * @throws ApiException NO_WRITABLE_VOLUME when there is none outside {@code exclude}
+     */
+    VolumeInfo pickWritable(java.util.Set<Integer> exclude) {
         List<VolumeInfo> writable = writableVolumes();
         if (writable.size() < config.minWritableVolumes) {
             synchronized (this) {
@@ -366,6 +382,14 @@ public final class Directory {
         if (writable.isEmpty()) {
             throw DirectoryErrors.NO_WRITABLE_VOLUME.exception("no writable logical volume");
         }
+        if (!exclude.isEmpty()) {
+            int all = writable.size();
+            writable = writable.stream().filter(v -> !exclude.contains(v.id())).toList();
+            if (writable.isEmpty()) {
+                throw DirectoryErrors.NO_WRITABLE_VOLUME.exception("no writable logical volume outside the " + exclude.size()
+                        + " excluded; the " + all + " writable ones are all excluded");
+            }
+        }
         return writable.get(Math.floorMod(rotation.getAndIncrement(), writable.size()));
     }
 
@@ -373,7 +397,7 @@ public final class Directory {
         Map<String, StoreInfo> byId = storesById();
         List<VolumeInfo> out = new ArrayList<>();
         for (VolumeInfo v : meta.volumes()) {
-            if (v.state() == VolumeState.WRITABLE && v.replicas().stream()
+            if (v.state() == VolumeState.WRITABLE && v.sizeBytes() < (long) (v.limitBytes() * FULL_FRACTION) && v.replicas().stream()
                     .allMatch(id -> byId.containsKey(id) && byId.get(id).state() == StoreState.UP)) {
                 out.add(v);
             }

@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * directory. The margins are what keeps a restored directory from handing out again the keys and
  * volume ids the lost directory handed out after the backup was taken: the backup cannot know
  * them, so the restore skips far past them. The defaults (2^40 keys, 100,000 volumes) exceed what a
- * cluster assigns in years; the key space is 2^63. A store that later reports a volume id at or
+ * cluster assigns in years; the key space is 2^63. The delete floor is raised to the backup's highest
+ * delete-log head plus {@value #DELETE_SEQ_MARGIN}, for the same reason: a store that applied delete-log
+ * entries the lost directory numbered after the backup must not take new entries of those numbers for
+ * applied ones ({@link MetaStore#raiseDeleteFloor}). A store that later reports a volume id at or
  * past the sequence raises it too ({@link Directory#heartbeat}). The restore also puts a hold on raid
  * work ({@link RaidLeases#HOLD}): stripe maps written after the backup are not in it, and a raid-node's
  * orphan sweep would delete those volumes' blocks; an operator checks and releases it
@@ -53,6 +56,8 @@ public final class DirectoryBackup {
     public static final long DEFAULT_KEY_MARGIN = 1L << 40;
     /** Volume ids skipped by a restore unless told otherwise. */
     public static final long DEFAULT_VOLUME_MARGIN = 100_000;
+    /** Delete-log sequence numbers a restore skips past the backup's highest head: 2^32. */
+    public static final long DELETE_SEQ_MARGIN = 1L << 32;
 
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     private static final Object ONE_AT_A_TIME = new Object();
@@ -211,6 +216,7 @@ public final class DirectoryBackup {
                         + " but the manifest names " + m.clusterId());
             }
             restored.raiseCounters(keyHwm, volumeSeq);
+            restored.raiseDeleteFloor(restored.maxDeleteHead() + DELETE_SEQ_MARGIN);
             restored.putSetting(RaidLeases.HOLD, ("raid work is held: this directory was restored from the backup " + backup
                     + " taken at " + java.time.Instant.ofEpochMilli(m.createdMillis()) + "; stripe maps of volumes encoded or reclaimed after"
                     + " it are not in it, and a raid-node would delete their blocks as orphans")

@@ -15,7 +15,8 @@ import java.util.List;
  * replication          3               replicas per logical volume
  * volumeLimitBytes     1073741824      size at which a volume is marked read-only
  * minWritableVolumes   2               volumes are created to keep at least this many writable
- * keyRangeSize         1000            keys reserved per persisted allocator step
+ * keyRangeSize         1000000         keys reserved per persisted allocator step (a lease costs a synced write
+ *                                      only when it crosses a step; a crash wastes at most one step)
  * probeIntervalMillis  2000            health-checker period
  * probeTimeoutMillis   1000            a probe slower than this fails
  * failureThreshold     3               consecutive failed probes before a store is FAILED
@@ -44,7 +45,7 @@ public final class DirectoryConfig {
     public int replication = 3;
     public long volumeLimitBytes = 1L << 30;
     public int minWritableVolumes = 2;
-    public int keyRangeSize = 1000;
+    public int keyRangeSize = 1_000_000;
     public long probeIntervalMillis = 2000;
     public long probeTimeoutMillis = 1000;
     public int failureThreshold = 3;

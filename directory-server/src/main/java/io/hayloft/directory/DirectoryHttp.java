@@ -80,7 +80,7 @@ public final class DirectoryHttp implements RequestHandler {
                 allow(m, HttpMethod.GET);
                 r = ConsoleAssets.get(seg.subList(1, seg.size()), path);
             } else if (seg.size() >= 2 && seg.get(0).equals("v1")) {
-                op = seg.get(1);
+                op = opName(seg, m);
                 r = v1(req, m, seg.subList(1, seg.size()));
             } else {
                 throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + path);
@@ -94,6 +94,25 @@ public final class DirectoryHttp implements RequestHandler {
         return r;
     }
 
+    /**
+     * The {@code op} label of {@code hayloft_directory_requests_seconds}: the first path segment after
+     * {@code /v1}, except the hot path's own names: {@code lease}, {@code volume_map},
+     * {@code delete_log_append} and {@code delete_log_read}.
+     */
+    static String opName(List<String> seg, HttpMethod m) {
+        String what = seg.get(1);
+        if (what.equals("leases") && seg.size() == 2) {
+            return "lease";
+        }
+        if (what.equals("volume-map") && seg.size() == 2) {
+            return "volume_map";
+        }
+        if (what.equals("volumes") && seg.size() == 4 && seg.get(3).equals("deletes")) {
+            return m.equals(HttpMethod.GET) ? "delete_log_read" : "delete_log_append";
+        }
+        return what;
+    }
+
     private FullHttpResponse v1(FullHttpRequest req, HttpMethod m, List<String> seg) throws IOException, InterruptedException {
         String what = seg.get(0);
         int n = seg.size();
@@ -101,7 +120,15 @@ public final class DirectoryHttp implements RequestHandler {
             allow(m, HttpMethod.POST);
             heartbeatAuth(req);
             var s = directory.heartbeat(body(req, Wire.Heartbeat.class));
-            return ok(Map.of("storeId", s.id(), "state", s.state().name()));
+            return ok(new Wire.HeartbeatAnswer(s.id(), s.state().name(), directory.hotPath().deleteHeads(s.id())));
+        }
+        if (what.equals("leases") && n == 1) {
+            allow(m, HttpMethod.POST);
+            return ok(directory.hotPath().lease(body(req, Wire.LeaseRequest.class)));
+        }
+        if (what.equals("volume-map") && n == 1) {
+            allow(m, HttpMethod.GET);
+            return volumeMap(req);
         }
         if (what.equals("assign") && n == 1) {
             allow(m, HttpMethod.POST);
@@ -135,6 +162,9 @@ public final class DirectoryHttp implements RequestHandler {
             if (n == 2) {
                 allow(m, HttpMethod.GET);
                 return ok(directory.volume(id));
+            }
+            if (n == 3 && seg.get(2).equals("deletes")) {
+                return deletes(req, m, id);
             }
             if (n >= 3 && (seg.get(2).equals("stripes") || seg.get(2).equals("encoding") || seg.get(2).equals("replicas-dropped")
                     || seg.get(2).equals("reclaim") || seg.get(2).equals("dead-keys"))) {
@@ -276,6 +306,69 @@ public final class DirectoryHttp implements RequestHandler {
             return ok(cold.replicasDropped(id));
         }
         throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/volumes/" + id + "/" + String.join("/", seg));
+    }
+
+    /**
+     * {@code GET /v1/volume-map}: the map with {@code ETag: "<version>"}; {@code 304} with an empty body
+     * when {@code If-None-Match} names the current version (or is {@code *}).
+     */
+    private FullHttpResponse volumeMap(FullHttpRequest req) {
+        HotPath.CachedMap c = directory.hotPath().volumeMap();
+        String etag = "\"" + c.map().version() + "\"";
+        String inm = req.headers().get(HttpHeaderNames.IF_NONE_MATCH);
+        if (inm != null) {
+            for (String t : inm.split(",")) {
+                String tag = t.trim();
+                if (tag.startsWith("W/")) {
+                    tag = tag.substring(2);
+                }
+                if (tag.equals(etag) || tag.equals("*")) {
+                    FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.NOT_MODIFIED);
+                    r.headers().set(HttpHeaderNames.ETAG, etag);
+                    r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+                    return r;
+                }
+            }
+        }
+        FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, io.netty.buffer.Unpooled.wrappedBuffer(c.json()),
+                "application/json");
+        r.headers().set(HttpHeaderNames.ETAG, etag);
+        r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+        return r;
+    }
+
+    /** {@code POST|GET /v1/volumes/<id>/deletes}: the volume's delete log (see {@link HotPath}). */
+    private FullHttpResponse deletes(FullHttpRequest req, HttpMethod m, int id) {
+        if (m.equals(HttpMethod.POST)) {
+            return ok(directory.hotPath().logDeletes(id, body(req, Wire.DeleteRequest.class)));
+        }
+        if (!m.equals(HttpMethod.GET)) {
+            throw CommonErrors.METHOD_NOT_ALLOWED.exception("use GET or POST on /v1/volumes/" + id + "/deletes, not " + m);
+        }
+        Map<String, List<String>> p = new QueryStringDecoder(req.uri()).parameters();
+        long after = longParam(p, "after", 0);
+        long limit = longParam(p, "limit", HotPath.MAX_DELETE_READ);
+        if (limit < 1 || limit > HotPath.MAX_DELETE_READ) {
+            throw badRequest("limit must be in 1.." + HotPath.MAX_DELETE_READ + ", was " + limit);
+        }
+        return ok(directory.hotPath().deleteLog(id, after, (int) limit));
+    }
+
+    private static long longParam(Map<String, List<String>> p, String name, long dflt) {
+        List<String> v = p.get(name);
+        if (v == null || v.isEmpty()) {
+            return dflt;
+        }
+        try {
+            long x = Long.parseLong(v.get(0));
+            if (x < 0) {
+                throw new NumberFormatException();
+            }
+            return x;
+        } catch (NumberFormatException e) {
+            String shown = v.get(0).length() > 40 ? v.get(0).substring(0, 40) + "..." : v.get(0);
+            throw badRequest("query parameter '" + name + "' must be a non-negative integer, was '" + shown + "'");
+        }
     }
 
     /** Body of {@code POST /v1/volumes/<id>/replicas/move} and {@code .../index/move}. */

@@ -66,8 +66,10 @@ class DirectoryBackupTest {
     }
 
     private void startCluster() throws Exception {
+        // Small allocator steps (the default is 1,000,000 keys), so keys handed out after the backup pass the
+        // backup's high-water mark and only the restore's key margin keeps them from being handed out again.
         cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("cluster")).withStores(3, 3)
-                .withTiming(100, 60_000, 3).withFsync(false).withSecrets(null, ADMIN));
+                .withTiming(100, 60_000, 3).withFsync(false).withSecrets(null, ADMIN), i -> null, c -> c.keyRangeSize = 1000);
     }
 
     private record Photo(PhotoId id, byte[] data) {

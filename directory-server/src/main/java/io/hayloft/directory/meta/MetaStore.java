@@ -23,27 +23,41 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The directory's durable state in one RocksDB database, with six column families (see
+ * The directory's durable state in one RocksDB database, with eight column families (see
  * {@code docs/formats.md}):
  *
  * <table>
  * <caption>column families</caption>
  * <tr><th>family</th><th>key</th><th>value</th></tr>
  * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease},
- *     {@code raid-hold}, {@code restored-from}</td>
- *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm and volume-seq: 8-byte long; raid-lease:
+ *     {@code raid-hold}, {@code restored-from}, {@code delete-floor}</td>
+ *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm, volume-seq and delete-floor: 8-byte long; raid-lease:
  *     {@code RaidLeases.Lease} as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
  * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
  * <tr><td>stripes</td><td>4-byte big-endian logical volume id</td><td>{@link StripeMap} as JSON</td></tr>
  * <tr><td>reclaims</td><td>4-byte big-endian logical volume id</td><td>{@link ReclaimPlan} as JSON: a pending reclaim</td></tr>
+ * <tr><td>deletes</td><td>4-byte big-endian logical volume id, 8-byte big-endian sequence number (1, 2, ...)</td>
+ *     <td>a delete-log entry, {@value #DELETE_ENTRY_SIZE} bytes: 8-byte photo key, 8-byte cookie, 4-byte needle count
+ *     (all big-endian)</td></tr>
+ * <tr><td>delete-keys</td><td>4-byte big-endian logical volume id, 8-byte big-endian photo key</td>
+ *     <td>8-byte big-endian sequence number of the key's entry in {@code deletes}: the index that makes a second
+ *     delete of a key return its first entry</td></tr>
  * </table>
+ *
+ * <p>A volume's delete-log head (its highest sequence number, 0 for an empty log) is not stored: it is
+ * derived when the database opens by seeking the last {@code deletes} key of each volume, and kept in
+ * memory after each append. A new entry is numbered {@code max(head, delete-floor) + 1}: a restore from
+ * a backup raises {@code delete-floor} past every sequence number the lost directory may have handed
+ * out after the backup ({@link #raiseDeleteFloor}), so a store that applied such an entry never takes
+ * a new entry for one it has already applied (absent: 0). Entries of a volume and their index records are written in one synced
+ * batch ({@link #appendDeletes}), with the volume record when its delete counters change.
  *
  * <p>Every write is synced to the write-ahead log before it returns ({@code sync=true}), so
  * what the directory acknowledged survives a kill -9. Opening is strict: a missing database is an
- * error unless {@code create} is true (the {@code stripes} and {@code reclaims} families are added to a database of
- * format 1 that predates it), and a database of another format, or one RocksDB reports
+ * error unless {@code create} is true (the {@code stripes}, {@code reclaims}, {@code deletes} and
+ * {@code delete-keys} families are added, empty, to a database of format 1 that predates them), and a database of another format, or one RocksDB reports
  * corrupt, is an error, never a silent empty cluster.
  *
  * <p>Thread-safe: RocksDB is, and the store and volume views change together with their synced writes
@@ -58,6 +72,9 @@ public final class MetaStore implements AutoCloseable {
     private static final byte[] CLUSTER_KEY = utf8("cluster-id");
     private static final byte[] KEY_HWM = utf8("key-hwm");
     private static final byte[] VOLUME_SEQ = utf8("volume-seq");
+    private static final byte[] DELETE_FLOOR = utf8("delete-floor");
+    /** Size of a {@code deletes} value: photo key, cookie, needle count. */
+    public static final int DELETE_ENTRY_SIZE = 8 + 8 + 4;
 
     static {
         RocksDB.loadLibrary();
@@ -76,7 +93,19 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle photos;
     private final ColumnFamilyHandle stripes;
     private final ColumnFamilyHandle reclaims;
+    private final ColumnFamilyHandle deletes;
+    private final ColumnFamilyHandle deleteKeys;
     private final String clusterId;
+    /** Delete-log head of each volume with a non-empty log; written under {@link #viewLock} after its batch. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, Long> deleteHeads = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile long deleteFloor;
+    /**
+     * Grows after every change of the store, volume, stripe-map and delete-log views (after the view is
+     * updated), so a reader that saw a value computed from views at least that new: the volume map's cache key.
+     */
+    private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
+    /** Grows after every stripe-map write: a change the volume map does not show but its version covers. */
+    private final java.util.concurrent.atomic.AtomicLong stripeChanges = new java.util.concurrent.atomic.AtomicLong();
     /**
      * In-memory views of the stores and volumes families, loaded at open and updated after each
      * synced write under {@link #viewLock}: assign and lookup read them on every call, and they are
@@ -107,7 +136,9 @@ public final class MetaStore implements AutoCloseable {
                 new ColumnFamilyDescriptor(utf8("volumes"), cfOptions),
                 new ColumnFamilyDescriptor(utf8("photos"), cfOptions),
                 new ColumnFamilyDescriptor(utf8("stripes"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("reclaims"), cfOptions));
+                new ColumnFamilyDescriptor(utf8("reclaims"), cfOptions),
+                new ColumnFamilyDescriptor(utf8("deletes"), cfOptions),
+                new ColumnFamilyDescriptor(utf8("delete-keys"), cfOptions));
         try {
             Files.createDirectories(path);
             db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
@@ -121,6 +152,8 @@ public final class MetaStore implements AutoCloseable {
         photos = handles.get(3);
         stripes = handles.get(4);
         reclaims = handles.get(5);
+        deletes = handles.get(6);
+        deleteKeys = handles.get(7);
         try {
             byte[] format = db.get(meta, FORMAT_KEY);
             if (format == null) {
@@ -145,6 +178,13 @@ public final class MetaStore implements AutoCloseable {
                 VolumeInfo vi = fromJson(v, VolumeInfo.class);
                 volumeView.put(vi.id(), vi);
             });
+            deleteFloor = getLong(DELETE_FLOOR, 0);
+            for (int volume : volumeView.keySet()) {
+                long head = lastDeleteSeq(volume);
+                if (head > 0) {
+                    deleteHeads.put(volume, head);
+                }
+            }
         } catch (RocksDBException | RuntimeException e) {
             close();
             throw e instanceof MetaStoreException m ? m : new MetaStoreException("cannot read " + path + ": " + e.getMessage(), e);
@@ -316,6 +356,7 @@ public final class MetaStore implements AutoCloseable {
         synchronized (viewLock) {
             put(stores, utf8(s.id()), toJson(s));
             storeView.put(s.id(), s);
+            changes.incrementAndGet();
         }
     }
 
@@ -334,6 +375,7 @@ public final class MetaStore implements AutoCloseable {
         synchronized (viewLock) {
             put(volumes, intKey(v.id()), toJson(v));
             volumeView.put(v.id(), v);
+            changes.incrementAndGet();
         }
     }
 
@@ -377,6 +419,8 @@ public final class MetaStore implements AutoCloseable {
                 }
                 db.write(sync, b);
                 volumeView.put(v.id(), v);
+                stripeChanges.incrementAndGet();
+                changes.incrementAndGet();
             } catch (RocksDBException e) {
                 throw new MetaStoreException("cannot write volume " + v.id() + " with its stripe map: " + e.getMessage(), e);
             }
@@ -385,6 +429,8 @@ public final class MetaStore implements AutoCloseable {
 
     public void putStripeMap(StripeMap map) {
         put(stripes, intKey(map.volume()), toJson(map));
+        stripeChanges.incrementAndGet();
+        changes.incrementAndGet();
     }
 
     // ----- pending reclaims -----
@@ -430,6 +476,8 @@ public final class MetaStore implements AutoCloseable {
                 b.delete(reclaims, intKey(v.id()));
                 db.write(sync, b);
                 volumeView.put(v.id(), v);
+                stripeChanges.incrementAndGet();
+                changes.incrementAndGet();
             } catch (RocksDBException e) {
                 throw new MetaStoreException("cannot swap the stripe map of volume " + v.id() + ": " + e.getMessage(), e);
             }
@@ -462,6 +510,7 @@ public final class MetaStore implements AutoCloseable {
                 b.put(volumes, intKey(v.id()), toJson(v));
                 db.write(sync, b);
                 volumeView.put(v.id(), v);
+                changes.incrementAndGet();
             } catch (RocksDBException e) {
                 throw new MetaStoreException("cannot write photo " + key + " with volume " + v.id() + ": " + e.getMessage(), e);
             }
@@ -471,6 +520,165 @@ public final class MetaStore implements AutoCloseable {
     public PhotoMeta photo(long key) {
         byte[] v = get(photos, longKey(key));
         return v == null ? null : PhotoMeta.decode(key, v);
+    }
+
+    // ----- delete logs -----
+
+    /**
+     * One entry of a volume's delete log as stored: photo {@code key} with {@code cookie} is deleted;
+     * {@code needles} is its needle count as the deleting client found it (0 when unknown).
+     */
+    public record DeleteRecord(long seq, long key, long cookie, int needles) {
+    }
+
+    /** The highest sequence number of the volume's delete log, 0 when it is empty (from memory). */
+    public long deleteHead(int volume) {
+        return deleteHeads.getOrDefault(volume, 0L);
+    }
+
+    /** The sequence number the volume's next delete-log entry gets: {@code max(head, delete-floor) + 1}. */
+    public long nextDeleteSeq(int volume) {
+        return Math.max(deleteHead(volume), deleteFloor) + 1;
+    }
+
+    /** The highest delete-log head of any volume, or the delete floor when that is higher. */
+    public long maxDeleteHead() {
+        long max = deleteFloor;
+        for (long h : deleteHeads.values()) {
+            max = Math.max(max, h);
+        }
+        return max;
+    }
+
+    /**
+     * Raises the delete floor to at least {@code floor} (synced; never lowers it): every new delete-log
+     * entry is numbered above it. Used by a restore from a backup.
+     */
+    public void raiseDeleteFloor(long floor) {
+        synchronized (viewLock) {
+            if (floor > deleteFloor) {
+                putLong(DELETE_FLOOR, floor);
+                deleteFloor = floor;
+            }
+        }
+    }
+
+    /** The sequence number of {@code key}'s entry in the volume's delete log, or 0 when the key is not in it. */
+    public long deleteSeq(int volume, long key) {
+        byte[] v = get(deleteKeys, volumeKey(volume, key));
+        return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /** The entry {@code seq} of the volume's delete log, or null. */
+    public DeleteRecord deleteEntry(int volume, long seq) {
+        byte[] v = get(deletes, volumeKey(volume, seq));
+        return v == null ? null : decodeDelete(volume, seq, v);
+    }
+
+    /**
+     * Appends {@code entries} to the volume's delete log with their index records, and writes
+     * {@code volume} (the volume's record with new delete counters) when not null, in one synced
+     * batch. The entries must be numbered {@link #nextDeleteSeq} and on, one apart, for keys not yet in
+     * the log; callers serialise appends to one volume.
+     *
+     * @return the new head
+     */
+    public long appendDeletes(int volumeId, List<DeleteRecord> entries, VolumeInfo volume) {
+        if (volume != null && volume.id() != volumeId) {
+            throw new IllegalArgumentException("delete log of volume " + volumeId + " written with volume " + volume.id());
+        }
+        synchronized (viewLock) {
+            long head = nextDeleteSeq(volumeId) - 1;
+            try (WriteBatch b = new WriteBatch()) {
+                for (DeleteRecord e : entries) {
+                    if (e.seq() != ++head) {
+                        throw new IllegalArgumentException("delete-log entry " + e.seq() + " of volume " + volumeId
+                                + " does not follow " + (head - 1));
+                    }
+                    b.put(deletes, volumeKey(volumeId, e.seq()), ByteBuffer.allocate(DELETE_ENTRY_SIZE)
+                            .putLong(e.key()).putLong(e.cookie()).putInt(e.needles()).array());
+                    b.put(deleteKeys, volumeKey(volumeId, e.key()), ByteBuffer.allocate(8).putLong(e.seq()).array());
+                }
+                if (volume != null) {
+                    b.put(volumes, intKey(volumeId), toJson(volume));
+                }
+                db.write(sync, b);
+            } catch (RocksDBException e) {
+                throw new MetaStoreException("cannot append " + entries.size() + " entries to the delete log of volume "
+                        + volumeId + ": " + e.getMessage(), e);
+            }
+            if (volume != null) {
+                volumeView.put(volumeId, volume);
+            }
+            if (head > 0) {
+                deleteHeads.put(volumeId, head);
+            }
+            changes.incrementAndGet();
+            return head;
+        }
+    }
+
+    /** Up to {@code limit} entries of the volume's delete log with a sequence number above {@code after}, in order. */
+    public List<DeleteRecord> deletesAfter(int volume, long after, int limit) {
+        List<DeleteRecord> out = new ArrayList<>();
+        if (after == Long.MAX_VALUE) {
+            return out;
+        }
+        try (RocksIterator it = db.newIterator(deletes)) {
+            for (it.seek(volumeKey(volume, Math.max(after, 0) + 1)); it.isValid() && out.size() < limit; it.next()) {
+                ByteBuffer k = ByteBuffer.wrap(it.key());
+                if (k.getInt() != volume) {
+                    break;
+                }
+                out.add(decodeDelete(volume, k.getLong(), it.value()));
+            }
+            it.status();
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("read of the delete log of volume " + volume + " failed: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /**
+     * A counter that grows after every change of the stores, volumes, stripe maps or delete logs
+     * this store holds, once the in-memory views show it: equal values mean nothing changed.
+     */
+    public long changes() {
+        return changes.get();
+    }
+
+    /** A counter that grows after every stripe-map write (since this process opened the database). */
+    public long stripeChanges() {
+        return stripeChanges.get();
+    }
+
+    private long lastDeleteSeq(int volume) {
+        try (RocksIterator it = db.newIterator(deletes)) {
+            it.seekForPrev(volumeKey(volume, -1L)); // 0xffff... sorts last among the volume's keys
+            if (it.isValid()) {
+                ByteBuffer k = ByteBuffer.wrap(it.key());
+                if (k.getInt() == volume) {
+                    return k.getLong();
+                }
+            }
+            it.status();
+            return 0;
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("read of the delete log of volume " + volume + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private DeleteRecord decodeDelete(int volume, long seq, byte[] v) {
+        if (v.length != DELETE_ENTRY_SIZE) {
+            throw new MetaStoreException("corrupt delete-log entry " + seq + " of volume " + volume + " in " + path + ": "
+                    + v.length + " bytes, expected " + DELETE_ENTRY_SIZE);
+        }
+        ByteBuffer b = ByteBuffer.wrap(v);
+        return new DeleteRecord(seq, b.getLong(), b.getLong(), b.getInt());
+    }
+
+    static byte[] volumeKey(int volume, long n) {
+        return ByteBuffer.allocate(12).putInt(volume).putLong(n).array();
     }
 
     // ----- plumbing -----

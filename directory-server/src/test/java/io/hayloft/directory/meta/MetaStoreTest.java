@@ -113,7 +113,9 @@ class MetaStoreTest {
                     new org.rocksdb.ColumnFamilyDescriptor("stores".getBytes(), cfo), new org.rocksdb.ColumnFamilyDescriptor("volumes".getBytes(), cfo),
                     new org.rocksdb.ColumnFamilyDescriptor("photos".getBytes(), cfo),
                     new org.rocksdb.ColumnFamilyDescriptor("stripes".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("reclaims".getBytes(), cfo));
+                    new org.rocksdb.ColumnFamilyDescriptor("reclaims".getBytes(), cfo),
+                    new org.rocksdb.ColumnFamilyDescriptor("deletes".getBytes(), cfo),
+                    new org.rocksdb.ColumnFamilyDescriptor("delete-keys".getBytes(), cfo));
             try (org.rocksdb.RocksDB raw = org.rocksdb.RocksDB.open(opts, db.toString(), descriptors, handles)) {
                 raw.put(handles.get(0), "format".getBytes(), java.nio.ByteBuffer.allocate(4).putInt(99).array());
                 handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
@@ -121,6 +123,43 @@ class MetaStoreTest {
         }
         assertThatThrownBy(() -> MetaStore.open(db, false))
                 .isInstanceOf(MetaStoreException.class).hasMessageContaining("format 99, this directory reads format 1");
+    }
+
+    @Test
+    void deleteLogsAreNumberedPerVolumeAndTheirHeadsComeBackOnReopen() {
+        Path db = dir.resolve("db");
+        try (MetaStore m = MetaStore.open(db, true)) {
+            m.putVolume(new VolumeInfo(1, VolumeInfo.VolumeState.WRITABLE, List.of("s0"), 0, 1 << 20, 0, null));
+            m.putVolume(new VolumeInfo(2, VolumeInfo.VolumeState.WRITABLE, List.of("s0"), 0, 1 << 20, 0, null));
+            assertThat(m.nextDeleteSeq(1)).isEqualTo(1);
+            long changes = m.changes();
+            m.appendDeletes(1, List.of(new MetaStore.DeleteRecord(1, 0, -1L, 2), new MetaStore.DeleteRecord(2, Long.MAX_VALUE, 5, 0)),
+                    null);
+            assertThat(m.changes()).isGreaterThan(changes);
+            m.appendDeletes(2, List.of(new MetaStore.DeleteRecord(1, 7, 7, 1)), null);
+            assertThatThrownBy(() -> m.appendDeletes(1, List.of(new MetaStore.DeleteRecord(4, 9, 9, 1)), null))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThat(m.deleteHead(1)).isEqualTo(2);
+        }
+        try (MetaStore m = MetaStore.open(db, false)) {
+            assertThat(m.deleteHead(1)).isEqualTo(2);
+            assertThat(m.deleteHead(2)).isEqualTo(1);
+            assertThat(m.deleteHead(3)).isZero();
+            assertThat(m.deleteSeq(1, Long.MAX_VALUE)).isEqualTo(2);
+            assertThat(m.deleteSeq(1, 9)).isZero();
+            assertThat(m.deleteEntry(1, 1)).isEqualTo(new MetaStore.DeleteRecord(1, 0, -1L, 2));
+            assertThat(m.deletesAfter(1, 0, 10)).extracting(MetaStore.DeleteRecord::key).containsExactly(0L, Long.MAX_VALUE);
+            assertThat(m.deletesAfter(1, 1, 10)).hasSize(1);
+            assertThat(m.deletesAfter(2, 0, 10)).containsExactly(new MetaStore.DeleteRecord(1, 7, 7, 1));
+            m.raiseDeleteFloor(100);
+            m.raiseDeleteFloor(50); // never lowers
+            assertThat(m.nextDeleteSeq(2)).isEqualTo(101);
+            assertThat(m.deleteHead(2)).isEqualTo(1);
+        }
+        try (MetaStore m = MetaStore.open(db, false)) {
+            assertThat(m.nextDeleteSeq(1)).isEqualTo(101);
+            assertThat(m.maxDeleteHead()).isEqualTo(100);
+        }
     }
 
     @Test
