@@ -438,7 +438,7 @@ public final class ColdReader implements AutoCloseable {
     }
 
     private static IllegalStateException notCoded(int id, String why) {
-        return new IllegalStateException("volume " + id + " is not erasure-coded (" + why + "); read its replicas");
+        return new IllegalStateException("volume " + id + " is not erasure-coded; read its replicas (" + why + ")");
     }
 
     /**

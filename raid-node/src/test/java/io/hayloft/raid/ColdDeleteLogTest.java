@@ -114,8 +114,9 @@ class ColdDeleteLogTest {
                 }
             }
             logDeletes(volume, filler);
-            logDeletes(volume, List.of(new Wire.DeleteEntry(0, Long.MAX_VALUE, hex(cookies.get(Long.MAX_VALUE)), ALTS.length),
-                    new Wire.DeleteEntry(0, 1L << 62, hex(cookies.get(1L << 62) ^ 1), ALTS.length)));
+            // (One request each: the keys of one request lie within 2^31 of each other, one token covers them.)
+            logDeletes(volume, List.of(new Wire.DeleteEntry(0, Long.MAX_VALUE, hex(cookies.get(Long.MAX_VALUE)), ALTS.length)));
+            logDeletes(volume, List.of(new Wire.DeleteEntry(0, 1L << 62, hex(cookies.get(1L << 62) ^ 1), ALTS.length)));
 
             // Honoured at once by the reader that cached the volume before the delete.
             long pagesBefore = stale.deleteLogReads();

@@ -336,6 +336,10 @@ final class ChaosRun implements AutoCloseable {
         touched.addAll(p.alts.values());
         try {
             client.delete(first.id);
+            // Cold readers decide deletes from the volume's delete log alone: log it as the client
+            // will (idempotent: a key logged before keeps its first entry).
+            Futures.await(client.directory().logDeletes(p.volume, List.of(new Wire.DeleteEntry(0, p.key,
+                    String.format(java.util.Locale.ROOT, "%016x", p.cookie), p.alts.size()))));
             model.delete(p, true);
             return "delete " + p.volume + "/" + p.key + " -> ok";
         } catch (RuntimeException e) {

@@ -115,6 +115,9 @@ class DrainTest {
             if (i++ % 4 == 1) {
                 PhotoId any = model.live.keySet().stream().filter(p -> p.key() == k).findFirst().orElseThrow();
                 client.delete(any);
+                // Cold readers go by the volume's delete log alone: log it as the client will (idempotent).
+                io.hayloft.client.Futures.await(client.directory().logDeletes(any.volume(), List.of(
+                        new io.hayloft.common.wire.Wire.DeleteEntry(0, k, String.format("%016x", any.cookie()), 1))));
                 model.live.keySet().stream().filter(p -> p.key() == k).forEach(model.deleted::add);
             }
         }
