@@ -127,10 +127,15 @@ public final class StoreHttpHandler implements RequestHandler {
             // the needle is read straight into a pooled direct buffer that the response then owns
             ByteBuf[] holder = new ByteBuf[1];
             try {
-                ByteBuffer data = v.read(key, alt, cookie, n -> {
+                Volume.NeedleRead read = v.readChecked(key, alt, cookie, n -> {
+                    if (holder[0] != null) {
+                        holder[0].release(); // the read started over (a compaction swapped the file)
+                        holder[0] = null;
+                    }
                     holder[0] = ByteBufAllocator.DEFAULT.directBuffer(n, n);
                     return holder[0].nioBuffer(0, n);
                 });
+                ByteBuffer data = read.data();
                 if (m.equals(HttpMethod.HEAD)) {
                     FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.OK);
                     r.headers().set(HttpHeaderNames.CONTENT_TYPE, OCTETS);
@@ -138,12 +143,11 @@ public final class StoreHttpHandler implements RequestHandler {
                     return r;
                 }
                 ByteBuf content = holder[0].setIndex(Needle.HEADER_SIZE, Needle.HEADER_SIZE + data.remaining());
-                // CRC32C of the data and the volume's writability, for caches that verify and admit (docs/cache-api.md).
-                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-                crc.update(content.nioBuffer());
+                // CRC32C of the data and the volume's writability, for caches that verify and admit (docs/cache-api.md);
+                // the CRC is the one the read computed while checking the needle, not a second pass.
                 holder[0] = null; // handed to the response
                 FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, content, OCTETS);
-                r.headers().set(CRC_HEADER, String.format(java.util.Locale.ROOT, "%08x", crc.getValue()));
+                r.headers().set(CRC_HEADER, String.format(java.util.Locale.ROOT, "%08x", Integer.toUnsignedLong(read.dataCrc32c())));
                 r.headers().set(VOLUME_STATE_HEADER, v.readOnly() ? "read-only" : "writable");
                 return r;
             } finally {
