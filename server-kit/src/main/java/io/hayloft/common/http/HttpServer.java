@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A small Netty HTTP/1.1 server bootstrap shared by the Hayloft servers. The pipeline is: idle
  * timeout, {@link HttpServerCodec} bounded by {@link HttpLimits} (414/431 JSON on a long line or
- * header block), a tracker of partial requests (408 JSON when one stalls), an aggregator bounded by
+ * header block), a chunked writer (the bodies of {@link StreamedResponse}s, pulled a chunk at a
+ * time as the socket drains), a tracker of partial requests (408 JSON when one stalls), an aggregator bounded by
  * the body limit (413 JSON), and a dispatcher that hands each complete request to the
  * {@link RequestHandler} on the given blocking executor, so disk I/O never runs on an event loop.
  * With TLS, a first-bytes check ({@link PlainHttpRefusal}) and Netty's {@code SslHandler} come first.
@@ -98,6 +99,7 @@ public final class HttpServer implements AutoCloseable {
                             }
                             p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
                             p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
+                            p.addLast(new io.netty.handler.stream.ChunkedWriteHandler()); // bodies of StreamedResponse
                             p.addLast(new PartialTracker());
                             p.addLast(new BoundedAggregator(limits.maxBodyBytes()));
                             p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests(), eventLoopHandler));
@@ -179,7 +181,29 @@ public final class HttpServer implements AutoCloseable {
     }
 
     static void sendAndClose(ChannelHandlerContext ctx, FullHttpResponse response) {
-        ctx.writeAndFlush(HttpResponses.closing(response)).addListener(ChannelFutureListener.CLOSE);
+        write(ctx, HttpResponses.closing(response)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * Writes and flushes a response: a {@link StreamedResponse} as its head, then its body through
+     * the chunked writer (which closes the body when done or failed); any other as it is.
+     */
+    static io.netty.channel.ChannelFuture write(ChannelHandlerContext ctx, FullHttpResponse response) {
+        if (response instanceof StreamedResponse streamed) {
+            io.netty.handler.codec.http.HttpResponse head = new io.netty.handler.codec.http.DefaultHttpResponse(
+                    streamed.protocolVersion(), streamed.status(), streamed.headers());
+            ctx.write(head);
+            return ctx.writeAndFlush(new io.netty.handler.codec.http.HttpChunkedInput(streamed.body()));
+        }
+        return ctx.writeAndFlush(response);
+    }
+
+    /** Releases a response that will not be written. */
+    static void discard(FullHttpResponse response) {
+        if (response instanceof StreamedResponse streamed) {
+            streamed.discard();
+        }
+        ReferenceCountUtil.release(response);
     }
 
     /**
@@ -408,7 +432,7 @@ public final class HttpServer implements AutoCloseable {
             request.release();
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                ctx.writeAndFlush(response); // written in order: we are on the event loop, in this request's turn
+                write(ctx, response); // written in order: we are on the event loop, in this request's turn
                 done(ctx);
             } else {
                 sendAndClose(ctx, response);
@@ -433,12 +457,12 @@ public final class HttpServer implements AutoCloseable {
                 inFlight.decrementAndGet();
             }
             if (!ctx.channel().isActive()) {
-                ReferenceCountUtil.release(response);
+                discard(response);
                 return;
             }
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                ctx.writeAndFlush(response).addListener(f -> done(ctx));
+                write(ctx, response).addListener(f -> done(ctx));
             } else {
                 sendAndClose(ctx, response);
             }

@@ -77,6 +77,8 @@ public final class Volume implements Closeable {
         volatile long modSeq;
         /** The changes covered by the last completed fsync. */
         volatile long durableSeq;
+        /** Open {@link RawRange}s of this segment; {@link Integer#MIN_VALUE} added once it is retired. */
+        private final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
 
         Segment(FileChannel channel, NeedleIndex index, IdxFile idx, long end) {
             this.channel = channel;
@@ -84,6 +86,32 @@ public final class Volume implements Closeable {
             this.idx = idx;
             this.end = end;
             this.durable = end;
+        }
+
+        /** Takes a hold that keeps the channel open; false once the segment is retired. */
+        boolean retain() {
+            while (true) {
+                int c = streams.get();
+                if (c < 0) {
+                    return false;
+                }
+                if (streams.compareAndSet(c, c + 1)) {
+                    return true;
+                }
+            }
+        }
+
+        void release() throws IOException {
+            if (streams.decrementAndGet() == Integer.MIN_VALUE) {
+                channel.close(); // the last hold of a retired segment
+            }
+        }
+
+        /** Replaced by a compaction: closes the channel now, or when the last hold is released. */
+        void retire() throws IOException {
+            if (streams.getAndAdd(Integer.MIN_VALUE) == 0) {
+                channel.close();
+            }
         }
     }
 
@@ -587,6 +615,62 @@ public final class Volume implements Closeable {
             return b;
         } finally {
             swapLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * A range of the volume file held open for streaming (the raw read of the raid-node): the
+     * channel stays open, on the file as it was when the range was opened, until {@link #close},
+     * even if a compaction replaces the file meanwhile. Close it exactly once.
+     */
+    public static final class RawRange implements Closeable {
+        private final Segment segment;
+        private final long offset;
+        private final long length;
+        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        RawRange(Segment segment, long offset, long length) {
+            this.segment = segment;
+            this.offset = offset;
+            this.length = length;
+        }
+
+        public FileChannel channel() {
+            return segment.channel;
+        }
+
+        public long offset() {
+            return offset;
+        }
+
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed.compareAndSet(false, true)) {
+                segment.release();
+            }
+        }
+    }
+
+    /**
+     * Opens {@code length} raw bytes of the volume file at {@code offset} for streaming, without
+     * reading them: what {@link #readRaw} returns, for ranges too large to hold in memory.
+     */
+    public RawRange openRaw(long offset, long length) {
+        while (true) {
+            checkOpen();
+            Segment s = seg;
+            if (offset < 0 || length < 0 || offset + length > s.end || offset + length < 0) {
+                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside volume "
+                        + id + " (0.." + s.end + ")");
+            }
+            if (s.retain()) {
+                return new RawRange(s, offset, length);
+            }
+            // retired by a compaction between the two reads: take the new segment
         }
     }
 
