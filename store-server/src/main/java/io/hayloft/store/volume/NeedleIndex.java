@@ -21,7 +21,7 @@ import java.util.List;
  * asks the {@link KeyCheck} and replaces the slot in place when it is the same key. So a lookup
  * stops at the first match: {@link #first} returns the first fingerprint match unconfirmed (the
  * read that follows checks key and alt in the header it reads anyway, and falls back to
- * {@link #get} on a mismatch); {@link #get} confirms each candidate with the {@link KeyCheck}
+ * {@link #get} on a mismatch, or when the match is a tombstone, which may be another key's); {@link #get} confirms each candidate with the {@link KeyCheck}
  * and returns the first confirmed one. A deleted needle keeps its slot, marked by the deleted
  * bit (a tombstone: slots are never emptied, so a probe never stops early); compaction drops it.
  *

@@ -395,6 +395,11 @@ public final class Volume implements Closeable {
                     throw e;
                 }
                 // a compaction swapped the file and closed this one under the read: read the new one
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof ClosedChannelException) || seg == s) {
+                    throw e;
+                }
+                // the same, met by a KeyCheck of the index
             }
         }
     }
@@ -402,6 +407,10 @@ public final class Volume implements Closeable {
     private NeedleRead readFrom(Segment s, long key, int alt, long cookie,
                                 java.util.function.IntFunction<ByteBuffer> allocator) throws IOException {
         long e = s.index.first(key, alt);
+        if (e != 0 && NeedleIndex.isDeleted(e)) {
+            // a tombstone: of (key, alt), or of another key sharing its fingerprint? ask the disk
+            e = s.index.get(key, alt, keyCheck(s.channel));
+        }
         if (e == 0 || NeedleIndex.isDeleted(e)) {
             throw notFound(key, alt);
         }

@@ -33,6 +33,8 @@ class ConcurrentDeletePowerCutTest {
     private static final int KEYS = 12;
     /** A model value: the key holds nothing. */
     private static final int NONE = -1;
+    /** Deletes acknowledged over all seeds: the test must exercise them. */
+    private final AtomicLong ackedDeletes = new AtomicLong();
 
     private static StoreConfig config() {
         StoreConfig c = new StoreConfig();
@@ -64,6 +66,7 @@ class ConcurrentDeletePowerCutTest {
                 throw new AssertionError("seed " + seed + ": " + e, e);
             }
         }
+        assertThat(ackedDeletes.get()).isGreaterThan(seeds);
     }
 
     private void run(long seed) throws Exception {
@@ -105,6 +108,9 @@ class ConcurrentDeletePowerCutTest {
                     }
                     acked.put(key, next);
                     inFlight.remove(key);
+                    if (delete) {
+                        ackedDeletes.incrementAndGet();
+                    }
                 }
                 return null;
             }));
