@@ -42,13 +42,14 @@ import org.slf4j.LoggerFactory;
 /**
  * A small Netty HTTP/1.1 server bootstrap shared by the Hayloft servers. The pipeline is: idle
  * timeout, {@link HttpServerCodec} bounded by {@link HttpLimits} (414/431 JSON on a long line or
- * header block), a chunked writer (the bodies of {@link StreamedResponse}s, pulled a chunk at a
- * time as the socket drains), a tracker of partial requests (408 JSON when one stalls), an aggregator bounded by
+ * header block), a tracker of partial requests (408 JSON when one stalls), an aggregator bounded by
  * the body limit (413 JSON), and a dispatcher that hands each complete request to the
  * {@link RequestHandler} on the given blocking executor, so disk I/O never runs on an event loop.
  * With TLS, a first-bytes check ({@link PlainHttpRefusal}) and Netty's {@code SslHandler} come first.
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
+ * A {@link StreamedResponse}'s body is written through a {@code ChunkedWriteHandler} added to
+ * the connection's pipeline for that response only (a chunk at a time as the socket drains).
  * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
  * from memory), in the request's turn on its connection, and leaves the rest to the executor.
  *
@@ -99,7 +100,6 @@ public final class HttpServer implements AutoCloseable {
                             }
                             p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
                             p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
-                            p.addLast(new io.netty.handler.stream.ChunkedWriteHandler()); // bodies of StreamedResponse
                             p.addLast(new PartialTracker());
                             p.addLast(new BoundedAggregator(limits.maxBodyBytes()));
                             p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests(), eventLoopHandler));
@@ -190,10 +190,21 @@ public final class HttpServer implements AutoCloseable {
      */
     static io.netty.channel.ChannelFuture write(ChannelHandlerContext ctx, FullHttpResponse response) {
         if (response instanceof StreamedResponse streamed) {
+            // the chunked writer sits in the pipeline only while a streamed body is written: other
+            // responses keep the plain write path
+            ChannelPipeline p = ctx.pipeline();
+            io.netty.handler.stream.ChunkedWriteHandler chunked = new io.netty.handler.stream.ChunkedWriteHandler();
+            p.addBefore(ctx.name(), null, chunked);
             io.netty.handler.codec.http.HttpResponse head = new io.netty.handler.codec.http.DefaultHttpResponse(
                     streamed.protocolVersion(), streamed.status(), streamed.headers());
             ctx.write(head);
-            return ctx.writeAndFlush(new io.netty.handler.codec.http.HttpChunkedInput(streamed.body()));
+            io.netty.channel.ChannelFuture f = ctx.writeAndFlush(new io.netty.handler.codec.http.HttpChunkedInput(streamed.body()));
+            f.addListener(x -> {
+                if (p.context(chunked) != null) {
+                    p.remove(chunked);
+                }
+            });
+            return f;
         }
         return ctx.writeAndFlush(response);
     }
