@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * check magics, key, cookie, flags and CRC (one CRC32C pass over the data, whose value the caller
  * gets, see {@link #readChecked}). An index entry is published only after its needle's bytes
  * are written. Compaction ({@link Compactor}) swaps the file, index and checkpoint under
- * {@code swapLock}'s write lock (which syncs hold for reading) and then closes the old file; a
- * read that meets the closed file (a {@link ClosedChannelException}) while the segment changed
- * starts again on the new one.
+ * {@code swapLock}'s write lock (which syncs hold for reading) and then closes the old file (at
+ * once, or when the last streamed {@link RawRange} of it is closed); a read that meets the closed
+ * file (a {@link ClosedChannelException}) while the segment changed starts again on the new one.
  *
  * <p>Thread-safe. Lock order: appendLock, then swapLock, then the monitors of the compaction
  * mutex, sync monitor and index (an index monitor is never held while taking another lock).
