@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "store", mixinStandardHelpOptions = true,
         description = "Store server benchmarks: HTTP load, files vs needles, index memory, restart time.",
         subcommands = {StoreLoad.class, StoreMicro.FilesVsNeedles.class, StoreMicro.IndexMemory.class,
-            StoreMicro.Restart.class})
+            StoreMicro.Restart.class, StoreMicro.HotPath.class})
 public final class StoreBench implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

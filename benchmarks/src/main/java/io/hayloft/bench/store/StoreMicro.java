@@ -202,4 +202,104 @@ public final class StoreMicro {
             return 0;
         }
     }
+
+    @Command(name = "hot-path", mixinStandardHelpOptions = true,
+            description = "Index lookups (one thread), then concurrent random reads and writes of one volume.")
+    public static final class HotPath implements Callable<Integer> {
+        @Option(names = "--needles", defaultValue = "2000000", description = "needles in the index and the volume") int needles;
+        @Option(names = "--lookups", defaultValue = "20000000") int lookups;
+        @Option(names = "--size", defaultValue = "1024", description = "data bytes per needle") int size;
+        @Option(names = "--readers", defaultValue = "4") int readers;
+        @Option(names = "--writers", defaultValue = "2") int writers;
+        @Option(names = "--seconds", defaultValue = "5") int seconds;
+        @Option(names = "--fsync", defaultValue = "always", description = "always or never") String fsync;
+        @Option(names = "--dir", required = true, description = "scratch directory (emptied)") Path dir;
+
+        @Override
+        public Integer call() throws Exception {
+            // 1. index lookups of present keys, at the load a restart sizes the table for
+            NeedleIndex idx = new NeedleIndex(needles);
+            NeedleIndex.KeyCheck distinct = (off, key, alt) -> false;
+            for (int i = 0; i < needles; i++) {
+                idx.put(i * 0x9E3779B97F4A7C15L, i & 3, 32 + 64L * i, 64, false, distinct);
+            }
+            NeedleIndex.KeyCheck confirm = (off, key, alt) -> true;
+            long sum = 0;
+            for (int round = 0; round < 3; round++) {
+                Random rnd = new Random(round);
+                long t0 = System.nanoTime();
+                for (int l = 0; l < lookups; l++) {
+                    int i = rnd.nextInt(needles);
+                    sum += idx.get(i * 0x9E3779B97F4A7C15L, i & 3, confirm);
+                }
+                System.out.printf(Locale.ROOT, "index lookup (round %d, %d needles, load %.2f): %.1f ns/lookup%n", round,
+                        idx.size(), (double) idx.size() / idx.capacity(), (System.nanoTime() - t0) / (double) lookups);
+            }
+            idx = null;
+            // 2. concurrent reads and writes
+            FileTrees.delete(dir);
+            Files.createDirectories(dir);
+            Volume v = Volume.create(dir, 1, new Volume.Options(NeedleIndex.MAX_OFFSET,
+                    fsync.equals("always") ? Volume.Fsync.ALWAYS : Volume.Fsync.NEVER));
+            byte[] data = new byte[size];
+            new Random(1).nextBytes(data);
+            int preload = Math.min(needles, (int) ((NeedleIndex.MAX_OFFSET / 4) / (size + 64)));
+            List<Volume.NeedleWrite> batch = new ArrayList<>();
+            for (int i = 0; i < preload; i++) {
+                batch.add(new Volume.NeedleWrite(i, 0, i * 31L + 7, ByteBuffer.wrap(data)));
+                if (batch.size() == 1000 || i == preload - 1) {
+                    v.write(batch);
+                    batch.clear();
+                }
+            }
+            v.flushIndex();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(readers + writers);
+            List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+            for (int r = 0; r < readers; r++) {
+                int seed = r;
+                fs.add(pool.submit(() -> {
+                    Random rnd = new Random(seed);
+                    long n = 0;
+                    while (!stop.get()) {
+                        int i = rnd.nextInt(preload);
+                        if (v.read(i, 0, i * 31L + 7).remaining() != size) {
+                            throw new IllegalStateException("short needle " + i);
+                        }
+                        n++;
+                    }
+                    reads.addAndGet(n);
+                    return null;
+                }));
+            }
+            for (int w = 0; w < writers; w++) {
+                long base = (long) (w + 1) << 40;
+                fs.add(pool.submit(() -> {
+                    long n = 0;
+                    while (!stop.get()) {
+                        v.write(base + n, 0, 7, ByteBuffer.wrap(data));
+                        n++;
+                    }
+                    writes.addAndGet(n);
+                    return null;
+                }));
+            }
+            long t0 = System.nanoTime();
+            Thread.sleep(seconds * 1000L); // the measurement window
+            stop.set(true);
+            for (java.util.concurrent.Future<?> f : fs) {
+                f.get();
+            }
+            double secs = (System.nanoTime() - t0) / 1e9;
+            pool.shutdown();
+            v.close();
+            System.out.printf(Locale.ROOT, "read+write (%d readers, %d writers, %d B, fsync %s, %d needles): "
+                            + "%.0f reads/s, %.0f writes/s%n", readers, writers, size, fsync, preload,
+                    reads.get() / secs, writes.get() / secs);
+            FileTrees.delete(dir);
+            return sum == 42 ? 1 : 0;
+        }
+    }
 }

@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
  * With TLS, a first-bytes check ({@link PlainHttpRefusal}) and Netty's {@code SslHandler} come first.
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
+ * A {@link StreamedResponse}'s body is written through a {@code ChunkedWriteHandler} added to
+ * the connection's pipeline for that response only (a chunk at a time as the socket drains).
  * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
  * from memory), in the request's turn on its connection, and leaves the rest to the executor.
  *
@@ -179,7 +181,40 @@ public final class HttpServer implements AutoCloseable {
     }
 
     static void sendAndClose(ChannelHandlerContext ctx, FullHttpResponse response) {
-        ctx.writeAndFlush(HttpResponses.closing(response)).addListener(ChannelFutureListener.CLOSE);
+        write(ctx, HttpResponses.closing(response)).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /**
+     * Writes and flushes a response: a {@link StreamedResponse} as its head, then its body through
+     * the chunked writer (which closes the body when done or failed); any other as it is.
+     */
+    static io.netty.channel.ChannelFuture write(ChannelHandlerContext ctx, FullHttpResponse response) {
+        if (response instanceof StreamedResponse streamed) {
+            // the chunked writer sits in the pipeline only while a streamed body is written: other
+            // responses keep the plain write path
+            ChannelPipeline p = ctx.pipeline();
+            io.netty.handler.stream.ChunkedWriteHandler chunked = new io.netty.handler.stream.ChunkedWriteHandler();
+            p.addBefore(ctx.name(), null, chunked);
+            io.netty.handler.codec.http.HttpResponse head = new io.netty.handler.codec.http.DefaultHttpResponse(
+                    streamed.protocolVersion(), streamed.status(), streamed.headers());
+            ctx.write(head);
+            io.netty.channel.ChannelFuture f = ctx.writeAndFlush(new io.netty.handler.codec.http.HttpChunkedInput(streamed.body()));
+            f.addListener(x -> {
+                if (p.context(chunked) != null) {
+                    p.remove(chunked);
+                }
+            });
+            return f;
+        }
+        return ctx.writeAndFlush(response);
+    }
+
+    /** Releases a response that will not be written. */
+    static void discard(FullHttpResponse response) {
+        if (response instanceof StreamedResponse streamed) {
+            streamed.discard();
+        }
+        ReferenceCountUtil.release(response);
     }
 
     /**
@@ -408,7 +443,7 @@ public final class HttpServer implements AutoCloseable {
             request.release();
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                ctx.writeAndFlush(response); // written in order: we are on the event loop, in this request's turn
+                write(ctx, response); // written in order: we are on the event loop, in this request's turn
                 done(ctx);
             } else {
                 sendAndClose(ctx, response);
@@ -433,12 +468,12 @@ public final class HttpServer implements AutoCloseable {
                 inFlight.decrementAndGet();
             }
             if (!ctx.channel().isActive()) {
-                ReferenceCountUtil.release(response);
+                discard(response);
                 return;
             }
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                ctx.writeAndFlush(response).addListener(f -> done(ctx));
+                write(ctx, response).addListener(f -> done(ctx));
             } else {
                 sendAndClose(ctx, response);
             }

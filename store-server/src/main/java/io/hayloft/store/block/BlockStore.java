@@ -132,6 +132,46 @@ public final class BlockStore {
         }
     }
 
+    /**
+     * An open range of a block, for streaming: the caller owns {@link #channel} and closes it (via
+     * {@link #close}). The channel reads the block as it was when opened, even if a put replaces
+     * it meanwhile (the rename leaves the open file as it was); an append only adds bytes past the range.
+     */
+    public record OpenRange(FileChannel channel, long offset, long length) implements java.io.Closeable {
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
+    }
+
+    /**
+     * Opens {@code length} bytes at {@code offset} (-1: to the end) of a block without reading
+     * them: what {@link #read} returns, for blocks too large to hold in memory.
+     */
+    public OpenRange open(String name, long offset, long length) throws IOException {
+        Path p = path(name);
+        FileChannel ch;
+        try {
+            ch = disk.open(p, StandardOpenOption.READ);
+        } catch (NoSuchFileException e) {
+            throw notFound(name);
+        }
+        try {
+            long size = ch.size();
+            if (length < 0) {
+                length = size - Math.max(0, offset);
+            }
+            if (offset < 0 || offset + length > size) {
+                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside block "
+                        + name + " (0.." + size + ")");
+            }
+            return new OpenRange(ch, offset, length);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
     /** Reads {@code length} bytes at {@code offset}; the range must lie inside the block. */
     public ByteBuffer read(String name, long offset, long length) throws IOException {
         Path p = path(name);

@@ -5,6 +5,7 @@ import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
 import io.hayloft.common.http.RequestHandler;
+import io.hayloft.common.http.StreamedResponse;
 import io.hayloft.common.metrics.PrometheusEndpoint;
 import io.hayloft.common.wire.BatchBody;
 import io.hayloft.common.wire.VolumeIndex;
@@ -42,6 +43,8 @@ public final class StoreHttpHandler implements RequestHandler {
     public static final String CRC_HEADER = "X-Hayloft-Crc32c";
     /** Response header of a needle GET: {@code writable} or {@code read-only}, the volume's state on this store. */
     public static final String VOLUME_STATE_HEADER = "X-Hayloft-Volume-State";
+    /** Block and raw volume reads longer than this are streamed from the file, not read into memory. */
+    static final long STREAM_THRESHOLD = 1 << 20;
 
     private final Store store;
     private final WriteAuthorizer authorizer;
@@ -95,10 +98,14 @@ public final class StoreHttpHandler implements RequestHandler {
                 Volume v = store.volume(number(seg.get(1), "volume"));
                 long offset = number(param(params, "offset"), "offset");
                 long length = number(param(params, "length"), "length");
-                if (length > Integer.MAX_VALUE - 16) {
-                    throw new ApiException(StoreErrors.BAD_RANGE, "length " + length + " is too large for one read");
+                if (length > STREAM_THRESHOLD) {
+                    // streamed from the file a chunk at a time; the range holds the file open through a compaction
+                    Volume.RawRange range = v.openRaw(offset, length);
+                    r = StreamedResponse.fileRange(HttpResponseStatus.OK, range.channel(), range.offset(), range.length(),
+                            OCTETS, range);
+                } else {
+                    r = HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.readRaw(offset, (int) length)), OCTETS);
                 }
-                r = HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.readRaw(offset, (int) length)), OCTETS);
             } else if (seg.size() == 1 && "health".equals(seg.get(0))) {
                 op = "health";
                 allow(m, HttpMethod.GET);
@@ -132,10 +139,15 @@ public final class StoreHttpHandler implements RequestHandler {
             // the needle is read straight into a pooled direct buffer that the response then owns
             ByteBuf[] holder = new ByteBuf[1];
             try {
-                ByteBuffer data = v.read(key, alt, cookie, n -> {
+                Volume.NeedleRead read = v.readChecked(key, alt, cookie, n -> {
+                    if (holder[0] != null) {
+                        holder[0].release(); // the read started over (a compaction swapped the file)
+                        holder[0] = null;
+                    }
                     holder[0] = ByteBufAllocator.DEFAULT.directBuffer(n, n);
                     return holder[0].nioBuffer(0, n);
                 });
+                ByteBuffer data = read.data();
                 if (m.equals(HttpMethod.HEAD)) {
                     FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.OK);
                     r.headers().set(HttpHeaderNames.CONTENT_TYPE, OCTETS);
@@ -143,12 +155,11 @@ public final class StoreHttpHandler implements RequestHandler {
                     return r;
                 }
                 ByteBuf content = holder[0].setIndex(Needle.HEADER_SIZE, Needle.HEADER_SIZE + data.remaining());
-                // CRC32C of the data and the volume's writability, for caches that verify and admit (docs/cache-api.md).
-                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-                crc.update(content.nioBuffer());
+                // CRC32C of the data and the volume's writability, for caches that verify and admit (docs/cache-api.md);
+                // the CRC is the one the read computed while checking the needle, not a second pass.
                 holder[0] = null; // handed to the response
                 FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, content, OCTETS);
-                r.headers().set(CRC_HEADER, String.format(java.util.Locale.ROOT, "%08x", crc.getValue()));
+                r.headers().set(CRC_HEADER, String.format(java.util.Locale.ROOT, "%08x", Integer.toUnsignedLong(read.dataCrc32c())));
                 r.headers().set(VOLUME_STATE_HEADER, v.readOnly() ? "read-only" : "writable");
                 return r;
             } finally {
@@ -324,7 +335,25 @@ public final class StoreHttpHandler implements RequestHandler {
         if (m.equals(HttpMethod.GET)) {
             long offset = params.containsKey("offset") ? number(param(params, "offset"), "offset") : 0;
             long length = params.containsKey("length") ? number(param(params, "length"), "length") : -1;
-            return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(bs.read(name, offset, length)), OCTETS);
+            BlockStore.OpenRange range = bs.open(name, offset, length);
+            if (range.length() > STREAM_THRESHOLD) {
+                // streamed from the open file a chunk at a time; the response closes it
+                return StreamedResponse.fileRange(HttpResponseStatus.OK, range.channel(), range.offset(), range.length(),
+                        OCTETS, range);
+            }
+            try {
+                ByteBuf content = Unpooled.buffer((int) range.length());
+                while (content.readableBytes() < range.length()) {
+                    int got = content.readableBytes();
+                    if (content.writeBytes(range.channel(), range.offset() + got, (int) range.length() - got) < 0) {
+                        content.release();
+                        throw new java.io.EOFException("block " + name + " ended before " + range.length() + " bytes");
+                    }
+                }
+                return HttpResponses.bytes(HttpResponseStatus.OK, content, OCTETS);
+            } finally {
+                range.close();
+            }
         }
         if (m.equals(HttpMethod.PUT)) {
             authorizer.authorize(req, "block.put", -1);

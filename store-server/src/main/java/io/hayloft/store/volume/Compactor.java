@@ -178,7 +178,7 @@ public final class Compactor {
         try {
             old.idx.abandon();
         } finally {
-            old.channel.close();
+            old.retire(); // closed now, or when the last streamed raw read of it ends
         }
     }
 

@@ -50,8 +50,11 @@ import java.util.zip.CRC32C;
  * whose CRC fails and the file is truncated there; its length is never trusted). If it is lost
  * entirely it is rebuilt by scanning the whole volume.
  *
- * <p>Thread-safe: appends and flushes are synchronized; {@link #flush} is called by the store's
- * background flusher and on close.
+ * <p>Thread-safe: the queue is guarded by the object's monitor, which {@link #append} (called by
+ * writers under the volume's append lock) holds only to copy a record in; flushes are serialized
+ * by a separate lock and write and force the file <em>outside</em> that monitor, so an fsync of the
+ * {@code .idx} never blocks a writer. {@link #flush} is called by the store's background flusher
+ * and on close. Lock order: flush lock, then the monitor.
  */
 public final class IdxFile implements Closeable {
     public static final int MAGIC = 0x484C4958;
@@ -77,6 +80,8 @@ public final class IdxFile implements Closeable {
     private long[] pendingEnds = new long[64];
     private long fileEnd;
     private boolean closed;
+    /** Serializes flushes (and closes) so that chunks reach the file in queue order. */
+    private final Object flushLock = new Object();
 
     private IdxFile(FileChannel channel, long fileEnd) {
         this.channel = channel;
@@ -203,7 +208,7 @@ public final class IdxFile implements Closeable {
      * Writes every queued record and, if {@code fsync}, forces them: only for callers that know
      * every queued record's needle is durable (the volume file was just forced).
      */
-    public synchronized void flush(boolean fsync) throws IOException {
+    public void flush(boolean fsync) throws IOException {
         flush(fsync, Long.MAX_VALUE);
     }
 
@@ -211,28 +216,37 @@ public final class IdxFile implements Closeable {
      * Writes the longest prefix of the queued records whose needles end at or below
      * {@code durableEnd} and, if {@code fsync}, forces them; the rest stay queued, in order.
      */
-    public synchronized void flush(boolean fsync, long durableEnd) throws IOException {
-        if (closed) {
-            pending.clear(); // replaced by compaction, which wrote a complete checkpoint
-            return;
-        }
-        int queued = pending.position() / RECORD_SIZE;
-        int ready = 0;
-        while (ready < queued && pendingEnds[ready] <= durableEnd) {
-            ready++;
-        }
-        if (ready == 0) {
-            return;
-        }
-        int n = ready * RECORD_SIZE;
-        FileIo.writeFully(channel, ByteBuffer.wrap(pending.array(), 0, n), fileEnd);
-        fileEnd += n;
-        int rest = pending.position() - n;
-        System.arraycopy(pending.array(), n, pending.array(), 0, rest);
-        System.arraycopy(pendingEnds, ready, pendingEnds, 0, queued - ready);
-        pending.position(rest);
-        if (fsync) {
-            channel.force(false);
+    public void flush(boolean fsync, long durableEnd) throws IOException {
+        synchronized (flushLock) {
+            ByteBuffer chunk;
+            long at;
+            synchronized (this) {
+                if (closed) {
+                    pending.clear(); // replaced by compaction, which wrote a complete checkpoint
+                    return;
+                }
+                int queued = pending.position() / RECORD_SIZE;
+                int ready = 0;
+                while (ready < queued && pendingEnds[ready] <= durableEnd) {
+                    ready++;
+                }
+                if (ready == 0) {
+                    return;
+                }
+                int n = ready * RECORD_SIZE;
+                chunk = ByteBuffer.wrap(Arrays.copyOf(pending.array(), n));
+                at = fileEnd;
+                fileEnd += n;
+                int rest = pending.position() - n;
+                System.arraycopy(pending.array(), n, pending.array(), 0, rest);
+                System.arraycopy(pendingEnds, ready, pendingEnds, 0, queued - ready);
+                pending.position(rest);
+            }
+            // outside the monitor: appends go on while the records are written and forced
+            FileIo.writeFully(channel, chunk, at);
+            if (fsync) {
+                channel.force(false);
+            }
         }
     }
 
@@ -241,24 +255,32 @@ public final class IdxFile implements Closeable {
     }
 
     /** Closes without writing queued records (what a crash does). */
-    synchronized void abandon() throws IOException {
-        closed = true;
-        channel.close();
+    void abandon() throws IOException {
+        synchronized (flushLock) {
+            synchronized (this) {
+                closed = true;
+                channel.close();
+            }
+        }
     }
 
     /** Writes every queued record, forces, closes: only when every queued needle is durable. */
     @Override
-    public synchronized void close() throws IOException {
+    public void close() throws IOException {
         close(Long.MAX_VALUE);
     }
 
     /** Writes the queued records whose needles end at or below {@code durableEnd}, forces, closes. */
-    public synchronized void close(long durableEnd) throws IOException {
-        try {
-            flush(true, durableEnd);
-        } finally {
-            closed = true;
-            channel.close();
+    public void close(long durableEnd) throws IOException {
+        synchronized (flushLock) {
+            try {
+                flush(true, durableEnd);
+            } finally {
+                synchronized (this) {
+                    closed = true;
+                    channel.close();
+                }
+            }
         }
     }
 }

@@ -17,16 +17,26 @@ import java.util.List;
  * </pre>
  * A packed value of 0 is an empty slot (offset 0 is the superblock, never a needle). The keys
  * themselves are not stored: the needle header on disk holds them, so a fingerprint match is
- * confirmed against the disk when it matters. A lookup returns its only candidate unconfirmed
- * (the read that follows checks key and alt in the header it reads anyway); when two candidates
- * share a fingerprint, or an insert meets an existing fingerprint with another offset (an
- * overwrite, or a one-in-2^40 collision), the {@link KeyCheck} reads the header to decide. A
- * deleted needle keeps its slot, marked by the deleted bit; compaction drops it.
+ * confirmed against the disk when it matters. Each (key, alt) has at most one slot: an insert that
+ * meets an existing fingerprint with another offset (an overwrite, or a one-in-2^40 collision)
+ * asks the {@link KeyCheck} and replaces the slot in place when it is the same key. So a lookup
+ * stops at the first match: {@link #first} returns the first fingerprint match unconfirmed (the
+ * read that follows checks key and alt in the header it reads anyway, and falls back to
+ * {@link #get} on a mismatch, or when the match is a tombstone, which may be another key's); {@link #get} confirms each candidate with the {@link KeyCheck}
+ * and returns the first confirmed one. A deleted needle keeps its slot, marked by the deleted
+ * bit (a tombstone: slots are never emptied, so a probe never stops early); compaction drops it.
  *
  * <p>The table grows by {@value #GROWTH}x when it passes a load of {@value #MAX_LOAD}; give a
  * capacity hint (e.g. the record count of the {@code .idx}) to size it once on start.
  *
- * <p>Not thread-safe: {@link Volume} guards it with its own monitor.
+ * <p>Thread-safety: one writer at a time ({@link Volume} holds the index's monitor for
+ * {@link #put}, {@link #markDeletedAt} and the statistics), any number of lock-free readers
+ * ({@link #first}, {@link #get}, {@link #isLiveAt}). Readers see a consistent table: the arrays are
+ * published together through a volatile reference (growth builds a new table, then publishes
+ * it), a slot is written with release semantics after its tag and read with acquire semantics
+ * before it, and slots only ever go from empty to full or from one entry of the same key to
+ * another (a newer needle, or the deleted bit), so a reader finds every entry published before
+ * its lookup started, and sees either the old or the new value of one changing under it.
  */
 public final class NeedleIndex {
     /** Confirms that the needle at {@code offset} has this key and alternate key (reads its header). */
@@ -45,8 +55,21 @@ public final class NeedleIndex {
     private static final long DELETED = 1L << 8;
     private static final long FP_MASK = 0xFF;
 
-    private int[] tags;
-    private long[] slots;
+    private static final java.lang.invoke.VarHandle SLOT =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+
+    /** The two arrays, published together. */
+    private static final class Table {
+        final int[] tags;
+        final long[] slots;
+
+        Table(int cap) {
+            tags = new int[cap];
+            slots = new long[cap];
+        }
+    }
+
+    private volatile Table table;
     private int count;
     private int deleted;
     /** Key &rarr; offsets, for {@link #offsetsOfKey}: 8 more bytes per needle. */
@@ -57,9 +80,16 @@ public final class NeedleIndex {
             throw new IllegalArgumentException("expectedEntries must be >= 0, got " + expectedEntries);
         }
         int cap = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(16, (long) Math.ceil(expectedEntries / TARGET_LOAD)));
-        tags = new int[cap];
-        slots = new long[cap];
+        table = new Table(cap);
         keys = new KeyOffsets(expectedEntries);
+    }
+
+    private static long slotAcquire(long[] slots, int i) {
+        return (long) SLOT.getAcquire(slots, i);
+    }
+
+    private static void setSlot(long[] slots, int i, long value) {
+        SLOT.setRelease(slots, i, value);
     }
 
     static long hash(long key, int alt) {
@@ -110,12 +140,13 @@ public final class NeedleIndex {
     }
 
     public int capacity() {
-        return slots.length;
+        return table.slots.length;
     }
 
     /** Bytes held by the arrays (array headers included), the whole cost of the index and its key table. */
     public long memoryBytes() {
-        return 16L + 4L * tags.length + 16L + 8L * slots.length + keys.memoryBytes();
+        Table t = table;
+        return 16L + 4L * t.tags.length + 16L + 8L * t.slots.length + keys.memoryBytes();
     }
 
     /**
@@ -128,6 +159,9 @@ public final class NeedleIndex {
         long h = hash(key, alt);
         long value = pack(offset, length, isDeleted, h);
         int tag = (int) h;
+        Table t = table;
+        int[] tags = t.tags;
+        long[] slots = t.slots;
         int cap = slots.length;
         int i = home(tag, cap);
         while (true) {
@@ -144,7 +178,7 @@ public final class NeedleIndex {
                     if (isDeleted(s) != isDeleted) {
                         deleted += isDeleted ? 1 : -1;
                     }
-                    slots[i] = value;
+                    setSlot(slots, i, value); // in place: the only slot of (key, alt)
                     keys.add(key, offset);
                     return true;
                 }
@@ -156,7 +190,7 @@ public final class NeedleIndex {
             return put(key, alt, offset, length, isDeleted, check);
         }
         tags[i] = tag;
-        slots[i] = value;
+        setSlot(slots, i, value); // after the tag: a reader that sees the slot sees its tag
         keys.add(key, offset);
         count++;
         if (isDeleted) {
@@ -166,43 +200,51 @@ public final class NeedleIndex {
     }
 
     /**
-     * The packed entry of (key, alt), or 0. With a single fingerprint candidate it is returned
-     * without a disk check; the caller must compare the key and alt in the needle it then reads.
+     * The first entry whose fingerprint matches (key, alt), or 0, without a disk check: since
+     * (key, alt) has at most one slot, it is the entry of (key, alt) unless another key shares its
+     * 40-bit fingerprint (about one lookup in 2^40). The caller must compare the key and alt in
+     * the needle it then reads, and on a mismatch ask {@link #get}. Lock-free.
+     */
+    public long first(long key, int alt) {
+        long h = hash(key, alt);
+        int tag = (int) h;
+        long fp = (h >>> 56) & FP_MASK;
+        Table t = table;
+        int[] tags = t.tags;
+        long[] slots = t.slots;
+        int cap = slots.length;
+        for (int i = home(tag, cap);; i = i + 1 == cap ? 0 : i + 1) {
+            long s = slotAcquire(slots, i);
+            if (s == 0) {
+                return 0;
+            }
+            if (tags[i] == tag && (s & FP_MASK) == fp) {
+                return s;
+            }
+        }
+    }
+
+    /**
+     * The packed entry of (key, alt), or 0: the first slot whose fingerprint matches and whose
+     * needle {@code check} confirms (one header read per candidate). Lock-free.
      */
     public long get(long key, int alt, KeyCheck check) {
         long h = hash(key, alt);
         int tag = (int) h;
         long fp = (h >>> 56) & FP_MASK;
+        Table t = table;
+        int[] tags = t.tags;
+        long[] slots = t.slots;
         int cap = slots.length;
-        int i = home(tag, cap);
-        long found = 0;
-        boolean multiple = false;
-        while (true) {
-            long s = slots[i];
+        for (int i = home(tag, cap);; i = i + 1 == cap ? 0 : i + 1) {
+            long s = slotAcquire(slots, i);
             if (s == 0) {
-                break;
+                return 0;
             }
-            if (tags[i] == tag && (s & FP_MASK) == fp) {
-                if (found == 0) {
-                    found = s;
-                } else {
-                    multiple = true;
-                }
-            }
-            i = i + 1 == cap ? 0 : i + 1;
-        }
-        if (!multiple) {
-            return found;
-        }
-        i = home(tag, cap);
-        while (slots[i] != 0) {
-            long s = slots[i];
             if (tags[i] == tag && (s & FP_MASK) == fp && check.matches(offset(s), key, alt)) {
                 return s;
             }
-            i = i + 1 == cap ? 0 : i + 1;
         }
-        return 0;
     }
 
     /**
@@ -225,12 +267,15 @@ public final class NeedleIndex {
         long h = hash(key, alt);
         int tag = (int) h;
         long fp = (h >>> 56) & FP_MASK;
+        Table t = table;
+        int[] tags = t.tags;
+        long[] slots = t.slots;
         int cap = slots.length;
         for (int i = home(tag, cap); slots[i] != 0; i = i + 1 == cap ? 0 : i + 1) {
             long s = slots[i];
             if (tags[i] == tag && (s & FP_MASK) == fp && offset(s) == offset) {
                 if (!isDeleted(s)) {
-                    slots[i] = s | DELETED;
+                    setSlot(slots, i, s | DELETED);
                     deleted++;
                 }
                 return true;
@@ -243,14 +288,19 @@ public final class NeedleIndex {
         long h = hash(key, alt);
         int tag = (int) h;
         long fp = (h >>> 56) & FP_MASK;
+        Table t = table;
+        int[] tags = t.tags;
+        long[] slots = t.slots;
         int cap = slots.length;
-        for (int i = home(tag, cap); slots[i] != 0; i = i + 1 == cap ? 0 : i + 1) {
-            long s = slots[i];
+        for (int i = home(tag, cap);; i = i + 1 == cap ? 0 : i + 1) {
+            long s = slotAcquire(slots, i);
+            if (s == 0) {
+                return 0;
+            }
             if (tags[i] == tag && (s & FP_MASK) == fp && offset(s) == offset) {
                 return s;
             }
         }
-        return 0;
     }
 
     /** Tells whether the needles at two offsets have the same key and alternate key (reads both headers). */
@@ -299,10 +349,12 @@ public final class NeedleIndex {
                 idx.keys.add(keyOf[k], offset(values[k])); // before the sort below reorders values; stale offsets are filtered on use
             }
             keyOf = null;
-            int cap = idx.slots.length;
-            radixSortByTag(tags, values, n, idx.tags, idx.slots);
-            java.util.Arrays.fill(idx.tags, 0);
-            java.util.Arrays.fill(idx.slots, 0);
+            int[] idxTags = idx.table.tags;
+            long[] idxSlots = idx.table.slots;
+            int cap = idxSlots.length;
+            radixSortByTag(tags, values, n, idxTags, idxSlots);
+            java.util.Arrays.fill(idxTags, 0);
+            java.util.Arrays.fill(idxSlots, 0);
             List<Long> overflow = new java.util.ArrayList<>();
             List<Integer> overflowTags = new java.util.ArrayList<>();
             long[] group = new long[4];
@@ -325,8 +377,8 @@ public final class NeedleIndex {
                         overflowTags.add(tag);
                         continue;
                     }
-                    idx.tags[pos] = tag;
-                    idx.slots[pos] = group[j];
+                    idxTags[pos] = tag;
+                    idxSlots[pos] = group[j];
                     idx.count++;
                     if (isDeleted(group[j])) {
                         idx.deleted++;
@@ -367,17 +419,18 @@ public final class NeedleIndex {
     }
 
     private void insertDistinct(int tag, long value) {
-        int cap = slots.length;
-        if (count + 1 > (long) (cap * MAX_LOAD)) {
+        if (count + 1 > (long) (table.slots.length * MAX_LOAD)) {
             grow();
-            cap = slots.length;
         }
+        int[] tags = table.tags;
+        long[] slots = table.slots;
+        int cap = slots.length;
         int i = home(tag, cap);
         while (slots[i] != 0) {
             i = i + 1 == cap ? 0 : i + 1;
         }
         tags[i] = tag;
-        slots[i] = value;
+        setSlot(slots, i, value);
         count++;
         if (isDeleted(value)) {
             deleted++;
@@ -420,23 +473,25 @@ public final class NeedleIndex {
 
     /** Visits every entry: packed values, for statistics and the {@code .idx} rewrite. */
     public void forEach(java.util.function.LongConsumer visitor) {
-        for (long s : slots) {
+        for (long s : table.slots) {
             if (s != 0) {
                 visitor.accept(s);
             }
         }
     }
 
+    /** Rehashes into a bigger table, then publishes it; readers on the old one see it as it was. */
     private void grow() {
-        int[] oldTags = tags;
-        long[] oldSlots = slots;
+        int[] oldTags = table.tags;
+        long[] oldSlots = table.slots;
         long newCap = Math.max(oldSlots.length + 16, (long) (oldSlots.length * GROWTH));
         if (newCap > Integer.MAX_VALUE - 8) {
             throw new IllegalStateException("needle index cannot grow beyond " + oldSlots.length + " slots");
         }
         int cap = (int) newCap;
-        tags = new int[cap];
-        slots = new long[cap];
+        Table t = new Table(cap);
+        int[] tags = t.tags;
+        long[] slots = t.slots;
         for (int j = 0; j < oldSlots.length; j++) {
             long s = oldSlots[j];
             if (s == 0) {
@@ -449,5 +504,6 @@ public final class NeedleIndex {
             tags[i] = oldTags[j];
             slots[i] = s;
         }
+        table = t;
     }
 }

@@ -7,6 +7,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -25,9 +26,19 @@ import org.slf4j.LoggerFactory;
  * writer to reach {@link #sync} forces the file for every byte appended so far, and the writers
  * queued behind it find their bytes already durable (policy {@link Fsync#ALWAYS}; with
  * {@link Fsync#NEVER} the OS decides, which survives a process crash but not a power loss). A
- * batch is one append and one sync. Reads take one positional read of the whole needle and check
- * magics, key, cookie, flags and CRC. Compaction ({@link Compactor}) swaps the file, index and
- * checkpoint under {@code swapLock}'s write lock, which reads and syncs hold for reading.
+ * batch is one append and one sync. Deletes set the needle's flag under {@code appendLock} and
+ * then wait for the same group commit (every change counts in {@link Segment#modSeq}; a sync
+ * covers every change made before it started), so no fsync ever runs under {@code appendLock}.
+ * A write or delete is acknowledged only once its bytes are forced (under {@link Fsync#ALWAYS}).
+ *
+ * <p>Reads take no lock: they look the needle up in the lock-free {@link NeedleIndex} of the
+ * current {@link Segment} (a volatile field), take one positional read of the whole needle and
+ * check magics, key, cookie, flags and CRC (one CRC32C pass over the data, whose value the caller
+ * gets, see {@link #readChecked}). An index entry is published only after its needle's bytes
+ * are written. Compaction ({@link Compactor}) swaps the file, index and checkpoint under
+ * {@code swapLock}'s write lock (which syncs hold for reading) and then closes the old file (at
+ * once, or when the last streamed {@link RawRange} of it is closed); a read that meets the closed
+ * file (a {@link ClosedChannelException}) while the segment changed starts again on the new one.
  *
  * <p>Thread-safe. Lock order: appendLock, then swapLock, then the monitors of the compaction
  * mutex, sync monitor and index (an index monitor is never held while taking another lock).
@@ -62,6 +73,12 @@ public final class Volume implements Closeable {
         final IdxFile idx;
         volatile long end;
         volatile long durable;
+        /** Changes written to {@link #channel} (appends and delete flags); advanced under appendLock after the write. */
+        volatile long modSeq;
+        /** The changes covered by the last completed fsync. */
+        volatile long durableSeq;
+        /** Open {@link RawRange}s of this segment; {@link Integer#MIN_VALUE} added once it is retired. */
+        private final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
 
         Segment(FileChannel channel, NeedleIndex index, IdxFile idx, long end) {
             this.channel = channel;
@@ -69,6 +86,32 @@ public final class Volume implements Closeable {
             this.idx = idx;
             this.end = end;
             this.durable = end;
+        }
+
+        /** Takes a hold that keeps the channel open; false once the segment is retired. */
+        boolean retain() {
+            while (true) {
+                int c = streams.get();
+                if (c < 0) {
+                    return false;
+                }
+                if (streams.compareAndSet(c, c + 1)) {
+                    return true;
+                }
+            }
+        }
+
+        void release() throws IOException {
+            if (streams.decrementAndGet() == Integer.MIN_VALUE) {
+                channel.close(); // the last hold of a retired segment
+            }
+        }
+
+        /** Replaced by a compaction: closes the channel now, or when the last hold is released. */
+        void retire() throws IOException {
+            if (streams.getAndAdd(Integer.MIN_VALUE) == 0) {
+                channel.close();
+            }
         }
     }
 
@@ -226,6 +269,7 @@ public final class Volume implements Closeable {
         buf.flip();
         Segment s;
         long pos;
+        long seq;
         appendLock.lock();
         try {
             checkOpen();
@@ -245,6 +289,7 @@ public final class Volume implements Closeable {
             pos = s.end;
             FileIo.writeFully(s.channel, buf, pos);
             s.end = pos + total;
+            seq = ++s.modSeq; // after end: a sync that sees this change sees its bytes in end
             NeedleIndex.KeyCheck check = keyCheck(s.channel);
             synchronized (s.index) {
                 long off = pos;
@@ -267,11 +312,14 @@ public final class Volume implements Closeable {
         } finally {
             appendLock.unlock();
         }
-        sync(s, pos + total);
+        sync(s, seq);
     }
 
-    /** Forces the file up to {@code upTo}, sharing one force among concurrent writers. */
-    private void sync(Segment s, long upTo) throws IOException {
+    /**
+     * Forces the file for every change up to change {@code seq}, sharing one force among
+     * concurrent writers and deleters (group commit). Never called under appendLock.
+     */
+    private void sync(Segment s, long seq) throws IOException {
         if (options.fsync() == Fsync.NEVER) {
             return;
         }
@@ -281,9 +329,10 @@ public final class Volume implements Closeable {
                 return; // a compaction committed: it forced everything written before the swap
             }
             synchronized (syncMonitor) {
-                if (s.durable >= upTo) {
+                if (s.durableSeq >= seq) {
                     return;
                 }
+                long targetSeq = s.modSeq; // read before end: every change it counts is within end
                 long target = s.end;
                 try {
                     s.channel.force(false);
@@ -293,6 +342,7 @@ public final class Volume implements Closeable {
                     throw e;
                 }
                 s.durable = target;
+                s.durableSeq = targetSeq;
             }
         } finally {
             swapLock.readLock().unlock();
@@ -312,49 +362,140 @@ public final class Volume implements Closeable {
      * {@link #read(long, int, long)} into a buffer the caller supplies: {@code allocator} gets the
      * needle's length and returns an empty buffer of exactly that size (e.g. a view of a pooled
      * direct buffer, so that the bytes go from the page cache to the socket with no heap copy).
-     * The needle is read into it from position 0; the data is at {@link Needle#HEADER_SIZE}.
+     * The needle is read into it from position 0; the data is at {@link Needle#HEADER_SIZE}. The
+     * allocator may be called again (a read that met a compaction's swap, or an index fingerprint
+     * shared with another key, starts over): only the buffer of the last call holds the needle.
      *
      * @return a view of the data within the supplied buffer
      */
     public ByteBuffer read(long key, int alt, long cookie, java.util.function.IntFunction<ByteBuffer> allocator)
             throws IOException {
-        swapLock.readLock().lock();
-        try {
+        return readChecked(key, alt, cookie, allocator).data();
+    }
+
+    /** A needle's data as read and checked, with the CRC32C of the data computed by the check. */
+    public record NeedleRead(ByteBuffer data, int dataCrc32c) {
+    }
+
+    /**
+     * {@link #read(long, int, long, java.util.function.IntFunction)}, also returning the CRC32C of
+     * the data: the read computes it once, in the same pass that checks the needle's stored CRC
+     * (combined with the CRC of the header fields, see {@link Crc32c#combine}). Takes no lock.
+     */
+    public NeedleRead readChecked(long key, int alt, long cookie, java.util.function.IntFunction<ByteBuffer> allocator)
+            throws IOException {
+        while (true) {
             checkOpen();
             Segment s = seg;
-            long e;
-            synchronized (s.index) {
-                e = s.index.get(key, alt, keyCheck(s.channel));
+            try {
+                return readFrom(s, key, alt, cookie, allocator);
+            } catch (ClosedChannelException e) {
+                if (seg == s) {
+                    checkOpen();
+                    throw e;
+                }
+                // a compaction swapped the file and closed this one under the read: read the new one
+            } catch (UncheckedIOException e) {
+                if (!(e.getCause() instanceof ClosedChannelException) || seg == s) {
+                    throw e;
+                }
+                // the same, met by a KeyCheck of the index
             }
+        }
+    }
+
+    private NeedleRead readFrom(Segment s, long key, int alt, long cookie,
+                                java.util.function.IntFunction<ByteBuffer> allocator) throws IOException {
+        long e = s.index.first(key, alt);
+        if (e != 0 && NeedleIndex.isDeleted(e)) {
+            // a tombstone: of (key, alt), or of another key sharing its fingerprint? ask the disk
+            e = s.index.get(key, alt, keyCheck(s.channel));
+        }
+        if (e == 0 || NeedleIndex.isDeleted(e)) {
+            throw notFound(key, alt);
+        }
+        long off = NeedleIndex.offset(e);
+        ByteBuffer b = readAt(s, off, NeedleIndex.length(e), allocator);
+        if (b.remaining() >= Needle.HEADER_SIZE && b.getInt(0) == Needle.HEADER_MAGIC
+                && (Needle.key(b) != key || Needle.alt(b) != alt)) {
+            // another key shares the fingerprint of (key, alt): ask the index to confirm each candidate
+            e = s.index.get(key, alt, keyCheck(s.channel));
             if (e == 0 || NeedleIndex.isDeleted(e)) {
                 throw notFound(key, alt);
             }
-            long off = NeedleIndex.offset(e);
-            ByteBuffer b = allocator.apply((int) NeedleIndex.length(e));
-            FileIo.readFully(s.channel, b, off);
-            b.flip();
+            off = NeedleIndex.offset(e);
+            b = readAt(s, off, NeedleIndex.length(e), allocator);
             if (b.remaining() >= Needle.HEADER_SIZE && b.getInt(0) == Needle.HEADER_MAGIC
                     && (Needle.key(b) != key || Needle.alt(b) != alt)) {
-                throw notFound(key, alt); // a fingerprint collision in the index
-            }
-            Needle.Check c = Needle.check(b);
-            if (c != Needle.Check.OK) {
-                throw new StoreException(Reason.NEEDLE_CORRUPT, "needle " + key + "/" + alt + " at offset " + off
-                        + " of volume " + id + " fails its check: " + c);
-            }
-            if ((Needle.flags(b) & Needle.FLAG_DELETED) != 0) {
-                synchronized (s.index) {
-                    s.index.markDeletedAt(key, alt, off); // a delete the checkpoint did not know
-                }
                 throw notFound(key, alt);
             }
-            if (Needle.cookie(b) != cookie) {
-                throw notFound(key, alt);
-            }
-            return Needle.data(b);
-        } finally {
-            swapLock.readLock().unlock();
         }
+        int[] dataCrc = new int[1];
+        Needle.Check c = check(b, dataCrc);
+        if (c != Needle.Check.OK) {
+            throw new StoreException(Reason.NEEDLE_CORRUPT, "needle " + key + "/" + alt + " at offset " + off
+                    + " of volume " + id + " fails its check: " + c);
+        }
+        if ((Needle.flags(b) & Needle.FLAG_DELETED) != 0) {
+            synchronized (s.index) {
+                s.index.markDeletedAt(key, alt, off); // a delete the checkpoint did not know
+            }
+            throw notFound(key, alt);
+        }
+        if (Needle.cookie(b) != cookie) {
+            throw notFound(key, alt);
+        }
+        return new NeedleRead(Needle.data(b), dataCrc[0]);
+    }
+
+    private static ByteBuffer readAt(Segment s, long off, long length, java.util.function.IntFunction<ByteBuffer> allocator)
+            throws IOException {
+        ByteBuffer b = allocator.apply((int) length);
+        FileIo.readFully(s.channel, b, off);
+        b.flip();
+        return b;
+    }
+
+    /**
+     * {@link Needle#check} with one CRC32C pass over the data: the stored CRC (over header fields
+     * and data) is checked as the combination of the header fields' CRC and the data's, and the
+     * data's CRC is left in {@code dataCrc[0]}.
+     */
+    static Needle.Check check(ByteBuffer b, int[] dataCrc) {
+        int p = b.position();
+        if (b.remaining() < Needle.HEADER_SIZE) {
+            return Needle.Check.SHORT;
+        }
+        if (b.getInt(p + Needle.OFF_MAGIC) != Needle.HEADER_MAGIC) {
+            return Needle.Check.BAD_HEADER;
+        }
+        long n = Integer.toUnsignedLong(b.getInt(p + Needle.OFF_SIZE));
+        if (n > Needle.MAX_DATA_SIZE) {
+            return Needle.Check.BAD_HEADER;
+        }
+        if (b.remaining() < Needle.HEADER_SIZE + n + Needle.FOOTER_SIZE) {
+            return Needle.Check.SHORT;
+        }
+        int f = p + Needle.HEADER_SIZE + (int) n;
+        if (b.getInt(f) != Needle.FOOTER_MAGIC) {
+            return Needle.Check.BAD_FOOTER;
+        }
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        ByteBuffer h = b.duplicate();
+        h.limit(p + Needle.OFF_FLAGS).position(p + Needle.OFF_COOKIE);
+        crc.update(h);
+        h.limit(p + Needle.HEADER_SIZE).position(p + Needle.OFF_SIZE);
+        crc.update(h);
+        int headerCrc = (int) crc.getValue();
+        crc.reset();
+        h.limit(f).position(p + Needle.HEADER_SIZE);
+        crc.update(h);
+        int d = (int) crc.getValue();
+        if (Crc32c.combine(headerCrc, d, n) != b.getInt(f + 4)) {
+            return Needle.Check.BAD_CRC;
+        }
+        dataCrc[0] = d;
+        return Needle.Check.OK;
     }
 
     private StoreException notFound(long key, int alt) {
@@ -366,52 +507,83 @@ public final class Volume implements Closeable {
      * and in the compacted copy if a compaction is running.
      */
     public void delete(long key, int alt, long cookie) throws IOException {
+        Segment s;
+        long seq;
+        long off;
+        ByteBuffer h;
+        Compactor.Target t;
+        boolean found;
         appendLock.lock();
         try {
             checkOpen();
-            Segment s = seg;
-            long e;
-            synchronized (s.index) {
-                e = s.index.get(key, alt, keyCheck(s.channel));
+            s = seg;
+            long e = s.index.first(key, alt);
+            h = e == 0 ? null : header(s, NeedleIndex.offset(e));
+            if (h != null && !isHeaderOf(h, key, alt)) {
+                e = s.index.get(key, alt, keyCheck(s.channel)); // another key shares the fingerprint
+                h = e == 0 ? null : header(s, NeedleIndex.offset(e));
             }
-            if (e == 0 || NeedleIndex.isDeleted(e)) {
+            if (e == 0 || !isHeaderOf(h, key, alt)) {
                 throw notFound(key, alt);
             }
-            long off = NeedleIndex.offset(e);
-            ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-            FileIo.readFully(s.channel, h, off);
-            h.flip();
-            if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC
-                    || Needle.key(h) != key || Needle.alt(h) != alt || Needle.cookie(h) != cookie) {
-                throw notFound(key, alt);
-            }
+            off = NeedleIndex.offset(e);
             int flags = Needle.flags(h);
-            if ((flags & Needle.FLAG_DELETED) == 0) {
+            found = !NeedleIndex.isDeleted(e) && Needle.cookie(h) == cookie && (flags & Needle.FLAG_DELETED) == 0;
+            t = compaction;
+            if (found) {
                 FileIo.writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
                         off + Needle.OFF_FLAGS);
-            }
-            synchronized (s.index) {
-                s.index.markDeletedAt(key, alt, off);
-            }
-            if ((flags & Needle.FLAG_DELETED) != 0) {
-                throw notFound(key, alt);
-            }
-            Compactor.Target t = compaction;
-            if (t != null) {
-                synchronized (compactionMutex) {
-                    t.deleteIfCopied(key, alt);
+                synchronized (s.index) {
+                    s.index.markDeletedAt(key, alt, off);
                 }
-            }
-            if (options.fsync() == Fsync.ALWAYS) {
-                s.channel.force(false);
                 if (t != null) {
-                    t.channel.force(false);
+                    synchronized (compactionMutex) {
+                        t.deleteIfCopied(key, alt);
+                    }
                 }
+                seq = ++s.modSeq;
+            } else {
+                if ((flags & Needle.FLAG_DELETED) != 0 && Needle.cookie(h) == cookie) {
+                    synchronized (s.index) {
+                        s.index.markDeletedAt(key, alt, off); // a delete the checkpoint did not know
+                    }
+                }
+                // deleted already (or a wrong cookie): answer only once what is on disk now is durable,
+                // so a repeated delete racing the first one's fsync never reports "gone" too early
+                seq = s.modSeq;
             }
-            s.idx.append(key, alt, off, Needle.dataSize(h), true);
         } finally {
             appendLock.unlock();
         }
+        if (options.fsync() == Fsync.ALWAYS) {
+            sync(s, seq);
+            if (found && t != null) {
+                try {
+                    t.channel.force(false);
+                } catch (ClosedChannelException closed) {
+                    if (compaction == t) {
+                        throw closed;
+                    }
+                    // rolled back (the delete is durable in the live file) or committed and replaced since
+                }
+            }
+        }
+        if (!found) {
+            throw notFound(key, alt);
+        }
+        s.idx.append(key, alt, off, Needle.dataSize(h), true);
+    }
+
+    private static ByteBuffer header(Segment s, long off) throws IOException {
+        ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
+        FileIo.readFully(s.channel, h, off);
+        h.flip();
+        return h;
+    }
+
+    private static boolean isHeaderOf(ByteBuffer h, long key, int alt) {
+        return h != null && h.remaining() == Needle.HEADER_SIZE && h.getInt(0) == Needle.HEADER_MAGIC
+                && Needle.key(h) == key && Needle.alt(h) == alt;
     }
 
     /** Marks the volume read-only, on disk (superblock flag, forced) and in memory. */
@@ -452,6 +624,62 @@ public final class Volume implements Closeable {
             return b;
         } finally {
             swapLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * A range of the volume file held open for streaming (the raw read of the raid-node): the
+     * channel stays open, on the file as it was when the range was opened, until {@link #close},
+     * even if a compaction replaces the file meanwhile. Close it exactly once.
+     */
+    public static final class RawRange implements Closeable {
+        private final Segment segment;
+        private final long offset;
+        private final long length;
+        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        RawRange(Segment segment, long offset, long length) {
+            this.segment = segment;
+            this.offset = offset;
+            this.length = length;
+        }
+
+        public FileChannel channel() {
+            return segment.channel;
+        }
+
+        public long offset() {
+            return offset;
+        }
+
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed.compareAndSet(false, true)) {
+                segment.release();
+            }
+        }
+    }
+
+    /**
+     * Opens {@code length} raw bytes of the volume file at {@code offset} for streaming, without
+     * reading them: what {@link #readRaw} returns, for ranges too large to hold in memory.
+     */
+    public RawRange openRaw(long offset, long length) {
+        while (true) {
+            checkOpen();
+            Segment s = seg;
+            if (offset < 0 || length < 0 || offset + length > s.end || offset + length < 0) {
+                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside volume "
+                        + id + " (0.." + s.end + ")");
+            }
+            if (s.retain()) {
+                return new RawRange(s, offset, length);
+            }
+            // retired by a compaction between the two reads: take the new segment
         }
     }
 
@@ -557,6 +785,7 @@ public final class Volume implements Closeable {
                 if (options.fsync() == Fsync.ALWAYS && syncFailure == null) {
                     s.channel.force(false);
                     s.durable = s.end;
+                    s.durableSeq = s.modSeq;
                     upTo = s.end;
                 } else if (options.fsync() == Fsync.ALWAYS) {
                     upTo = s.durable; // after a failed fsync nothing past the last good one is known durable
@@ -646,23 +875,20 @@ public final class Volume implements Closeable {
      * @return the alternate keys deleted, by unsigned value; empty when there were none
      */
     public List<Integer> deleteKey(long key, long cookie) throws IOException {
-        appendLock.lock();
-        try {
-            List<Integer> deleted = new java.util.ArrayList<>();
-            for (LiveAlt a : liveAlts(key, cookie)) {
-                try {
-                    delete(key, a.alt(), cookie);
-                    deleted.add(a.alt());
-                } catch (StoreException e) {
-                    if (e.reason() != Reason.NEEDLE_NOT_FOUND) {
-                        throw e;
-                    }
+        // No lock around the loop: each delete takes appendLock itself and waits for its fsync
+        // outside it (a lock held here would put that fsync under the writers' lock).
+        List<Integer> deleted = new java.util.ArrayList<>();
+        for (LiveAlt a : liveAlts(key, cookie)) {
+            try {
+                delete(key, a.alt(), cookie);
+                deleted.add(a.alt());
+            } catch (StoreException e) {
+                if (e.reason() != Reason.NEEDLE_NOT_FOUND) {
+                    throw e;
                 }
             }
-            return deleted;
-        } finally {
-            appendLock.unlock();
         }
+        return deleted;
     }
 
     /**
@@ -670,16 +896,33 @@ public final class Volume implements Closeable {
      * durable (the delete-log sync calls it before it records how far it applied the log).
      */
     public void forceDeletes() throws IOException {
+        Segment s;
+        Compactor.Target t;
         appendLock.lock();
         try {
             checkOpen();
-            seg.channel.force(false);
-            Compactor.Target t = compaction;
+            s = seg;
+            t = compaction;
+        } finally {
+            appendLock.unlock(); // the force runs outside the writers' lock
+        }
+        swapLock.readLock().lock();
+        try {
+            if (seg != s) {
+                return; // a compaction committed: it forced everything written before the swap
+            }
+            synchronized (syncMonitor) {
+                s.channel.force(false);
+            }
             if (t != null) {
-                t.channel.force(false);
+                try {
+                    t.channel.force(false);
+                } catch (java.nio.channels.ClosedChannelException aborted) {
+                    // the compaction was abandoned: its copy is discarded, the volume file holds the deletes
+                }
             }
         } finally {
-            appendLock.unlock();
+            swapLock.readLock().unlock();
         }
     }
 

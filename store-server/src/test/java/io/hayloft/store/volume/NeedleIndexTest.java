@@ -164,4 +164,70 @@ class NeedleIndexTest {
         idx.offsetsOfKey(424242424242L, none::add);
         assertThat(none).isEmpty();
     }
+
+    @Test
+    void firstStopsAtTheOnlySlotOfAKeyAndOverwritesReplaceInPlace() {
+        NeedleIndex idx = new NeedleIndex(4);
+        put(idx, -1L, -1, 32, 64, false);
+        put(idx, -1L, -1, 96, 64, false); // an overwrite: same slot
+        idx.markDeletedAt(-1L, -1, 96);
+        put(idx, -1L, -1, 160, 64, false); // written again after its delete: same slot, live
+        assertThat(idx.size()).isEqualTo(1);
+        assertThat(idx.deletedCount()).isZero();
+        assertThat(NeedleIndex.offset(idx.first(-1L, -1))).isEqualTo(160);
+        assertThat(idx.first(-1L, 0)).isZero();
+        assertThat(idx.first(0, -1)).isZero();
+    }
+
+    @Test
+    void lockFreeReadersSeeEveryPublishedEntryWhileTheTableGrows() throws Exception {
+        NeedleIndex idx = new NeedleIndex(0);
+        int n = 300_000;
+        java.util.concurrent.atomic.AtomicInteger published = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        NeedleIndex.KeyCheck byOffset = (off, key, alt) -> off == 8 * (key + 1) || off == 8 * (key + 1) + (1L << 33);
+        java.util.concurrent.Future<?> writer = pool.submit(() -> {
+            for (int k = 0; k < n; k++) {
+                synchronized (idx) {
+                    idx.put(k, (int) (k * 7L), 8L * (k + 1), 8, false, byOffset);
+                    if (k % 3 == 0 && k > 0) {
+                        // overwrite an earlier key in place with a newer needle, then delete it
+                        int old = k / 3;
+                        idx.put(old, (int) (old * 7L), 8L * (old + 1) + (1L << 33), 8, false, byOffset);
+                        idx.markDeletedAt(old, (int) (old * 7L), 8L * (old + 1) + (1L << 33));
+                    }
+                }
+                published.set(k + 1);
+            }
+            return null;
+        });
+        java.util.List<java.util.concurrent.Future<Integer>> readers = new java.util.ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            int seed = r;
+            readers.add(pool.submit(() -> {
+                Random rnd = new Random(seed);
+                int checked = 0;
+                while (published.get() < n || checked < 1000) {
+                    int upTo = published.get();
+                    if (upTo == 0) {
+                        continue;
+                    }
+                    int k = rnd.nextInt(upTo);
+                    long e = idx.first(k, (int) (k * 7L));
+                    assertThat(e).as("key %d published, not found", k).isNotZero();
+                    long off = NeedleIndex.offset(e);
+                    assertThat(off == 8L * (k + 1) || off == 8L * (k + 1) + (1L << 33)).as("key %d at %d", k, off).isTrue();
+                    assertThat(idx.get(k, (int) (k * 7L), byOffset)).isNotZero();
+                    checked++;
+                }
+                return checked;
+            }));
+        }
+        writer.get(2, java.util.concurrent.TimeUnit.MINUTES);
+        for (java.util.concurrent.Future<Integer> r : readers) {
+            assertThat(r.get(1, java.util.concurrent.TimeUnit.MINUTES)).isPositive();
+        }
+        pool.shutdown();
+        assertThat(idx.size()).isEqualTo(n);
+    }
 }
