@@ -585,7 +585,7 @@ public final class HttpTransport {
             return this;
         }
 
-        /** Where responses are handled and futures complete; must not be an event loop. */
+        /** Runs the {@link HttpClient}'s own tasks and the waits between retries; must not be an event loop (futures complete on the transport's I/O threads). */
         public Builder executor(Executor e) {
             this.executor = Objects.requireNonNull(e, "executor");
             return this;
