@@ -46,8 +46,8 @@ import javax.net.ssl.SSLContext;
  * and its future completes on that thread, never on the caller's: callers on event loops are not
  * blocked. Not {@link HttpClient#sendAsync}: on JDK 17 it hands every response to
  * {@code CompletableFuture}'s default executor, which on a machine with 2 cores or fewer (a common
- * pool of one thread) starts a new thread per response; that cost 4 to 5 times the blocking send's
- * CPU per request (docs/benchmarks.md "Client transport").
+ * pool of one thread) starts a new thread per response, and reads ran at less than half today's
+ * rate (docs/benchmarks.md "Client transport").
  *
  * <p>Thread-safe: one instance is meant to be shared by every call of an application.
  */
