@@ -190,7 +190,9 @@ final class Console {
         } catch (ExecutionException e) {
             row.put("reachable", false);
             Throwable c = e.getCause() == null ? e : e.getCause();
-            row.put("error", c instanceof TimeoutException || c instanceof java.net.http.HttpTimeoutException
+            boolean timedOut = c instanceof TimeoutException || c instanceof java.net.http.HttpTimeoutException
+                    || c instanceof io.hayloft.client.RemoteException r && r.kind() == io.hayloft.client.RemoteException.Kind.TIMEOUT;
+            row.put("error", timedOut
                     ? "no answer within " + PEER_TIMEOUT.toMillis() + " ms"
                     : c instanceof java.net.ConnectException ? "connection refused"
                     : c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage());

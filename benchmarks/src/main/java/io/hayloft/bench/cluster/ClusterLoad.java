@@ -1,6 +1,6 @@
 package io.hayloft.bench.cluster;
 
-import io.hayloft.common.io.FileTrees;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.DirectoryClient;
@@ -8,14 +8,25 @@ import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.client.store.StoreClient;
+import io.hayloft.common.io.FileTrees;
 import io.hayloft.common.wire.PhotoId;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,6 +35,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import picocli.CommandLine;
@@ -31,19 +44,36 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code hayloft bench cluster}: end-to-end throughput through {@link HayloftClient} on an
- * {@link EmbeddedCluster} (a directory and 3 stores on loopback, 3 replicas): puts of 1 KiB and
- * 64 KiB objects one by one and batched, gets of the same, and the directory's assign and lookup on
- * their own. Each scenario is a closed loop of {@code --concurrency} operations in flight ({@code --batch-concurrency} for batched puts) for
- * {@code --seconds}; it reports objects per second, MiB per second of payload and the latency of one
- * operation (a batch counts as one operation). All scenarios run in one process, one after the
- * other, so the ratios between them are what to compare on a shared machine.
+ * {@code hayloft bench cluster}: end-to-end throughput through {@link HayloftClient}, on an
+ * {@link EmbeddedCluster} (a directory and 3 stores on loopback in this JVM, 3 replicas) or, with
+ * {@code --directory}, on a running cluster (e.g. separate processes: {@code benchmarks/cluster-processes.sh}).
+ *
+ * <p>Per object size (1 KiB and 64 KiB): single puts through the client against one store's own
+ * single-write rate in the same run ({@link StoreClient#write} of new keys on one store, no
+ * directory), batched puts, then a working set of {@code --keys} objects put in batches, and gets of
+ * uniformly random ids of that set through the client; the same ids read with
+ * {@link StoreClient#read} straight from one store (no directory, no volume map: the transport's own
+ * ceiling); and, with {@code --wrk} (when {@code wrk} is on the PATH), the store's own read rate
+ * under wrk, a C load tool, with the same number of connections and the same object set (the URLs of
+ * the working set's objects on that store, picked at random by a Lua script). Each scenario is a
+ * closed loop of {@code --concurrency} operations in flight ({@code --batch-concurrency} for batched
+ * puts) for {@code --seconds}; it reports objects per second, MiB per second of payload, the latency
+ * of one operation (a batch counts as one) and the directory's requests per 1,000 operations (from
+ * its {@code GET /metrics}, {@code hayloft_directory_requests_seconds_count}, stores' heartbeats and
+ * the scrape itself left out). All scenarios run in one process, one after the other, so the ratios
+ * between them are what to compare on a shared machine.
  *
  * <p>Not thread-safe (one run).
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-        description = "End-to-end put/get throughput through the client on an embedded cluster; directory assign/lookup.")
+        description = "End-to-end put/get throughput through the client against a store's own rate (StoreClient, wrk).")
 public final class ClusterLoad implements Callable<Integer> {
+    /** Directory operations that are not the client's doing: stores' heartbeats and the metrics scrape. */
+    private static final List<String> BACKGROUND = List.of("heartbeat", "metrics");
+    private static final Pattern COUNT = Pattern.compile(
+            "^hayloft_directory_requests_seconds_count\\{(.*)\\}\\s+([0-9.eE+-]+)\\s*$");
+    private static final Pattern OP = Pattern.compile("op=\"([^\"]*)\"");
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -53,7 +83,7 @@ public final class ClusterLoad implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds before each scenario (default ${DEFAULT-VALUE}).")
     double warmup;
 
-    @Option(names = "--concurrency", defaultValue = "16", description = "Operations in flight (default ${DEFAULT-VALUE}).")
+    @Option(names = "--concurrency", defaultValue = "16", description = "Operations in flight, and wrk's connections (default ${DEFAULT-VALUE}).")
     int concurrency;
 
     @Option(names = "--batch", defaultValue = "64", description = "Objects per batched put (default ${DEFAULT-VALUE}).")
@@ -62,71 +92,318 @@ public final class ClusterLoad implements Callable<Integer> {
     @Option(names = "--batch-concurrency", defaultValue = "4", description = "Batched puts in flight (default ${DEFAULT-VALUE}).")
     int batchConcurrency;
 
-    @Option(names = "--no-fsync", description = "Stores do not fsync before acknowledging.")
+    @Option(names = "--no-fsync", description = "Embedded stores do not fsync before acknowledging (with --directory: the stores' own setting).")
     boolean noFsync;
 
-    @Option(names = "--dir", description = "Cluster data directory (default: a temp dir, removed).")
+    @Option(names = "--dir", description = "Embedded cluster data directory (default: a temp dir, removed).")
     Path dir;
 
-    private record Row(String name, long objects, long bytes, double seconds, Histogram latency) {
+    @Option(names = "--directory", paramLabel = "HOST:PORT",
+            description = "Load this running cluster instead of an embedded one (it must be open: no cluster secret).")
+    String directoryAddress;
+
+    @Option(names = "--keys", defaultValue = "20000",
+            description = "Working set of 1 KiB objects for gets, put before them (default ${DEFAULT-VALUE}).")
+    int keys;
+
+    @Option(names = "--large-keys", defaultValue = "4000",
+            description = "Working set of 64 KiB objects for gets (default ${DEFAULT-VALUE}).")
+    int largeKeys;
+
+    @Option(names = "--sizes", split = ",", defaultValue = "1024,65536", description = "Object sizes (default ${DEFAULT-VALUE}).")
+    List<Integer> sizes;
+
+    @Option(names = "--wrk", description = "Also measure one store's read rate with wrk (must be on the PATH) on the same objects.")
+    boolean wrk;
+
+    @Option(names = "--reads-only", description = "Skip the put scenarios (the working set is still put first).")
+    boolean readsOnly;
+
+    @Option(names = "--transport", description = "Also read the same objects from the same store with other HTTP clients: "
+            + "java.net.http's blocking send (one thread per request in flight) and Apache HttpClient 5 async (HTTP/1.1).")
+    boolean transport;
+
+    @Option(names = "--no-client-get", description = "Skip the gets through HayloftClient (transport measurements only).")
+    boolean noClientGet;
+
+    /** One result line; {@code dirCalls} is NaN when not measured. */
+    private record Row(String name, double objectsPerSecond, double mibPerSecond, double p50, double p99, double dirCalls,
+                       String directoryOps) {
     }
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
-        boolean temp = dir == null;
-        Path work = temp ? Files.createTempDirectory("hayloft-bench-cluster") : Files.createDirectories(dir);
+        if (keys < 1 || largeKeys < 1 || concurrency < 1 || batch < 1 || batchConcurrency < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--keys, --large-keys, --concurrency, --batch and --batch-concurrency must be >= 1");
+        }
+        for (int s : sizes) {
+            if (s < 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--sizes must be >= 0, got " + s);
+            }
+        }
+        if (wrk && !onPath("wrk")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--wrk: no wrk on the PATH (apt-get install wrk)");
+        }
+        boolean embedded = directoryAddress == null;
+        boolean temp = embedded && dir == null;
+        Path work = !embedded ? null : temp ? Files.createTempDirectory("hayloft-bench-cluster") : Files.createDirectories(dir);
         List<Row> rows = new ArrayList<>();
-        try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(work).withStores(3, 3)
-                .withFsync(!noFsync).withDirectoryPort(0).withVolumeLimit(4L << 30));
-             HayloftClient client = HayloftClient.builder().directory(cluster.directoryAddress())
-                     .requestTimeout(Duration.ofSeconds(30)).build()) {
-            DirectoryClient directory = new DirectoryClient(HttpTransport.create(), List.of(cluster.directoryAddress()), null);
-            PhotoId known = client.put(new byte[16]).id();
-            rows.add(run("directory assign (1 key)", () -> Futures.await(directory.assign(1)) == null ? 0 : 1, 0));
-            rows.add(run("directory lookup", () -> Futures.await(directory.lookup(known.key())) == null ? 0 : 1, 0));
-            for (int size : new int[] {1024, 65536}) {
-                String s = size == 1024 ? "1 KiB" : "64 KiB";
-                ConcurrentLinkedQueue<PhotoId> ids = new ConcurrentLinkedQueue<>();
-                rows.add(run("put " + s, () -> {
-                    ids.add(client.put(payload(size)).id());
-                    return 1;
-                }, size));
-                rows.add(run("put " + s + " batched x" + batch, () -> {
-                    List<byte[]> b = new ArrayList<>(batch);
-                    for (int i = 0; i < batch; i++) {
-                        b.add(payload(size));
-                    }
-                    List<PutResult> r = client.putAll(b);
-                    for (int i = 0; i < r.size(); i += 8) {
-                        ids.add(r.get(i).id());
-                    }
-                    return batch;
-                }, size));
-                PhotoId[] readable = ids.toArray(new PhotoId[0]);
-                rows.add(run("get " + s, () -> {
-                    byte[] b = client.get(readable[ThreadLocalRandom.current().nextInt(readable.length)]);
-                    if (b.length != size) {
-                        throw new IllegalStateException("read " + b.length + " bytes, expected " + size);
-                    }
-                    return 1;
-                }, size));
+        EmbeddedCluster cluster = null;
+        try {
+            if (embedded) {
+                cluster = EmbeddedCluster.start(ClusterOptions.of(work).withStores(3, 3)
+                        .withFsync(!noFsync).withDirectoryPort(0).withVolumeLimit(4L << 30));
+            }
+            String dirAddr = embedded ? cluster.directoryAddress() : directoryAddress;
+            HttpTransport http = HttpTransport.builder().requestTimeout(Duration.ofSeconds(30)).build();
+            StoreClient stores = new StoreClient(http);
+            DirectoryClient directory = new DirectoryClient(http, List.of(dirAddr), null);
+            try (HayloftClient client = HayloftClient.builder().directory(dirAddr).requestTimeout(Duration.ofSeconds(30)).build()) {
+                for (int size : sizes) {
+                    rows.addAll(size(size, client, stores, directory, dirAddr));
+                }
             }
         } finally {
+            if (cluster != null) {
+                cluster.close();
+            }
             if (temp) {
                 FileTrees.delete(work);
             }
         }
-        out.printf(Locale.ROOT, "%-28s %12s %10s %10s %10s%n", "scenario (" + concurrency + "/" + batchConcurrency + " in flight)",
-                "objects/s", "MiB/s",
-                "p50 ms", "p99 ms");
+        out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %12s  %s%n", "scenario (" + concurrency + "/" + batchConcurrency + " in flight)",
+                "objects/s", "MiB/s", "p50 ms", "p99 ms", "dir/1k ops", "directory ops");
         for (Row r : rows) {
-            out.printf(Locale.ROOT, "%-28s %12.0f %10.2f %10.2f %10.2f%n", r.name(), r.objects() / r.seconds(),
-                    r.bytes() / r.seconds() / 1048576.0, r.latency().getValueAtPercentile(50) / 1e6,
-                    r.latency().getValueAtPercentile(99) / 1e6);
+            out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %12s  %s%n", r.name(), fmt(r.objectsPerSecond(), 0),
+                    fmt(r.mibPerSecond(), 2), fmt(r.p50(), 2), fmt(r.p99(), 2), fmt(r.dirCalls(), 1), r.directoryOps());
         }
         out.flush();
         return 0;
+    }
+
+    private static String fmt(double v, int decimals) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    private static String label(int size) {
+        return size % 1024 == 0 ? size / 1024 + " KiB" : size + " B";
+    }
+
+    /** The scenarios of one object size. */
+    private List<Row> size(int size, HayloftClient client, StoreClient stores, DirectoryClient directory, String dirAddr)
+            throws Exception {
+        String s = label(size);
+        List<Row> rows = new ArrayList<>();
+        Map<Integer, List<String>> places = null;
+        if (!readsOnly) {
+            rows.add(run("put " + s, dirAddr, () -> {
+                client.put(payload(size));
+                return 1;
+            }, size, concurrency));
+            // One store's own single-write rate: new keys far above the allocator's, on a volume it holds.
+            PhotoId sample = client.put(payload(size)).id();
+            places = places(directory);
+            String target = places.getOrDefault(sample.volume(), List.of()).stream().findFirst().orElse(null);
+            if (target != null) {
+                AtomicLong next = new AtomicLong((1L << 62) + ThreadLocalRandom.current().nextLong(1L << 40));
+                Row w = run("store write " + s + " (StoreClient, 1 store)", dirAddr, () -> {
+                    PhotoId id = new PhotoId(sample.volume(), next.getAndIncrement(), 0, ThreadLocalRandom.current().nextLong() | 1);
+                    Futures.await(stores.write(target, id, payload(size), ""));
+                    return 1;
+                }, size, concurrency);
+                rows.add(w);
+                rows.add(ratio("put " + s + " / store write", rows.get(rows.size() - 2), w));
+            }
+            rows.add(run("put " + s + " batched x" + batch, dirAddr, () -> {
+                client.putAll(batchOf(size));
+                return batch;
+            }, size, batchConcurrency));
+        }
+        List<PhotoId> set = preload(client, size, size >= 65536 ? largeKeys : keys);
+        PhotoId[] ids = set.toArray(new PhotoId[0]);
+        Row get = noClientGet ? null : run("get " + s + " (" + ids.length + " keys)", dirAddr, () -> {
+            byte[] b = client.get(ids[ThreadLocalRandom.current().nextInt(ids.length)]);
+            check(b, size);
+            return 1;
+        }, size, concurrency);
+        if (get != null) {
+            rows.add(get);
+        }
+        // The store holding most of the working set: StoreClient straight to it, and wrk.
+        places = places(directory);
+        Map<String, List<PhotoId>> byStore = new HashMap<>();
+        for (PhotoId id : ids) {
+            for (String a : places.getOrDefault(id.volume(), List.of())) {
+                byStore.computeIfAbsent(a, k -> new ArrayList<>()).add(id);
+            }
+        }
+        String store = byStore.entrySet().stream().max(Map.Entry.comparingByValue((a, b) -> Integer.compare(a.size(), b.size())))
+                .map(Map.Entry::getKey).orElse(null);
+        if (store == null) {
+            spec.commandLine().getErr().println("no store address for the working set's volumes: StoreClient and wrk rows skipped");
+            return rows;
+        }
+        PhotoId[] local = byStore.get(store).toArray(new PhotoId[0]);
+        Row direct = run("StoreClient.read " + s + " (1 store)", dirAddr, () -> {
+            byte[] b = Futures.await(stores.read(store, local[ThreadLocalRandom.current().nextInt(local.length)]));
+            check(b, size);
+            return 1;
+        }, size, concurrency);
+        rows.add(direct);
+        String base = stores.transport().baseUrl(store);
+        List<Row> others = transport ? transports(s, base, local, size, dirAddr) : List.of();
+        rows.addAll(others);
+        if (wrk) {
+            Row w = wrk("store read " + s + " (wrk, 1 store)", base, local, size);
+            rows.add(w);
+            if (get != null) {
+                rows.add(ratio("client get / store (wrk)", get, w));
+            }
+            rows.add(ratio("StoreClient.read / store (wrk)", direct, w));
+            for (Row o : others) {
+                rows.add(ratio(o.name().replaceFirst(" " + s + ".*", "") + " / store (wrk)", o, w));
+            }
+        } else if (get != null) {
+            rows.add(ratio("client get / StoreClient.read", get, direct));
+        }
+        return rows;
+    }
+
+    /**
+     * The same reads through other HTTP clients: java.net.http's blocking {@code send} (no hop of the
+     * response to {@code CompletableFuture}'s default executor, which is a new thread per task when the
+     * common pool has fewer than 2 threads, as on 2 cores) and Apache HttpClient 5's async client
+     * (HTTP/1.1, {@code --concurrency} connections, 2 I/O threads).
+     */
+    private List<Row> transports(String s, String base, PhotoId[] local, int size, String dirAddr) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+        rows.add(run("java.net.http send " + s + " (1 store)", dirAddr, () -> {
+            PhotoId id = local[ThreadLocalRandom.current().nextInt(local.length)];
+            try {
+                HttpResponse<byte[]> r = jdk.send(HttpRequest.newBuilder(URI.create(base + id.needlePath()))
+                        .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+                if (r.statusCode() != 200) {
+                    throw new IllegalStateException("GET " + id.needlePath() + ": " + r.statusCode());
+                }
+                check(r.body(), size);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            return 1;
+        }, size, concurrency));
+        try (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient hc =
+                     org.apache.hc.client5.http.impl.async.HttpAsyncClients.custom()
+                             .setVersionPolicy(org.apache.hc.core5.http2.HttpVersionPolicy.FORCE_HTTP_1)
+                             .setIOReactorConfig(org.apache.hc.core5.reactor.IOReactorConfig.custom().setIoThreadCount(2).build())
+                             .setConnectionManager(org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder.create()
+                                     .setMaxConnTotal(concurrency).setMaxConnPerRoute(concurrency).build())
+                             .disableAutomaticRetries().disableCookieManagement().disableRedirectHandling()
+                             .build()) {
+            hc.start();
+            rows.add(run("HttpClient 5 async " + s + " (1 store)", dirAddr, () -> {
+                PhotoId id = local[ThreadLocalRandom.current().nextInt(local.length)];
+                try {
+                    org.apache.hc.client5.http.async.methods.SimpleHttpResponse r = hc.execute(
+                            org.apache.hc.client5.http.async.methods.SimpleRequestBuilder.get(base + id.needlePath()).build(), null)
+                            .get(30, TimeUnit.SECONDS);
+                    if (r.getCode() != 200) {
+                        throw new IllegalStateException("GET " + id.needlePath() + ": " + r.getCode());
+                    }
+                    check(r.getBodyBytes(), size);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                return 1;
+            }, size, concurrency));
+        }
+        return rows;
+    }
+
+    private static Row ratio(String name, Row a, Row b) {
+        return new Row(name + String.format(Locale.ROOT, " = %.2f", a.objectsPerSecond() / b.objectsPerSecond()),
+                Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "");
+    }
+
+    private static void check(byte[] b, int size) {
+        if (b.length != size) {
+            throw new IllegalStateException("read " + b.length + " bytes, expected " + size);
+        }
+    }
+
+    private List<byte[]> batchOf(int size) {
+        List<byte[]> b = new ArrayList<>(batch);
+        for (int i = 0; i < batch; i++) {
+            b.add(payload(size));
+        }
+        return b;
+    }
+
+    /** Puts {@code n} objects in batches ({@code --batch-concurrency} in flight) and returns their ids. */
+    private List<PhotoId> preload(HayloftClient client, int size, int n) throws InterruptedException {
+        long t0 = System.nanoTime();
+        AtomicLong left = new AtomicLong(n);
+        ConcurrentLinkedQueue<PhotoId> ids = new ConcurrentLinkedQueue<>();
+        List<Thread> workers = new ArrayList<>();
+        ConcurrentLinkedQueue<RuntimeException> errors = new ConcurrentLinkedQueue<>();
+        for (int w = 0; w < batchConcurrency; w++) {
+            Thread t = new Thread(() -> {
+                try {
+                    while (true) {
+                        long take = Math.min(batch, left.getAndAdd(-batch));
+                        if (take <= 0) {
+                            return;
+                        }
+                        List<byte[]> b = new ArrayList<>();
+                        for (int i = 0; i < take; i++) {
+                            b.add(payload(size));
+                        }
+                        for (PutResult r : client.putAll(b)) {
+                            ids.add(r.id());
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    errors.add(e);
+                }
+            }, "bench-preload");
+            t.setDaemon(true);
+            t.start();
+            workers.add(t);
+        }
+        for (Thread t : workers) {
+            t.join();
+        }
+        if (!errors.isEmpty()) {
+            throw errors.peek();
+        }
+        spec.commandLine().getErr().printf(Locale.ROOT, "working set: %d objects of %s put in %.1f s%n", ids.size(), label(size),
+                (System.nanoTime() - t0) / 1e9);
+        return new ArrayList<>(ids);
+    }
+
+    /** Volume id to the addresses of its replicas' stores, from the directory's volume and store lists. */
+    private static Map<Integer, List<String>> places(DirectoryClient directory) {
+        Map<String, String> address = new HashMap<>();
+        for (JsonNode s : Futures.await(directory.stores())) {
+            address.put(s.path("id").asText(), s.path("address").asText());
+        }
+        Map<Integer, List<String>> out = new HashMap<>();
+        for (JsonNode v : Futures.await(directory.volumes())) {
+            List<String> a = new ArrayList<>();
+            for (JsonNode r : v.path("replicas")) {
+                String addr = address.get(r.asText());
+                if (addr != null && !addr.isEmpty()) {
+                    a.add(addr);
+                }
+            }
+            out.put(v.path("id").asInt(), a);
+        }
+        return out;
     }
 
     private static byte[] payload(int size) {
@@ -135,25 +412,182 @@ public final class ClusterLoad implements Callable<Integer> {
         return b;
     }
 
-    /** Warm-up, then a closed loop of {@code concurrency} workers for {@code seconds}; {@code op} returns objects done. */
-    private Row run(String name, Supplier<Integer> op, int objectBytes) throws InterruptedException {
-        int inFlight = name.contains("batched") ? batchConcurrency : concurrency;
+    // ---------------------------------------------------------------- wrk
+
+    /**
+     * wrk with {@code --concurrency} connections on 2 threads for {@code --seconds} (after a
+     * {@code --warmup} run) against {@code base}, each request a random URL of {@code ids}
+     * (written to a temp file that a generated Lua script reads).
+     */
+    private Row wrk(String name, String base, PhotoId[] ids, int size) throws IOException, InterruptedException {
+        Path tmp = Files.createTempDirectory("hayloft-wrk");
+        try {
+            Path list = tmp.resolve("paths.txt");
+            StringBuilder b = new StringBuilder();
+            for (PhotoId id : ids) {
+                b.append(id.needlePath()).append('\n');
+            }
+            Files.writeString(list, b, StandardCharsets.US_ASCII);
+            Path lua = tmp.resolve("random-paths.lua");
+            Files.writeString(lua, wrkScript(list), StandardCharsets.US_ASCII);
+            if (warmup > 0) {
+                runWrk(base, lua, warmup);
+            }
+            String report = runWrk(base, lua, seconds);
+            spec.commandLine().getErr().println(report.strip());
+            double rps = number(report, "Requests/sec:\\s+([0-9.]+)");
+            long non2xx = (long) number(report, "Non-2xx or 3xx responses:\\s+([0-9]+)", 0);
+            if (non2xx > 0) {
+                throw new IllegalStateException("wrk got " + non2xx + " non-2xx answers from " + base + ":\n" + report);
+            }
+            return new Row(name, rps, rps * size / 1048576.0, latency(report, "50%"), latency(report, "99%"), Double.NaN, "");
+        } finally {
+            FileTrees.delete(tmp);
+        }
+    }
+
+    /** The Lua script: every wrk thread loads the list and sends GETs of uniformly random entries. */
+    static String wrkScript(Path list) {
+        return "local paths = {}\n"
+                + "for line in io.lines(\"" + list.toAbsolutePath() + "\") do paths[#paths + 1] = line end\n"
+                + "math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))\n"
+                + "request = function()\n"
+                + "  return wrk.format(\"GET\", paths[math.random(#paths)])\n"
+                + "end\n";
+    }
+
+    private String runWrk(String base, Path lua, double secs) throws IOException, InterruptedException {
+        List<String> cmd = List.of("wrk", "-t2", "-c" + concurrency, "-d" + Math.max(1, Math.round(secs)) + "s", "--latency",
+                "-s", lua.toString(), base);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        byte[] all = p.getInputStream().readAllBytes();
+        if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("wrk did not finish");
+        }
+        String text = new String(all, StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IllegalStateException("wrk failed (" + p.exitValue() + "): " + text);
+        }
+        return text;
+    }
+
+    private static double number(String text, String regex) {
+        double v = number(text, regex, Double.NaN);
+        if (Double.isNaN(v)) {
+            throw new IllegalStateException("wrk output has no '" + regex + "':\n" + text);
+        }
+        return v;
+    }
+
+    private static double number(String text, String regex, double absent) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : absent;
+    }
+
+    /** A latency percentile line of wrk's {@code --latency} distribution ("99%  3.21ms"), in ms. */
+    static double latency(String text, String percentile) {
+        Matcher m = Pattern.compile("(?m)^\\s*" + Pattern.quote(percentile) + "\\s+([0-9.]+)(us|ms|s|m)\\s*$").matcher(text);
+        if (!m.find()) {
+            return Double.NaN;
+        }
+        double v = Double.parseDouble(m.group(1));
+        return switch (m.group(2)) {
+            case "us" -> v / 1000;
+            case "ms" -> v;
+            case "s" -> v * 1000;
+            default -> v * 60_000;
+        };
+    }
+
+    private static boolean onPath(String program) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String d : path.split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- directory metrics
+
+    /** The directory's request counts by op ({@code hayloft_directory_requests_seconds_count} summed over statuses). */
+    static Map<String, Double> directoryCounts(String dirAddr) {
+        try {
+            HttpClient h = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> r = h.send(HttpRequest.newBuilder(URI.create("http://" + dirAddr + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                return null;
+            }
+            return parseCounts(r.body());
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    static Map<String, Double> parseCounts(String metrics) {
+        Map<String, Double> byOp = new TreeMap<>();
+        for (String line : metrics.split("\n")) {
+            Matcher m = COUNT.matcher(line.strip());
+            if (m.matches()) {
+                Matcher op = OP.matcher(m.group(1));
+                byOp.merge(op.find() ? op.group(1) : "?", Double.parseDouble(m.group(2)), Double::sum);
+            }
+        }
+        return byOp;
+    }
+
+    // ---------------------------------------------------------------- closed loops
+
+    /** Warm-up, then a closed loop of {@code inFlight} workers for {@code seconds}; {@code op} returns objects done. */
+    private Row run(String name, String dirAddr, Supplier<Integer> op, int objectBytes, int inFlight) throws InterruptedException {
         loop(op, warmup, new Recorder(3), new AtomicLong(), inFlight);
         Recorder rec = new Recorder(3);
         AtomicLong objects = new AtomicLong();
-        double took = loop(op, seconds, rec, objects, inFlight);
+        AtomicLong ops = new AtomicLong();
+        Map<String, Double> before = directoryCounts(dirAddr);
+        double took = loop(op, seconds, rec, objects, inFlight, ops);
+        Map<String, Double> after = directoryCounts(dirAddr);
         Histogram h = rec.getIntervalHistogram();
+        double calls = Double.NaN;
+        StringBuilder perOp = new StringBuilder();
+        if (before != null && after != null) {
+            double sum = 0;
+            for (Map.Entry<String, Double> e : after.entrySet()) {
+                double d = e.getValue() - before.getOrDefault(e.getKey(), 0.0);
+                if (d > 0 && !BACKGROUND.contains(e.getKey())) {
+                    sum += d;
+                    perOp.append(perOp.length() == 0 ? "" : " ").append(e.getKey()).append('=')
+                            .append(fmt(d * 1000 / Math.max(1, ops.get()), 1));
+                }
+            }
+            calls = sum * 1000 / Math.max(1, ops.get());
+        }
         spec.commandLine().getErr().printf(Locale.ROOT, "%s: %d objects in %.1f s%n", name, objects.get(), took);
-        return new Row(name, objects.get(), objects.get() * objectBytes, took, h);
+        return new Row(name, objects.get() / took, objects.get() * (double) objectBytes / took / 1048576.0,
+                h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6, calls, perOp.toString());
     }
 
-    private double loop(Supplier<Integer> op, double secs, Recorder rec, AtomicLong objects, int concurrency)
+    private double loop(Supplier<Integer> op, double secs, Recorder rec, AtomicLong objects, int inFlight)
+            throws InterruptedException {
+        return loop(op, secs, rec, objects, inFlight, new AtomicLong());
+    }
+
+    private double loop(Supplier<Integer> op, double secs, Recorder rec, AtomicLong objects, int inFlight, AtomicLong ops)
             throws InterruptedException {
         long start = System.nanoTime();
         long end = start + (long) (secs * 1e9);
-        CountDownLatch done = new CountDownLatch(concurrency);
+        CountDownLatch done = new CountDownLatch(inFlight);
         AtomicLong failures = new AtomicLong();
-        for (int w = 0; w < concurrency; w++) {
+        for (int w = 0; w < inFlight; w++) {
             CompletableFuture.runAsync(() -> {
                 try {
                     while (System.nanoTime() < end) {
@@ -161,6 +595,7 @@ public final class ClusterLoad implements Callable<Integer> {
                         int n = op.get();
                         rec.recordValue(Math.max(1, System.nanoTime() - t0));
                         objects.addAndGet(n);
+                        ops.incrementAndGet();
                     }
                 } catch (RuntimeException e) {
                     if (failures.incrementAndGet() == 1) {
@@ -183,5 +618,4 @@ public final class ClusterLoad implements Callable<Integer> {
         }
         return (System.nanoTime() - start) / 1e9;
     }
-
 }

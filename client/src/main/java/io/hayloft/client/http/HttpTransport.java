@@ -41,8 +41,13 @@ import javax.net.ssl.SSLContext;
  * (it was never sent). Every attempt is reported to a {@link Listener} (metrics per target).
  * {@link #TYPED} decodes error bodies into the client's exception types by their code.
  *
- * <p>Futures complete on the transport's executor (the {@link HttpClient}'s default pool unless one
- * is given), never on the caller's thread, so callers on event loops are not blocked.
+ * <p>Each exchange is one blocking {@link HttpClient#send} on a thread of the transport's own cached
+ * pool (daemon threads {@code hayloft-http-N}, one per request in flight, idle ones end after 60 s),
+ * and its future completes on that thread, never on the caller's: callers on event loops are not
+ * blocked. Not {@link HttpClient#sendAsync}: on JDK 17 it hands every response to
+ * {@code CompletableFuture}'s default executor, which on a machine with 2 cores or fewer (a common
+ * pool of one thread) starts a new thread per response, and reads ran at less than half today's
+ * rate (docs/benchmarks.md "Client transport").
  *
  * <p>Thread-safe: one instance is meant to be shared by every call of an application.
  */
@@ -106,6 +111,7 @@ public final class HttpTransport {
     private final Duration backoffMax;
     private final Listener listener;
     private final Executor delayer;
+    private final Executor ioThreads;
     private final java.util.concurrent.atomic.AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
 
     private HttpTransport(Builder b) {
@@ -130,6 +136,40 @@ public final class HttpTransport {
         this.backoffMax = b.backoffMax;
         this.listener = b.listener;
         this.delayer = b.executor;
+        this.ioThreads = IO;
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger IO_THREADS = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** The threads of the blocking sends, shared by every transport of the process: one per request in flight. */
+    private static final Executor IO = new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 60,
+            java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "hayloft-http-" + IO_THREADS.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+
+    /**
+     * Sends {@code request} with a blocking {@link HttpClient#send} on an I/O thread; the future
+     * completes on that thread with the response, or exceptionally with what {@code send} threw.
+     */
+    private <T> CompletableFuture<HttpResponse<T>> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+        CompletableFuture<HttpResponse<T>> f = new CompletableFuture<>();
+        ioThreads.execute(() -> {
+            try {
+                f.complete(http.send(request, handler));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                f.completeExceptionally(e);
+            } catch (IOException e) {
+                // send() rethrows the exchange's failure as a plain IOException around the original
+                // (a ProtocolException, a ClosedChannelException...): keep the original, as sendAsync gives it.
+                f.completeExceptionally(e.getClass() == IOException.class && e.getCause() instanceof IOException c ? c : e);
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
     }
 
     public static Builder builder() {
@@ -240,7 +280,7 @@ public final class HttpTransport {
         CompletableFuture<HttpResponse<byte[]>> sent;
         long start = System.nanoTime();
         try {
-            sent = http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+            sent = exchange(request, HttpResponse.BodyHandlers.ofByteArray());
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(
                     errors.create(server, Kind.UNREACHABLE, 0, 0, null, null, server + ": " + what + " could not be sent: " + e, e));
@@ -328,7 +368,7 @@ public final class HttpTransport {
         long start = System.nanoTime();
         CompletableFuture<HttpResponse<byte[]>> sent;
         try {
-            sent = http.sendAsync(one, HttpResponse.BodyHandlers.ofByteArray());
+            sent = exchange(one, HttpResponse.BodyHandlers.ofByteArray());
         } catch (RuntimeException e) {
             RemoteException r = errors.create(server, Kind.UNREACHABLE, 0, 0, null, null,
                     server + ": " + what + " could not be sent: " + e, e);
@@ -398,7 +438,7 @@ public final class HttpTransport {
                                                           HttpResponse.BodyHandler<T> handler, ErrorFactory errors) {
         CompletableFuture<HttpResponse<T>> sent;
         try {
-            sent = http.sendAsync(request, handler);
+            sent = exchange(request, handler);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(
                     errors.create(server, Kind.UNREACHABLE, 0, 0, null, null, server + ": " + what + " could not be sent: " + e, e));
@@ -545,7 +585,7 @@ public final class HttpTransport {
             return this;
         }
 
-        /** Where responses are handled and futures complete; must not be an event loop. */
+        /** Runs the {@link HttpClient}'s own tasks and the waits between retries; must not be an event loop (futures complete on the transport's I/O threads). */
         public Builder executor(Executor e) {
             this.executor = Objects.requireNonNull(e, "executor");
             return this;
