@@ -506,6 +506,21 @@ public final class LifeCycleDemo {
             }
         }
         Futures.await(CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0])));
+        // Cold readers decide deletes from each volume's delete log alone: log them as the client
+        // will (idempotent: a key logged before keeps its first entry).
+        java.util.Map<Integer, List<io.hayloft.common.wire.Wire.DeleteEntry>> logs = new java.util.TreeMap<>();
+        for (PhotoId id : cold) {
+            if (deleted.contains(id.key())) {
+                logs.computeIfAbsent(id.volume(), x -> new ArrayList<>()).add(new io.hayloft.common.wire.Wire.DeleteEntry(0, id.key(),
+                        String.format(java.util.Locale.ROOT, "%016x", id.cookie()), 4));
+            }
+        }
+        for (var e : logs.entrySet()) {
+            for (int from = 0; from < e.getValue().size(); from += 1000) {
+                Futures.await(client.directory().logDeletes(e.getKey(),
+                        e.getValue().subList(from, Math.min(e.getValue().size(), from + 1000))));
+            }
+        }
         check(client, s, "after the deletes (deleted photos must be gone)");
         DemoTable t = new DemoTable("8. " + deletes.size() + " of " + cold.size() + " cold photos deleted (all 4 sizes);"
                 + " the raid-node reclaims their space by re-encoding each volume without them",
