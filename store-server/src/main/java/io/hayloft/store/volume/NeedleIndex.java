@@ -4,16 +4,16 @@ import java.util.List;
 
 /**
  * The in-memory index of one volume: (key, alternate key) &rarr; (offset, length, deleted) for every
- * needle, in two primitive arrays and no per-entry objects: 12 bytes per slot; plus a key table
- * ({@link KeyOffsets}, 8 bytes per slot) that finds every alternate key of one key.
+ * needle, in two primitive arrays and no per-entry objects: 12 bytes per slot.
  *
- * <p>Open addressing with linear probing. A slot is an {@code int} tag (the low 32 bits of a 64-bit
- * hash of (key, alt)) and a {@code long} packing:
+ * <p>Open addressing with linear probing. A slot is an {@code int} tag (the low 32 bits of the
+ * 64-bit {@link #hash}: a hash of the key alone, so every alternate key of one key probes from the
+ * same home slot and {@link #offsetsOfKey} finds them in one probe run) and a {@code long} packing:
  * <pre>
  * bits 63..33  offset / 8        31 bits: volumes up to 16 GiB
  * bits 32..9   needle length / 8 24 bits: needles up to 128 MiB
  * bit  8       deleted
- * bits 7..0    8 more hash bits  (a 40-bit fingerprint with the tag)
+ * bits 7..0    8 hash bits of (key, alt) (a 40-bit fingerprint with the tag)
  * </pre>
  * A packed value of 0 is an empty slot (offset 0 is the superblock, never a needle). The keys
  * themselves are not stored: the needle header on disk holds them, so a fingerprint match is
@@ -72,8 +72,6 @@ public final class NeedleIndex {
     private volatile Table table;
     private int count;
     private int deleted;
-    /** Key &rarr; offsets, for {@link #offsetsOfKey}: 8 more bytes per needle. */
-    private final KeyOffsets keys;
 
     public NeedleIndex(int expectedEntries) {
         if (expectedEntries < 0) {
@@ -81,7 +79,6 @@ public final class NeedleIndex {
         }
         int cap = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(16, (long) Math.ceil(expectedEntries / TARGET_LOAD)));
         table = new Table(cap);
-        keys = new KeyOffsets(expectedEntries);
     }
 
     private static long slotAcquire(long[] slots, int i) {
@@ -92,8 +89,23 @@ public final class NeedleIndex {
         SLOT.setRelease(slots, i, value);
     }
 
+    /**
+     * The 64-bit hash of (key, alt) the table works with: its low 32 bits (the tag, which places the
+     * slot) hash the key alone, so every alternate key of one key probes from the same home slot and
+     * {@link #offsetsOfKey} finds them all without a second table; its high bits (the fingerprint
+     * bits of the packed slot) hash the key and the alternate key.
+     */
     static long hash(long key, int alt) {
-        long h = key ^ (alt * 0x9E3779B97F4A7C15L) ^ 0x5DEECE66DL;
+        return (mix(key ^ (alt * 0x9E3779B97F4A7C15L) ^ 0x5DEECE66DL) & 0xFFFFFFFF00000000L)
+                | (mix(key ^ 0x2545F4914F6CDD1DL) & 0xFFFFFFFFL);
+    }
+
+    /** The tag of every needle of {@code key}: the low 32 bits of {@link #hash}. */
+    static int keyTag(long key) {
+        return (int) mix(key ^ 0x2545F4914F6CDD1DL);
+    }
+
+    private static long mix(long h) {
         h ^= h >>> 33;
         h *= 0xff51afd7ed558ccdL;
         h ^= h >>> 33;
@@ -146,7 +158,7 @@ public final class NeedleIndex {
     /** Bytes held by the arrays (array headers included), the whole cost of the index and its key table. */
     public long memoryBytes() {
         Table t = table;
-        return 16L + 4L * t.tags.length + 16L + 8L * t.slots.length + keys.memoryBytes();
+        return 16L + 4L * t.tags.length + 16L + 8L * t.slots.length;
     }
 
     /**
@@ -179,7 +191,6 @@ public final class NeedleIndex {
                         deleted += isDeleted ? 1 : -1;
                     }
                     setSlot(slots, i, value); // in place: the only slot of (key, alt)
-                    keys.add(key, offset);
                     return true;
                 }
             }
@@ -191,7 +202,6 @@ public final class NeedleIndex {
         }
         tags[i] = tag;
         setSlot(slots, i, value); // after the tag: a reader that sees the slot sees its tag
-        keys.add(key, offset);
         count++;
         if (isDeleted) {
             deleted++;
@@ -253,7 +263,21 @@ public final class NeedleIndex {
      * disk and {@link #isLiveAt}.
      */
     public void offsetsOfKey(long key, java.util.function.LongConsumer visitor) {
-        keys.forEach(key, visitor);
+        int tag = keyTag(key);
+        Table t = table;
+        int[] tags = t.tags;
+        long[] slots = t.slots;
+        int cap = slots.length;
+        // Every alternate key of the key has this tag, so it lies in the probe run from the tag's home.
+        for (int i = home(tag, cap);; i = i + 1 == cap ? 0 : i + 1) {
+            long s = slotAcquire(slots, i);
+            if (s == 0) {
+                return;
+            }
+            if (tags[i] == tag) {
+                visitor.accept(offset(s));
+            }
+        }
     }
 
     /** True if the current entry of (key, alt) is the live needle at {@code offset}. */
@@ -321,22 +345,18 @@ public final class NeedleIndex {
     public static final class Builder {
         private int[] tags;
         private long[] values;
-        private long[] keyOf;
         private int n;
 
         public Builder(int expected) {
             tags = new int[Math.max(16, expected)];
             values = new long[tags.length];
-            keyOf = new long[tags.length];
         }
 
         public void add(long key, int alt, long offset, long length, boolean isDeleted) {
             if (n == tags.length) {
                 tags = java.util.Arrays.copyOf(tags, n * 2);
                 values = java.util.Arrays.copyOf(values, n * 2);
-                keyOf = java.util.Arrays.copyOf(keyOf, n * 2);
             }
-            keyOf[n] = key;
             long h = hash(key, alt);
             tags[n] = (int) h;
             values[n] = pack(offset, length, isDeleted, h);
@@ -345,13 +365,12 @@ public final class NeedleIndex {
 
         public NeedleIndex build(SameKey same) {
             NeedleIndex idx = new NeedleIndex(n);
-            for (int k = 0; k < n; k++) {
-                idx.keys.add(keyOf[k], offset(values[k])); // before the sort below reorders values; stale offsets are filtered on use
-            }
-            keyOf = null;
             int[] idxTags = idx.table.tags;
             long[] idxSlots = idx.table.slots;
             int cap = idxSlots.length;
+            // By fingerprint first, then (stable) by tag: the records of one (key, alt) end up next to
+            // each other although every alternate key of a key shares its tag.
+            sortByFingerprint(tags, values, n, idxTags, idxSlots);
             radixSortByTag(tags, values, n, idxTags, idxSlots);
             java.util.Arrays.fill(idxTags, 0);
             java.util.Arrays.fill(idxSlots, 0);
@@ -438,6 +457,24 @@ public final class NeedleIndex {
     }
 
     /** Stable LSD radix sort of (tags, values)[0..n) by unsigned tag; tmp arrays hold at least n. */
+    /** One stable counting-sort pass by the fingerprint bits of the values; the result is back in (tags, values). */
+    static void sortByFingerprint(int[] tags, long[] values, int n, int[] tmpTags, long[] tmpValues) {
+        int[] counts = new int[(int) FP_MASK + 2];
+        for (int i = 0; i < n; i++) {
+            counts[(int) (values[i] & FP_MASK) + 1]++;
+        }
+        for (int b = 1; b < counts.length; b++) {
+            counts[b] += counts[b - 1];
+        }
+        for (int i = 0; i < n; i++) {
+            int to = counts[(int) (values[i] & FP_MASK)]++;
+            tmpTags[to] = tags[i];
+            tmpValues[to] = values[i];
+        }
+        System.arraycopy(tmpTags, 0, tags, 0, n);
+        System.arraycopy(tmpValues, 0, values, 0, n);
+    }
+
     static void radixSortByTag(int[] tags, long[] values, int n, int[] tmpTags, long[] tmpValues) {
         int[] srcT = tags;
         long[] srcV = values;
