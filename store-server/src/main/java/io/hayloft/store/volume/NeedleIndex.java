@@ -155,7 +155,7 @@ public final class NeedleIndex {
         return table.slots.length;
     }
 
-    /** Bytes held by the arrays (array headers included), the whole cost of the index and its key table. */
+    /** Bytes held by the two arrays (array headers included), the whole cost of the index. */
     public long memoryBytes() {
         Table t = table;
         return 16L + 4L * t.tags.length + 16L + 8L * t.slots.length;

@@ -819,7 +819,7 @@ public final class Volume implements Closeable {
     /**
      * The live needles of {@code key} whose cookie is {@code cookie}, by unsigned alternate key;
      * empty when there are none (a wrong cookie looks exactly like a missing key). Found through
-     * the index's key table ({@link NeedleIndex#offsetsOfKey}), each candidate confirmed by its
+     * the index's probe run of the key ({@link NeedleIndex#offsetsOfKey}), each candidate confirmed by its
      * header on disk (magic, key, deleted flag, cookie) and by the index naming that offset as the
      * current needle of its (key, alt). One small read per needle of the key.
      */
