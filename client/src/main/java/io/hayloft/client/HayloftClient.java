@@ -233,9 +233,15 @@ public final class HayloftClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- reads
 
-    /** The photo's bytes, from the first place that serves them. */
+    /**
+     * The photo's bytes, from the first place that serves them. The calling thread does the I/O of
+     * the usual case (the volume in the cached map, a place that answers): no hand-off to another
+     * thread; map loads and refreshes, erasure-coded volumes and retries after every place failed go
+     * the way of {@link #getAsync(PhotoId)}, with the same results and errors.
+     */
     public byte[] get(PhotoId id) {
-        return Futures.await(getAsync(id));
+        Objects.requireNonNull(id, "id");
+        return reader.readNow(id, stores::readNow, stores::read, this::viaCache);
     }
 
     public CompletableFuture<byte[]> getAsync(PhotoId id) {
