@@ -105,7 +105,7 @@ public final class HayloftClient implements AutoCloseable {
         this.ownExecutor = own;
         this.maxObjectBytes = b.maxObjectBytes;
         HttpTransport.Builder tb = HttpTransport.builder().connectTimeout(b.connectTimeout)
-                .requestTimeout(b.requestTimeout).executor(executor);
+                .requestTimeout(b.requestTimeout).executor(executor).listener(b.listener);
         if (b.sslContext != null) {
             tb.sslContext(b.sslContext);
         }
@@ -539,6 +539,7 @@ public final class HayloftClient implements AutoCloseable {
         private long maxBatchBytes = 16L << 20;
         private long maxObjectBytes = 60L << 20;
         private java.util.concurrent.Executor executor;
+        private HttpTransport.Listener listener = HttpTransport.Listener.NONE;
         private SSLContext sslContext;
         private String trustStore;
         private String trustStorePassword;
@@ -666,6 +667,12 @@ public final class HayloftClient implements AutoCloseable {
                 throw new IllegalArgumentException("maxObjectBytes must be in 1.." + (Integer.MAX_VALUE - 1024) + ", was " + n);
             }
             this.maxObjectBytes = n;
+            return this;
+        }
+
+        /** Told of every request the client sends (directory and stores), for metrics per target; see {@link HttpTransport.Listener}. */
+        public Builder listener(HttpTransport.Listener l) {
+            this.listener = Objects.requireNonNull(l, "listener");
             return this;
         }
 
