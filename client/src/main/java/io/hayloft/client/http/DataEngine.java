@@ -69,6 +69,7 @@ final class DataEngine {
                 .disableRedirectHandling()
                 .disableContentCompression()
                 .disableAuthCaching()
+                .disableConnectionState() // one identity per transport: any pooled connection serves any call
                 .setDefaultRequestConfig(RequestConfig.custom()
                         .setResponseTimeout(response)
                         .setConnectionRequestTimeout(response)

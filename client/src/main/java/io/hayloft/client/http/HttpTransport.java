@@ -461,15 +461,63 @@ public final class HttpTransport {
 
     // ---------------------------------------------------------------- data calls (HC5 classic)
 
-    /**
-     * An answer of a data call ({@link #exchange}): the status, the response headers (names in lower
-     * case, the first value of each) and the whole body.
-     */
-    public record Response(int status, java.util.Map<String, String> headers, byte[] body) {
-        /** A header's value ({@code name} in any case), or null. */
-        public String header(String name) {
-            return headers.get(name.toLowerCase(Locale.ROOT));
+    /** An answer of a data call ({@link #exchange}): the status, the response headers and the whole body. */
+    public static final class Response {
+        private final int status;
+        private final org.apache.hc.core5.http.Header[] headers;
+        private final byte[] body;
+
+        Response(int status, org.apache.hc.core5.http.Header[] headers, byte[] body) {
+            this.status = status;
+            this.headers = headers;
+            this.body = body;
         }
+
+        public int status() {
+            return status;
+        }
+
+        public byte[] body() {
+            return body;
+        }
+
+        /** The first value of a header ({@code name} in any case), or null. */
+        public String header(String name) {
+            for (org.apache.hc.core5.http.Header h : headers) {
+                if (h.getName().equalsIgnoreCase(name)) {
+                    return h.getValue();
+                }
+            }
+            return null;
+        }
+    }
+
+    /** A server as the data engine addresses it: the host (scheme, name, port) and the path prefix. */
+    private record Target(org.apache.hc.core5.http.HttpHost host, String prefix) {
+    }
+
+    private final java.util.concurrent.ConcurrentHashMap<String, Target> targets = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The host and path prefix of {@code server}, parsed once per server ({@link #uri} checks the address). */
+    private Target target(String server) {
+        Target t = targets.get(server);
+        if (t == null) {
+            URI u = uri(server, "/");
+            String path = u.getRawPath();
+            String host = u.getHost();
+            if (host == null) {
+                throw new IllegalArgumentException("bad server address '" + server + "': no host");
+            }
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1); // an IPv6 literal
+            }
+            t = new Target(new org.apache.hc.core5.http.HttpHost(u.getScheme(), host, u.getPort()),
+                    path.substring(0, path.length() - 1));
+            if (targets.size() < 10_000) {
+                targets.put(server, t);
+            }
+        }
+        return t;
     }
 
     /**
@@ -511,7 +559,7 @@ public final class HttpTransport {
     public CompletableFuture<Response> exchangeAsync(String server, String what, String method, String pathAndQuery,
                                                      java.util.Map<String, String> headers, byte[] body, IntPredicate ok,
                                                      ErrorFactory errors) {
-        baseUrl(server);
+        target(server);
         return CompletableFuture.supplyAsync(() -> exchange(server, what, method, pathAndQuery, headers, body, ok, errors), ioThreads);
     }
 
@@ -530,11 +578,12 @@ public final class HttpTransport {
      * {@link #exchange} does.
      */
     public InputStream openStream(String server, String what, String pathAndQuery, ErrorFactory errors) {
-        URI uri = uri(server, pathAndQuery);
+        Target target = target(server);
         long start = System.nanoTime();
         org.apache.hc.core5.http.ClassicHttpResponse resp;
         try {
-            resp = data.client.executeOpen(null, new org.apache.hc.core5.http.message.BasicClassicHttpRequest("GET", uri), null);
+            resp = data.client.executeOpen(target.host(), new org.apache.hc.core5.http.message.BasicClassicHttpRequest("GET",
+                    target.host(), target.prefix() + pathAndQuery), null);
         } catch (IOException e) {
             RemoteException r = failure(server, what, e, errors);
             report(server, "GET", 0, r, System.nanoTime() - start);
@@ -573,9 +622,9 @@ public final class HttpTransport {
     private Response exchange(String server, String what, String method, String pathAndQuery,
                               java.util.Map<String, String> headers, org.apache.hc.core5.http.HttpEntity entity,
                               IntPredicate ok, ErrorFactory errors) {
-        URI uri = uri(server, pathAndQuery);
+        Target target = target(server);
         org.apache.hc.core5.http.message.BasicClassicHttpRequest req =
-                new org.apache.hc.core5.http.message.BasicClassicHttpRequest(method, uri);
+                new org.apache.hc.core5.http.message.BasicClassicHttpRequest(method, target.host(), target.prefix() + pathAndQuery);
         if (headers != null) {
             headers.forEach(req::addHeader);
         }
@@ -585,14 +634,12 @@ public final class HttpTransport {
         long start = System.nanoTime();
         int status;
         byte[] body;
-        java.util.Map<String, String> answerHeaders = new java.util.HashMap<>(8);
-        try (org.apache.hc.core5.http.ClassicHttpResponse resp = data.client.executeOpen(null, req, null)) {
+        org.apache.hc.core5.http.Header[] answerHeaders;
+        try (org.apache.hc.core5.http.ClassicHttpResponse resp = data.client.executeOpen(target.host(), req, null)) {
             status = resp.getCode();
             body = resp.getEntity() == null ? new byte[0]
                     : org.apache.hc.core5.http.io.entity.EntityUtils.toByteArray(resp.getEntity());
-            for (org.apache.hc.core5.http.Header h : resp.getHeaders()) {
-                answerHeaders.putIfAbsent(h.getName().toLowerCase(Locale.ROOT), h.getValue());
-            }
+            answerHeaders = resp.getHeaders();
         } catch (IOException | RuntimeException e) {
             RemoteException r = failure(server, what, e, errors);
             report(server, method, 0, r, System.nanoTime() - start);
