@@ -42,6 +42,12 @@ import javax.net.ssl.SSLContext;
  * (it was never sent). Every attempt is reported to a {@link Listener} (metrics per target).
  * {@link #TYPED} decodes error bodies into the client's exception types by their code.
  *
+ * <p>Data calls (the store API: {@link #exchange}, {@link #exchangeAsync}, {@link #openStream}) use a
+ * second engine, Apache HttpClient 5 classic (see {@code DataEngine}): blocking, on the CALLING thread,
+ * with the same typed errors and {@link Listener} reports; at 16 requests in flight it reads at about
+ * 0.76 of wrk's rate where java.net.http's blocking {@code send} reaches 0.42 (docs/client.md
+ * "Threads"). What follows is about the java.net.http calls (directory, admin, {@link #call}).
+ *
  * <p>Each exchange is one blocking {@link HttpClient#send} on a thread of the transport's own cached
  * pool (daemon threads {@code hayloft-http-N}, one per request in flight, idle ones end after 60 s),
  * and its future completes on that thread, never on the caller's: callers on event loops are not
@@ -530,7 +536,7 @@ public final class HttpTransport {
      * {@link Kind#TIMEOUT} when the connection or the answer took longer than the connect or request
      * timeout, {@link Kind#BAD_RESPONSE} for an answer that is not valid HTTP or is truncated. One
      * attempt (no retries but the one for a pooled connection the server had closed, see
-     * {@link DataEngine}); reported to the {@link Listener} on the calling thread.
+     * {@code DataEngine}); reported to the {@link Listener} on the calling thread.
      *
      * @param what the call in words for error messages, e.g. {@code "GET /3/7/0"}
      * @param body the request body, or null for none

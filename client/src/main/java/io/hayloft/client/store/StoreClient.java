@@ -24,7 +24,10 @@ import java.util.concurrent.CompletableFuture;
  * ({@code host:port}); reads take a URL prefix as a directory lookup's {@code readFrom} lists it
  * (a plain address works too).
  *
- * <p>Every method returns at once; its future completes on the transport's executor with the result,
+ * <p>The needle and photo calls go through the transport's data engine ({@link HttpTransport#exchange},
+ * Apache HttpClient 5 classic); the {@code ...Now} methods make them on the calling thread.
+ *
+ * <p>Every method but the {@code ...Now} ones returns at once; its future completes on the transport's I/O threads with the result,
  * or exceptionally with a {@link StoreException} ({@link NotFoundException} for 404) that names the
  * store, the call and what went wrong, including a store that answers garbage (a non-JSON error
  * body, a success body that is not the expected JSON or does not confirm what was written, a body
