@@ -105,7 +105,7 @@ public final class HayloftClient implements AutoCloseable {
         this.ownExecutor = own;
         this.maxObjectBytes = b.maxObjectBytes;
         HttpTransport.Builder tb = HttpTransport.builder().connectTimeout(b.connectTimeout)
-                .requestTimeout(b.requestTimeout).executor(executor);
+                .requestTimeout(b.requestTimeout).executor(executor).listener(b.listener);
         if (b.sslContext != null) {
             tb.sslContext(b.sslContext);
         }
@@ -233,9 +233,15 @@ public final class HayloftClient implements AutoCloseable {
 
     // ---------------------------------------------------------------- reads
 
-    /** The photo's bytes, from the first place that serves them. */
+    /**
+     * The photo's bytes, from the first place that serves them. The calling thread does the I/O of
+     * the usual case (the volume in the cached map, a place that answers): no hand-off to another
+     * thread; map loads and refreshes, erasure-coded volumes and retries after every place failed go
+     * the way of {@link #getAsync(PhotoId)}, with the same results and errors.
+     */
     public byte[] get(PhotoId id) {
-        return Futures.await(getAsync(id));
+        Objects.requireNonNull(id, "id");
+        return reader.readNow(id, stores::readNow, stores::read, this::viaCache);
     }
 
     public CompletableFuture<byte[]> getAsync(PhotoId id) {
@@ -533,6 +539,7 @@ public final class HayloftClient implements AutoCloseable {
         private long maxBatchBytes = 16L << 20;
         private long maxObjectBytes = 60L << 20;
         private java.util.concurrent.Executor executor;
+        private HttpTransport.Listener listener = HttpTransport.Listener.NONE;
         private SSLContext sslContext;
         private String trustStore;
         private String trustStorePassword;
@@ -660,6 +667,12 @@ public final class HayloftClient implements AutoCloseable {
                 throw new IllegalArgumentException("maxObjectBytes must be in 1.." + (Integer.MAX_VALUE - 1024) + ", was " + n);
             }
             this.maxObjectBytes = n;
+            return this;
+        }
+
+        /** Told of every request the client sends (directory and stores), for metrics per target; see {@link HttpTransport.Listener}. */
+        public Builder listener(HttpTransport.Listener l) {
+            this.listener = Objects.requireNonNull(l, "listener");
             return this;
         }
 

@@ -54,6 +54,38 @@ final class Reader {
         return retrier.run(() -> once(id, read, cold, true), Reader::retryable);
     }
 
+    /**
+     * A blocking read whose first attempt runs on the CALLING thread: with the cached map, the places
+     * are tried in order with the blocking store call {@code readNow}, and the first answer is
+     * returned. Everything else goes the way of {@link #read} with the asynchronous calls: no map
+     * yet or a volume the map does not know, an erasure-coded volume or one without places; and when
+     * every place failed, the outcome of that attempt (refresh the map and read again when it
+     * changed, not found, or a retryable failure retried with backoff).
+     */
+    <T> T readNow(PhotoId id, BiFunction<String, PhotoId, T> readNow, BiFunction<String, PhotoId, CompletableFuture<T>> read,
+                  BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold) {
+        VolumeMapCache.Snapshot s = maps.cached();
+        Wire.VolumeLocation v = s == null ? null : s.volume(id.volume());
+        if (v == null || VolumeMapCache.coded(v.state())) {
+            return Futures.await(read(id, read, cold));
+        }
+        Located l = new Located(s, v, maps.places(s, id.key(), v));
+        if (l.places().isEmpty()) {
+            return Futures.await(read(id, read, cold));
+        }
+        List<RemoteException> errors = new ArrayList<>();
+        for (String place : l.places()) {
+            try {
+                return readNow.apply(place, id);
+            } catch (RemoteException e) {
+                errors.add(e);
+            }
+        }
+        CompletableFuture<T> first = outcome(id, l, errors, read, cold, true);
+        return Futures.await(first.handle((value, t) -> t == null ? CompletableFuture.completedFuture(value)
+                : retrier.after(t, () -> once(id, read, cold, true), Reader::retryable)).thenCompose(Function.identity()));
+    }
+
     static boolean retryable(Throwable t) {
         return !(t instanceof PhotoNotFoundException) && !(t instanceof IllegalArgumentException)
                 && !(t instanceof RemoteException r && !r.isRetryable());

@@ -61,6 +61,19 @@ final class Retrier {
         }).thenCompose(Function.identity());
     }
 
+    /**
+     * The attempts after a first one that ran elsewhere (on a caller's thread) and failed with
+     * {@code first}: fails with it when it is not retryable or there is no attempt left; else runs
+     * {@code op} from attempt 2 on, as {@link #run} would have.
+     */
+    <T> CompletableFuture<T> after(Throwable first, Supplier<CompletableFuture<T>> op, Predicate<Throwable> retryable) {
+        Throwable c = Futures.unwrap(first);
+        if (maxAttempts <= 1 || !retryable.test(c)) {
+            return CompletableFuture.failedFuture(c);
+        }
+        return CompletableFuture.supplyAsync(() -> null, delayed(1)).thenCompose(x -> attempt(op, retryable, 2));
+    }
+
     /** Completes after the backoff of attempt {@code attempt} (from 1), on the executor. */
     CompletableFuture<Void> pause(int attempt) {
         return CompletableFuture.runAsync(() -> { }, delayed(attempt));

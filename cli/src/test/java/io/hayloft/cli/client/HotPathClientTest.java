@@ -157,6 +157,37 @@ class HotPathClientTest {
     }
 
     @Test
+    void aBlockingGetDoesItsIoOnTheCallingThread() throws Exception {
+        start(options());
+        java.util.List<String> gets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        String directory = cluster.directoryAddress();
+        try (HayloftClient c = HayloftClient.builder().directory(cluster.directoryAddress())
+                .requestTimeout(java.time.Duration.ofSeconds(5)).listener(new io.hayloft.client.http.HttpTransport.Listener() {
+                    @Override
+                    public void onRequest(String target, String method, int status, io.hayloft.client.RemoteException failure,
+                                          long nanos) {
+                        if (method.equals("GET") && status == 200 && !target.contains(directory)) { // store reads only
+                            gets.add(Thread.currentThread().getName());
+                        }
+                    }
+                }).build()) {
+            byte[] data = bytes(1500);
+            io.hayloft.common.wire.PhotoId id = c.put(data).id();
+            assertThat(c.get(id)).isEqualTo(data); // the map is cached from here on
+            gets.clear();
+            String me = Thread.currentThread().getName();
+            for (int i = 0; i < 20; i++) {
+                assertThat(c.get(id)).isEqualTo(data);
+            }
+            assertThat(gets).hasSizeGreaterThanOrEqualTo(20).allMatch(me::equals);
+            // the asynchronous API still never runs on the caller's thread
+            gets.clear();
+            assertThat(c.getAsync(id).get()).isEqualTo(data);
+            assertThat(gets).isNotEmpty().noneMatch(me::equals);
+        }
+    }
+
+    @Test
     void aGetSucceedsWithTheDirectoryStoppedOnceTheMapIsCached() throws Exception {
         start(options());
         Map<PhotoId, byte[]> model = new ConcurrentHashMap<>();

@@ -59,6 +59,19 @@ class TlsListenersTest {
             HttpTransport untrusting = HttpTransport.builder().trustStore(pki.strangerKeyStore.toString(), TestPki.PASSWORD).build();
             RemoteException r = (RemoteException) catchThrowable(() -> health(untrusting, servers.addresses().get("store")));
             assertThat(r.kind()).isEqualTo(RemoteException.Kind.UNREACHABLE);
+
+            // The data engine (HC5 classic, the store calls) on the same trust store: the calling
+            // thread's request over TLS, a store's typed error, and the same refusal of an unknown CA.
+            String store = servers.addresses().get("store");
+            assertThat(dataHealth(https, store).status()).isEqualTo(200);
+            io.hayloft.client.store.StoreClient stores = new io.hayloft.client.store.StoreClient(https);
+            io.hayloft.common.wire.PhotoId missing = new io.hayloft.common.wire.PhotoId(77, 1, 0, 5);
+            io.hayloft.client.store.StoreException e = (io.hayloft.client.store.StoreException)
+                    catchThrowable(() -> stores.readNow(store, missing));
+            assertThat(e.kind()).isEqualTo(RemoteException.Kind.ERROR);
+            assertThat(e.httpStatus()).isEqualTo(404);
+            RemoteException d = (RemoteException) catchThrowable(() -> dataHealth(untrusting, store));
+            assertThat(d.kind()).isEqualTo(RemoteException.Kind.UNREACHABLE);
         }
     }
 
@@ -75,6 +88,9 @@ class TlsListenersTest {
                 assertThat(catchThrowable(() -> health(noCertificate, e.getValue()))).as(name).isInstanceOf(RemoteException.class);
                 assertThat(catchThrowable(() -> health(stranger, e.getValue()))).as(name).isInstanceOf(RemoteException.class);
                 assertThat(health(cluster, e.getValue()).statusCode()).as(name).isEqualTo(200);
+                assertThat(catchThrowable(() -> dataHealth(noCertificate, e.getValue()))).as(name).isInstanceOf(RemoteException.class);
+                assertThat(catchThrowable(() -> dataHealth(stranger, e.getValue()))).as(name).isInstanceOf(RemoteException.class);
+                assertThat(dataHealth(cluster, e.getValue()).status()).as(name).isEqualTo(200);
                 assertRefusesPlainHttp(name, e.getValue());
             }
         }
@@ -113,6 +129,11 @@ class TlsListenersTest {
     private static HttpResponse<byte[]> health(HttpTransport t, String address) {
         return Futures.await(t.send(address, "GET /health", t.request(t.uri(address, "/health")).GET().build(),
                 s -> s == 200, RemoteException::new));
+    }
+
+    /** {@code GET /health} through the transport's data engine (Apache HttpClient 5 classic), on this thread. */
+    private static HttpTransport.Response dataHealth(HttpTransport t, String address) {
+        return t.exchange(address, "GET /health", "GET", "/health", null, (byte[]) null, s -> s == 200, RemoteException::new);
     }
 
     /** Plain HTTP to the TLS port: a plain-HTTP 400 with the JSON error, then the server closes. */

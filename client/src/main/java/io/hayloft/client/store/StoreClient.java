@@ -24,7 +24,10 @@ import java.util.concurrent.CompletableFuture;
  * ({@code host:port}); reads take a URL prefix as a directory lookup's {@code readFrom} lists it
  * (a plain address works too).
  *
- * <p>Every method returns at once; its future completes on the transport's executor with the result,
+ * <p>The needle and photo calls go through the transport's data engine ({@link HttpTransport#exchange},
+ * Apache HttpClient 5 classic); the {@code ...Now} methods make them on the calling thread.
+ *
+ * <p>Every method but the {@code ...Now} ones returns at once; its future completes on the transport's I/O threads with the result,
  * or exceptionally with a {@link StoreException} ({@link NotFoundException} for 404) that names the
  * store, the call and what went wrong, including a store that answers garbage (a non-JSON error
  * body, a success body that is not the expected JSON or does not confirm what was written, a body
@@ -78,9 +81,17 @@ public final class StoreClient {
      * cookie and the CRC; a wrong cookie fails with {@link NotFoundException} like a missing needle.
      */
     public CompletableFuture<byte[]> read(String urlPrefix, PhotoId id) {
-        String what = "GET " + id.needlePath();
-        HttpRequest req = http.request(http.uri(urlPrefix, id.needlePath())).GET().build();
-        return http.send(urlPrefix, what, req, s -> s == 200, ERRORS).thenApply(HttpResponse::body);
+        return http.exchangeAsync(urlPrefix, "GET " + id.needlePath(), "GET", id.needlePath(), null, (byte[]) null,
+                s -> s == 200, ERRORS).thenApply(HttpTransport.Response::body);
+    }
+
+    /**
+     * {@link #read} on the calling thread (the blocking API's path: the caller's thread does the
+     * I/O); throws what {@link #read}'s future fails with.
+     */
+    public byte[] readNow(String urlPrefix, PhotoId id) {
+        return http.exchange(urlPrefix, "GET " + id.needlePath(), "GET", id.needlePath(), null, (byte[]) null,
+                s -> s == 200, ERRORS).body();
     }
 
     /**
@@ -88,56 +99,57 @@ public final class StoreClient {
      * the caller must close the stream. Errors (404 and others) fail the future as for {@link #read}.
      */
     public CompletableFuture<InputStream> readStream(String urlPrefix, PhotoId id) {
-        String what = "GET " + id.needlePath();
-        HttpRequest req = http.request(http.uri(urlPrefix, id.needlePath())).GET().build();
-        return http.sendRaw(urlPrefix, what, req, HttpResponse.BodyHandlers.ofInputStream(), ERRORS).thenApply(resp -> {
-            if (resp.statusCode() == 200) {
-                return resp.body();
-            }
-            byte[] body;
-            try (InputStream in = resp.body()) {
-                body = in.readNBytes(64 * 1024);
-            } catch (java.io.IOException e) {
-                body = new byte[0];
-            }
-            throw HttpTransport.errorAnswer(urlPrefix, what, resp.statusCode(), body, ERRORS);
-        });
+        http.baseUrl(urlPrefix);
+        return CompletableFuture.supplyAsync(() -> readStreamNow(urlPrefix, id), http.ioExecutor());
+    }
+
+    /** {@link #readStream} on the calling thread. */
+    public InputStream readStreamNow(String urlPrefix, PhotoId id) {
+        return http.openStream(urlPrefix, "GET " + id.needlePath(), id.needlePath(), ERRORS);
     }
 
     /** Writes one needle ({@code PUT /<volume>/<key>/<alt>?cookie=<hex>}) with the write token. */
     public CompletableFuture<Void> write(String address, PhotoId id, byte[] data, String token) {
         Objects.requireNonNull(data, "data");
-        return put(address, id, BodyPublishers.ofByteArray(data), data.length, token);
+        String what = "PUT " + id.needlePath();
+        return http.exchangeAsync(address, what, "PUT", id.needlePath(), tokenHeader(token), data, s -> s == 201 || s == 200, ERRORS)
+                .thenApply(resp -> checkSize(address, what, resp, data.length));
+    }
+
+    /** {@link #write(String, PhotoId, byte[], String)} on the calling thread. */
+    public void writeNow(String address, PhotoId id, byte[] data, String token) {
+        Objects.requireNonNull(data, "data");
+        String what = "PUT " + id.needlePath();
+        checkSize(address, what, http.exchange(address, what, "PUT", id.needlePath(), tokenHeader(token), data,
+                s -> s == 201 || s == 200, ERRORS), data.length);
     }
 
     /** Writes one needle whose data is a file, streamed from disk (the file is read once per call). */
     public CompletableFuture<Void> write(String address, PhotoId id, Path file, String token) {
         long size;
-        BodyPublisher body;
         try {
+            if (!java.nio.file.Files.isReadable(file) || java.nio.file.Files.isDirectory(file)) {
+                throw new FileNotFoundException(file.toString());
+            }
             size = java.nio.file.Files.size(file);
-            body = BodyPublishers.ofFile(file);
-        } catch (FileNotFoundException e) {
+        } catch (FileNotFoundException | java.nio.file.NoSuchFileException e) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("no such file: " + file, e));
         } catch (java.io.IOException e) {
             return CompletableFuture.failedFuture(new java.io.UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e));
         }
-        return put(address, id, body, size, token);
+        String what = "PUT " + id.needlePath();
+        return http.exchangeAsync(address, what, "PUT", id.needlePath(), tokenHeader(token), file, s -> s == 201 || s == 200, ERRORS)
+                .thenApply(resp -> checkSize(address, what, resp, size));
     }
 
-    private CompletableFuture<Void> put(String address, PhotoId id, BodyPublisher body, long size, String token) {
-        String what = "PUT " + id.needlePath();
-        HttpRequest.Builder b = http.request(http.uri(address, id.needlePath())).PUT(body)
-                .header("Content-Type", "application/octet-stream");
-        token(b, token);
-        return http.send(address, what, b.build(), s -> s == 201 || s == 200, ERRORS).thenApply(resp -> {
-            JsonNode ack = http.json(address, what, resp.body(), JsonNode.class, ERRORS);
-            if (!ack.path("size").canConvertToLong() || ack.path("size").asLong() != size) {
-                throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
-                        address + ": " + what + " acknowledged " + ack.path("size") + " bytes, sent " + size, null);
-            }
-            return null;
-        });
+    /** The store's acknowledgement of a PUT must name the size sent. */
+    private Void checkSize(String address, String what, HttpTransport.Response resp, long size) {
+        JsonNode ack = http.json(address, what, resp.body(), JsonNode.class, ERRORS);
+        if (!ack.path("size").canConvertToLong() || ack.path("size").asLong() != size) {
+            throw new StoreException(address, Kind.BAD_RESPONSE, resp.status(), 0, null, null,
+                    address + ": " + what + " acknowledged " + ack.path("size") + " bytes, sent " + size, null);
+        }
+        return null;
     }
 
     /**
@@ -158,13 +170,10 @@ public final class StoreClient {
         checkVolume(volume);
         String path = "/" + volume + "/batch";
         String what = "POST " + path + " (" + count + " needles)";
-        HttpRequest.Builder b = http.request(http.uri(address, path)).POST(BodyPublishers.ofByteArray(body))
-                .header("Content-Type", "application/octet-stream");
-        token(b, token);
-        return http.send(address, what, b.build(), s -> s == 201 || s == 200, ERRORS).thenApply(resp -> {
+        return http.exchangeAsync(address, what, "POST", path, tokenHeader(token), body, s -> s == 201 || s == 200, ERRORS).thenApply(resp -> {
             JsonNode ack = http.json(address, what, resp.body(), JsonNode.class, ERRORS);
             if (ack.path("written").asLong(-1) != count) {
-                throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
+                throw new StoreException(address, Kind.BAD_RESPONSE, resp.status(), 0, null, null,
                         address + ": " + what + " acknowledged " + ack.path("written") + " needles written, sent " + count, null);
             }
             return null;
@@ -174,9 +183,8 @@ public final class StoreClient {
     /** Deletes one needle ({@code DELETE /<volume>/<key>/<alt>?cookie=<hex>}) with the write token. */
     public CompletableFuture<Void> delete(String address, PhotoId id, String token) {
         String what = "DELETE " + id.needlePath();
-        HttpRequest.Builder b = http.request(http.uri(address, id.needlePath())).DELETE();
-        token(b, token);
-        return http.send(address, what, b.build(), s -> s == 204 || s == 200, ERRORS).thenApply(r -> null);
+        return http.exchangeAsync(address, what, "DELETE", id.needlePath(), tokenHeader(token), (byte[]) null,
+                s -> s == 204 || s == 200, ERRORS).thenApply(r -> null);
     }
 
     /**
@@ -188,12 +196,11 @@ public final class StoreClient {
         checkVolume(volume);
         String path = keyPath(volume, key, cookie);
         String what = "GET " + path;
-        HttpRequest req = http.request(http.uri(address, path)).GET().build();
-        return http.send(address, what, req, s -> s == 200, ERRORS).thenApply(resp -> {
+        return http.exchangeAsync(address, what, "GET", path, null, (byte[]) null, s -> s == 200, ERRORS).thenApply(resp -> {
             JsonNode body = http.json(address, what, resp.body(), JsonNode.class, ERRORS);
             JsonNode alts = body.path("alts");
             if (!alts.isArray()) {
-                throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
+                throw new StoreException(address, Kind.BAD_RESPONSE, resp.status(), 0, null, null,
                         address + ": " + what + " answered no \"alts\" array", null);
             }
             List<io.hayloft.client.PhotoStat.Alt> out = new java.util.ArrayList<>(alts.size());
@@ -201,7 +208,7 @@ public final class StoreClient {
                 long alt = a.path("alt").asLong(-1);
                 long size = a.path("size").asLong(-1);
                 if (!a.path("alt").canConvertToLong() || alt < Integer.MIN_VALUE || alt > 0xFFFF_FFFFL || size < 0) {
-                    throw new StoreException(address, Kind.BAD_RESPONSE, resp.statusCode(), 0, null, null,
+                    throw new StoreException(address, Kind.BAD_RESPONSE, resp.status(), 0, null, null,
                             address + ": " + what + " answered a malformed alternate " + a, null);
                 }
                 out.add(new io.hayloft.client.PhotoStat.Alt((int) alt, size));
@@ -219,11 +226,10 @@ public final class StoreClient {
         checkVolume(volume);
         String path = keyPath(volume, key, cookie);
         String what = "DELETE " + path;
-        HttpRequest.Builder b = http.request(http.uri(address, path)).DELETE();
-        token(b, token);
-        return http.send(address, what, b.build(), s -> s == 200 || s == 204, ERRORS).thenApply(resp -> {
+        return http.exchangeAsync(address, what, "DELETE", path, tokenHeader(token), (byte[]) null,
+                s -> s == 200 || s == 204, ERRORS).thenApply(resp -> {
             List<Integer> out = new java.util.ArrayList<>();
-            if (resp.statusCode() == 204 || resp.body().length == 0) {
+            if (resp.status() == 204 || resp.body().length == 0) {
                 return out;
             }
             JsonNode deleted = http.json(address, what, resp.body(), JsonNode.class, ERRORS).path("deleted");
@@ -272,6 +278,11 @@ public final class StoreClient {
         HttpRequest req = http.request(uri).GET().build();
         return http.send(address, "GET " + path, req, s -> s == 200, ERRORS)
                 .thenApply(resp -> http.json(address, "GET " + path, resp.body(), JsonNode.class, ERRORS));
+    }
+
+    /** The write token as a request header (none when the cluster is open). */
+    private static java.util.Map<String, String> tokenHeader(String token) {
+        return token == null || token.isEmpty() ? null : java.util.Map.of(TOKEN, token);
     }
 
     private static void token(HttpRequest.Builder b, String token) {
