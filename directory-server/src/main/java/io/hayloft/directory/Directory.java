@@ -308,7 +308,7 @@ public final class Directory {
             List<String> made = new ArrayList<>();
             for (int c = 0; c < calls.size(); c++) {
                 try {
-                    calls.get(c).get(config.probeTimeoutMillis * 5, TimeUnit.MILLISECONDS);
+                    calls.get(c).get(config.probeTimeoutMillis * (HttpStoreAdmin.CREATE_FACTOR + 1), TimeUnit.MILLISECONDS);
                     made.add(chosen.get(c));
                 } catch (Exception e) {
                     Throwable t = e.getCause() == null ? e : e.getCause();

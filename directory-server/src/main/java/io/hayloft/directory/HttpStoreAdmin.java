@@ -25,16 +25,24 @@ public final class HttpStoreAdmin implements StoreAdmin {
         this(HttpTransport.builder().connectTimeout(timeout).requestTimeout(timeout).build(), timeout, adminToken);
     }
 
-    /** @param timeout deadline of each create and each probe step */
+    /**
+     * @param timeout deadline of each probe step; a create gets {@value #CREATE_FACTOR} times as
+     *                long (the directory waits that long for it), since a store creates and fsyncs
+     *                the volume's files and its applied-deletes file before it answers
+     */
     public HttpStoreAdmin(HttpTransport http, Duration timeout, String adminToken) {
         this.http = http;
         this.timeout = timeout;
         this.adminToken = adminToken;
     }
 
+    /** How many probe timeouts a volume creation may take (Directory.createVolumes waits as long). */
+    static final int CREATE_FACTOR = 5;
+
     @Override
     public CompletableFuture<Void> createVolume(String address, int volume) {
         String path = "/admin/volumes/" + volume;
+        Duration timeout = this.timeout.multipliedBy(CREATE_FACTOR);
         HttpRequest.Builder b = http.request(http.uri(address, path)).timeout(timeout).POST(HttpRequest.BodyPublishers.noBody());
         if (adminToken != null && !adminToken.isEmpty()) {
             b.header("Authorization", "Bearer " + adminToken);
