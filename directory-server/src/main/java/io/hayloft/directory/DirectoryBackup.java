@@ -76,14 +76,14 @@ public final class DirectoryBackup {
      * @param volumeSequence   the next volume id in the backup
      * @param stores           store records in the backup
      * @param volumes          volume records in the backup
-     * @param photosEstimate   RocksDB's estimate of the photo records
+     * @param deleteLogEntries delete-log entries in the backup, over all volumes
      * @param files            files of the checkpoint
      * @param bytes            their total size
      * @param createdMillis    wall-clock time the checkpoint was taken
      * @param millis           how long the backup took
      */
     public record Manifest(int format, String dir, String clusterId, int databaseFormat, long keyHighWaterMark,
-                           long volumeSequence, long stores, long volumes, long photosEstimate, long files, long bytes,
+                           long volumeSequence, long stores, long volumes, long deleteLogEntries, long files, long bytes,
                            long createdMillis, long millis) {
     }
 
@@ -137,7 +137,7 @@ public final class DirectoryBackup {
                     }
                 }
                 Manifest m = new Manifest(MANIFEST_FORMAT, target.toString(), in.clusterId(), MetaStore.FORMAT,
-                        in.keyHighWaterMark(), in.volumeSequence(), in.stores(), in.volumes(), in.photosEstimate(), files, bytes,
+                        in.keyHighWaterMark(), in.volumeSequence(), in.stores(), in.volumes(), in.deleteLogEntries(), files, bytes,
                         created, (System.nanoTime() - t0) / 1_000_000);
                 writeManifest(target, m);
                 LOG.info("backup of cluster {} written to {}: {} files, {} bytes, key high-water mark {}, in {} ms",
