@@ -19,8 +19,8 @@ import java.util.function.IntPredicate;
 
 /**
  * An asynchronous client for the directory's HTTP API ({@code docs/directory-api.md}): leases, the
- * volume map, delete logs, heartbeats, volumes and stores, and the admin calls (assign, commit,
- * lookup and delete of a photo are deprecated: the hot path no longer uses them). One call per method, no retries
+ * volume map, delete logs, heartbeats, volumes and stores, and the admin calls (the directory keeps no
+ * per-photo state, so there is no per-photo call). One call per method, no retries
  * with backoff (that is {@link HayloftClient}'s job); when several directory addresses are given, a
  * call that finds a directory unreachable or timing out moves on to the next one, and later calls
  * start from the last one that answered.
