@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * directory. The margins are what keeps a restored directory from handing out again the keys and
  * volume ids the lost directory handed out after the backup was taken: the backup cannot know
  * them, so the restore skips far past them. The defaults (2^40 keys, 100,000 volumes) exceed what a
- * cluster assigns in years; the key space is 2^63. The delete floor is raised to the backup's highest
+ * cluster leases in years; the key space is 2^63. The delete floor is raised to the backup's highest
  * delete-log head plus {@value #DELETE_SEQ_MARGIN}, for the same reason: a store that applied delete-log
  * entries the lost directory numbered after the backup must not take new entries of those numbers for
  * applied ones ({@link MetaStore#raiseDeleteFloor}). A store that later reports a volume id at or

@@ -77,7 +77,7 @@ class ExactIndexTest {
         }
     }
 
-    private TestCluster.Leased assign(int photos) {
+    private TestCluster.Leased lease(int photos) {
         TestCluster.Leased a = cluster.lease(photos);
         for (TestCluster.Key p : a.photos()) {
             cookies.put(p.key(), p.cookie());
@@ -97,7 +97,7 @@ class ExactIndexTest {
     @Test
     void alternateKeysAboveThirtyAllSurviveTheEncode() throws Exception {
         cluster = new TestCluster(dir, 4);
-        TestCluster.Leased a = assign(40);
+        TestCluster.Leased a = lease(40);
         Random rnd = new Random(1);
         List<Object[]> needles = new ArrayList<>();
         for (TestCluster.Key p : a.photos()) {
@@ -128,7 +128,7 @@ class ExactIndexTest {
         cluster = new TestCluster(dir, 7);
         long block = 8 << 10;
         Random rnd = new Random(codec.hashCode());
-        TestCluster.Leased a = assign(30);
+        TestCluster.Leased a = lease(30);
         int[] edges = {0, 1, 30, 31, 32, 62, 1000, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, -31};
         List<Object[]> needles = new ArrayList<>();
         for (TestCluster.Key p : a.photos()) {
@@ -180,7 +180,7 @@ class ExactIndexTest {
     @Test
     void anIndexThatDiffersFromTheReplicaAbortsTheEncodeAndKeepsTheReplicas() throws Exception {
         cluster = new TestCluster(dir, 4);
-        TestCluster.Leased a = assign(10);
+        TestCluster.Leased a = lease(10);
         List<Object[]> needles = new ArrayList<>();
         for (TestCluster.Key p : a.photos()) {
             needles.add(new Object[] {p.key(), 31, new byte[] {1, 2, 3}});
@@ -218,7 +218,7 @@ class ExactIndexTest {
         RaidNode raid = raid("rs", 2, 1, 65536);
         List<Integer> volumes = new ArrayList<>();
         for (int v = 0; v < 3; v++) {
-            TestCluster.Leased a = assign(50);
+            TestCluster.Leased a = lease(50);
             List<Object[]> needles = new ArrayList<>();
             for (TestCluster.Key p : a.photos()) {
                 needles.add(new Object[] {p.key(), 7, new byte[] {(byte) v, 1}});
@@ -249,7 +249,7 @@ class ExactIndexTest {
     @Test
     void shortBlocksAndBadIndexesAreClearErrorsNeverWrongPhotos() throws Exception {
         cluster = new TestCluster(dir, 4);
-        TestCluster.Leased a = assign(40);
+        TestCluster.Leased a = lease(40);
         Random rnd = new Random(3);
         List<Object[]> needles = new ArrayList<>();
         for (TestCluster.Key p : a.photos()) {
@@ -317,7 +317,7 @@ class ExactIndexTest {
     @Test
     void aVersionOneIndexIsRefusedByReclaimAndReindexRecoversItsLostNeedles() throws Exception {
         cluster = new TestCluster(dir, 4);
-        TestCluster.Leased a = assign(40);
+        TestCluster.Leased a = lease(40);
         Random rnd = new Random(5);
         List<Object[]> needles = new ArrayList<>();
         for (TestCluster.Key p : a.photos()) {
