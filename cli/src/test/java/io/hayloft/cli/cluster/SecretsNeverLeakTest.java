@@ -225,6 +225,6 @@ class SecretsNeverLeakTest {
         }
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return r.body(); // the assign answer carries the token by design: not collected
+        return r.body(); // the lease answer carries the token by design: not collected
     }
 }
