@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An in-process cluster: one store, primary cache nodes on a consistent-hash ring and a gutter
- * node, read the way a client reads a lookup's readFrom (primary, then gutter on failure).
+ * node, read the way a client reads the places it computes from its volume map (primary, then gutter
+ * on failure).
  */
 class ClusterTest {
     static final long COOKIE = 0x5555aaaa5555aaaaL;

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole read path on an in-process cluster: a directory with {@code readPolicy: cache}, three
- * stores, two primary cache nodes and a gutter node. A photo is uploaded to its replicas, looked
- * up, and read through the lookup's readFrom list the way a client does; then its cache node is
- * killed and the same list leads to the gutter node.
+ * stores, two primary cache nodes and a gutter node. A photo is uploaded to the replicas of an
+ * allocator lease, and read through the places the client computes from the volume map (the key's
+ * cache node and gutter node on the map's ring, then the replicas); then its cache node is killed
+ * and the same list leads to the gutter node.
  */
 class DirectoryReadTest {
     @TempDir
@@ -67,15 +68,15 @@ class DirectoryReadTest {
     }
 
     /** Reads the first URL of readFrom that answers; returns it with the answer. */
-    private static Map.Entry<String, HttpResponse<byte[]>> read(Wire.Lookup l, String needlePath) throws Exception {
-        for (String prefix : l.readFrom()) {
+    private static Map.Entry<String, HttpResponse<byte[]>> read(List<String> readFrom, String needlePath) throws Exception {
+        for (String prefix : readFrom) {
             try {
                 return Map.entry(prefix, send("GET", prefix + needlePath, null));
             } catch (ConnectException e) {
                 // down: next in line
             }
         }
-        throw new AssertionError("no readFrom URL answered: " + l.readFrom());
+        throw new AssertionError("no readFrom URL answered: " + readFrom);
     }
 
     @Test
@@ -104,34 +105,44 @@ class DirectoryReadTest {
             assertThat(send("POST", "http://" + directory.address() + "/v1/heartbeat", HttpResponses.JSON.writeValueAsBytes(hb))
                     .statusCode()).isEqualTo(200);
         }
-        Wire.AssignResponse a = HttpResponses.JSON.readValue(send("POST", "http://" + directory.address() + "/v1/assign",
-                "{\"count\": 1}".getBytes()).body(), Wire.AssignResponse.class);
-        long key = a.photos().get(0).key();
-        String needlePath = "/" + a.volume() + "/" + key + "/0?cookie=" + a.photos().get(0).cookie();
+        Wire.Lease a = HttpResponses.JSON.readValue(send("POST", "http://" + directory.address() + "/v1/leases",
+                "{\"keys\": 1}".getBytes()).body(), Wire.Lease.class);
+        long key = a.first();
+        String needlePath = "/" + a.volume() + "/" + key + "/0?cookie=00c0ffee00c0ffee";
         byte[] data = "a photo of a hayloft".getBytes();
         for (String replica : a.replicas()) {
             assertThat(send("PUT", "http://" + replica + needlePath, data).statusCode()).isEqualTo(201);
         }
-        Wire.Lookup l = HttpResponses.JSON.readValue(send("GET", "http://" + directory.address() + "/v1/lookup/" + key, null).body(),
-                Wire.Lookup.class);
+        // What a client does with its cached volume map: no directory call per photo.
+        Wire.VolumeMap map = HttpResponses.JSON.readValue(send("GET", "http://" + directory.address() + "/v1/volume-map", null)
+                .body(), Wire.VolumeMap.class);
+        assertThat(map.readPolicy()).isEqualTo("cache");
+        Wire.VolumeLocation v = map.volumes().stream().filter(x -> x.id() == a.volume()).findFirst().orElseThrow();
+        assertThat(v.state()).isEqualTo("WRITABLE");
+        assertThat(v.replicas()).containsExactlyInAnyOrderElementsOf(a.replicas());
+        List<String> readFrom = new ArrayList<>(new CacheRouting(map.cacheNodes(), map.gutterNodes())
+                .urlPrefixes(key, v.replicas().get(0), map.scheme()));
+        for (String r : v.replicas()) {
+            readFrom.add(map.scheme() + "://" + r);
+        }
         CacheRouting routing = new CacheRouting(dc.cacheNodes, dc.gutterNodes);
         String owner = routing.nodeFor(key);
-        assertThat(l.readFrom()).hasSizeGreaterThanOrEqualTo(5);
-        assertThat(l.readFrom().get(0)).startsWith("http://" + owner + "/127.0.0.1:");
-        assertThat(l.readFrom().get(1)).startsWith("http://" + g.address() + "/127.0.0.1:");
+        assertThat(readFrom).hasSize(5);
+        assertThat(readFrom.get(0)).startsWith("http://" + owner + "/127.0.0.1:");
+        assertThat(readFrom.get(1)).startsWith("http://" + g.address() + "/127.0.0.1:");
 
-        Map.Entry<String, HttpResponse<byte[]>> first = read(l, needlePath);
-        assertThat(first.getKey()).isEqualTo(l.readFrom().get(0));
+        Map.Entry<String, HttpResponse<byte[]>> first = read(readFrom, needlePath);
+        assertThat(first.getKey()).isEqualTo(readFrom.get(0));
         assertThat(first.getValue().body()).isEqualTo(data);
         assertThat(first.getValue().headers().firstValue(CacheHttpHandler.SOURCE_HEADER)).hasValue("miss");
-        assertThat(read(l, needlePath).getValue().headers().firstValue(CacheHttpHandler.SOURCE_HEADER)).hasValue("hit");
+        assertThat(read(readFrom, needlePath).getValue().headers().firstValue(CacheHttpHandler.SOURCE_HEADER)).hasValue("hit");
 
         // The key's cache node dies: the same readFrom list leads to the gutter node.
         (owner.equals(c1.address()) ? c1 : c2).close();
-        Map.Entry<String, HttpResponse<byte[]>> viaGutter = read(l, needlePath);
-        assertThat(viaGutter.getKey()).isEqualTo(l.readFrom().get(1));
+        Map.Entry<String, HttpResponse<byte[]>> viaGutter = read(readFrom, needlePath);
+        assertThat(viaGutter.getKey()).isEqualTo(readFrom.get(1));
         assertThat(viaGutter.getValue().body()).isEqualTo(data);
-        assertThat(read(l, needlePath).getValue().headers().firstValue(CacheHttpHandler.SOURCE_HEADER)).hasValue("hit");
+        assertThat(read(readFrom, needlePath).getValue().headers().firstValue(CacheHttpHandler.SOURCE_HEADER)).hasValue("hit");
         assertThat(g.cache().stats().snapshot().get("stored")).isEqualTo(1L);
     }
 }

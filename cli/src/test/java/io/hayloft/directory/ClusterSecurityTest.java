@@ -67,9 +67,9 @@ class ClusterSecurityTest extends DirectoryOverHttp {
     void storesRegisterThemselvesAndWritesNeedTheDirectorysToken() throws Exception {
         startCluster();
         assertThat(directory.directory().stores()).extracting(s -> s.rack()).containsExactlyInAnyOrder("rack0", "rack1", "rack2");
-        Wire.AssignResponse a = directory.directory().assign(2);
-        long key = a.photos().get(0).key();
-        String cookie = a.photos().get(0).cookie();
+        Wire.Lease a = directory.directory().hotPath().lease(new Wire.LeaseRequest(2, List.of()));
+        long key = a.first();
+        String cookie = "8000000000000096"; // the writer's choice: the directory keeps no cookie
         byte[] photo = "a photo".getBytes();
         for (String replica : a.replicas()) {
             String url = "http://" + replica + "/" + a.volume() + "/" + key + "/0?cookie=" + cookie;
@@ -81,7 +81,7 @@ class ClusterSecurityTest extends DirectoryOverHttp {
             assertThat(send("PUT", outside, photo, a.token())).as("key outside the token's range").isEqualTo(403);
         }
         // A batch with one key outside the token's range is refused whole: nothing of it is written.
-        long inRange = a.photos().get(1).key();
+        long inRange = a.first() + 1;
         String replica = a.replicas().get(0);
         byte[] batch = batch(new long[] {inRange, key + 7}, cookie);
         assertThat(send("POST", "http://" + replica + "/" + a.volume() + "/batch", batch, a.token())).isEqualTo(403);
@@ -89,10 +89,11 @@ class ClusterSecurityTest extends DirectoryOverHttp {
                 .isEqualTo(404);
         assertThat(send("POST", "http://" + replica + "/" + a.volume() + "/batch", batch(new long[] {inRange}, cookie), a.token()))
                 .isEqualTo(201);
-        // A delete needs the token the directory hands out when the photo is deleted there.
+        // A delete needs the token the directory hands out with the photo's delete-log entry.
         String url0 = "http://" + replica + "/" + a.volume() + "/" + key + "/0?cookie=" + cookie;
         assertThat(send("DELETE", url0, null, a.token().replace(".2.", ".9."))).isEqualTo(403);
-        String deleteToken = directory.directory().delete(key);
+        String deleteToken = directory.directory().hotPath().logDeletes(a.volume(),
+                new Wire.DeleteRequest(List.of(new Wire.DeleteEntry(0, key, cookie, 1)))).token();
         assertThat(send("DELETE", url0, null, deleteToken)).isEqualTo(204);
         assertThat(send("GET", url0, null, null)).isEqualTo(404);
         // Admin operations need the admin token.
@@ -102,9 +103,8 @@ class ClusterSecurityTest extends DirectoryOverHttp {
     @Test
     void heartbeatsReportVolumeSizesAndTheStoreIdIsStable() throws Exception {
         startCluster();
-        Wire.AssignResponse a = directory.directory().assign(1);
-        String url = "http://" + a.replicas().get(0) + "/" + a.volume() + "/" + a.photos().get(0).key() + "/0?cookie="
-                + a.photos().get(0).cookie();
+        Wire.Lease a = directory.directory().hotPath().lease(new Wire.LeaseRequest(1, List.of()));
+        String url = "http://" + a.replicas().get(0) + "/" + a.volume() + "/" + a.first() + "/0?cookie=0";
         assertThat(send("PUT", url, new byte[5000], a.token())).isEqualTo(201);
         Await.until("the volume's size in a heartbeat", () -> directory.directory().volume(a.volume()).sizeBytes() >= 5000);
 

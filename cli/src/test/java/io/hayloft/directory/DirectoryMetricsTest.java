@@ -70,10 +70,10 @@ class DirectoryMetricsTest extends DirectoryOverHttp {
             stores.add(StoreServer.start(s.validate()));
             heartbeat(i, (1L << 29) + i);
         }
-        HttpResponse<String> a = http.send(HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/assign"))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"count\": 10}")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> a = http.send(HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/leases"))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"keys\": 10}")).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(a.statusCode()).as(a.body()).isEqualTo(200);
-        long lastKey = JSON.readTree(a.body()).get("photos").get(9).get("key").asLong();
+        long lastKey = JSON.readTree(a.body()).get("first").asLong() + 9;
 
         Map<String, Double> m = scrape();
         assertThat(gauge(m, "hayloft_directory_stores{state=\"UP\"}")).isEqualTo(4);

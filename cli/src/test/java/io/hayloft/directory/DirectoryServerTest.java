@@ -53,20 +53,19 @@ class DirectoryServerTest extends DirectoryOverHttp {
     }
 
     @Test
-    void assignPlacesReplicasOnDistinctRacksAndSignsTokens() throws Exception {
+    void leasesPlaceReplicasOnDistinctRacksAndSignTokens() throws Exception {
         directory = DirectoryServer.start(config());
         startStores(4, 3);
-        JsonNode a = send("POST", "/v1/assign", "{\"count\": 5}", 200, null);
+        JsonNode a = send("POST", "/v1/leases", "{\"keys\": 5}", 200, null);
         int volume = a.get("volume").asInt();
-        assertThat(a.get("photos")).hasSize(5);
-        long first = a.get("photos").get(0).get("key").asLong();
-        for (int i = 0; i < 5; i++) {
-            assertThat(a.get("photos").get(i).get("key").asLong()).isEqualTo(first + i);
-            assertThat(a.get("photos").get(i).get("cookie").asText()).matches("[0-9a-f]{16}");
-        }
+        assertThat(a.get("count").asInt()).isEqualTo(5);
+        assertThat(a.get("replicas")).hasSize(3);
+        long first = a.get("first").asLong();
         WriteToken tokens = new WriteToken(SECRET);
+        assertThat(tokens.check(a.get("token").asText(), volume, first, System.currentTimeMillis())).isNull();
         assertThat(tokens.check(a.get("token").asText(), volume, first + 4, System.currentTimeMillis())).isNull();
         assertThat(tokens.check(a.get("token").asText(), volume, first + 5, System.currentTimeMillis())).contains("not key");
+        assertThat(send("POST", "/v1/leases", "{\"keys\": 1}", 200, null).get("first").asLong()).isEqualTo(first + 5);
 
         JsonNode v = send("GET", "/v1/volumes/" + volume, null, 200, null);
         Set<String> racks = new HashSet<>();
@@ -81,43 +80,54 @@ class DirectoryServerTest extends DirectoryOverHttp {
     }
 
     @Test
-    void commitLookupDeleteAndRestartKeepEverything() throws Exception {
+    void deleteLogsTheVolumeMapAndKeysSurviveARestart() throws Exception {
         directory = DirectoryServer.start(config());
         startStores(3, 3);
-        JsonNode a = send("POST", "/v1/assign", "{\"count\": 2}", 200, null);
-        long key = a.get("photos").get(1).get("key").asLong();
-        String cookie = a.get("photos").get(1).get("cookie").asText();
-        send("POST", "/v1/commit", "[{\"key\": " + key + ", \"alts\": [0, 2, 1]}]", 204, null);
-        JsonNode l = send("GET", "/v1/lookup/" + key, null, 200, null);
-        assertThat(l.get("cookie").asText()).isEqualTo(cookie);
-        assertThat(l.get("alts").toString()).isEqualTo("[0,1,2]");
-        assertThat(l.get("readFrom")).hasSize(3);
-        assertThat(l.get("readFrom").get(0).asText()).startsWith("http://127.0.0.1:");
-        assertThat(send("DELETE", "/v1/photos/" + key, null, 200, null).get("token").asText()).isNotEmpty();
+        JsonNode a = send("POST", "/v1/leases", "{\"keys\": 2}", 200, null);
+        int volume = a.get("volume").asInt();
+        long key = a.get("first").asLong() + 1;
+        JsonNode log = send("POST", "/v1/volumes/" + volume + "/deletes",
+                "{\"deletes\": [{\"seq\": 0, \"key\": " + key + ", \"cookie\": \"c0ffee\", \"needles\": 3}]}", 200, null);
+        assertThat(log.get("head").asLong()).isEqualTo(1);
+        assertThat(log.get("token").asText()).isNotEmpty();
+        JsonNode map = send("GET", "/v1/volume-map", null, 200, null);
+        JsonNode location = null;
+        for (JsonNode v : map.get("volumes")) {
+            if (v.get("id").asInt() == volume) {
+                location = v;
+            }
+        }
+        assertThat(location).isNotNull();
+        assertThat(location.get("deleteHead").asLong()).isEqualTo(1);
+        assertThat(location.get("replicas")).hasSize(3);
+        assertThat(location.get("replicas").get(0).asText()).startsWith("127.0.0.1:");
 
         directory.close();
         DirectoryConfig again = config();
         again.init = false;
         directory = DirectoryServer.start(again);
-        JsonNode after = send("GET", "/v1/lookup/" + key, null, 200, null);
-        assertThat(after.get("deleted").asBoolean()).isTrue();
-        assertThat(after.get("cookie").asText()).isEqualTo(cookie);
-        JsonNode next = send("POST", "/v1/assign", "{}", 200, null);
-        assertThat(next.get("photos").get(0).get("key").asLong()).isGreaterThan(key);
+        JsonNode after = send("GET", "/v1/volumes/" + volume + "/deletes?after=0", null, 200, null);
+        assertThat(after.get("head").asLong()).isEqualTo(1);
+        assertThat(after.get("entries")).hasSize(1);
+        assertThat(after.get("entries").get(0).get("key").asLong()).isEqualTo(key);
+        assertThat(after.get("entries").get(0).get("cookie").asText()).isEqualTo("0000000000c0ffee");
+        assertThat(after.get("entries").get(0).get("needles").asInt()).isEqualTo(3);
+        JsonNode next = send("POST", "/v1/leases", "{\"keys\": 1}", 200, null);
+        assertThat(next.get("first").asLong()).isGreaterThan(key);
         assertThat(send("GET", "/v1/stores", null, 200, null)).hasSize(3);
     }
 
     @Test
-    void aFullVolumeBecomesReadOnlyAndAssignMovesOn() throws Exception {
+    void aFullVolumeBecomesReadOnlyAndLeasesMoveOn() throws Exception {
         directory = DirectoryServer.start(config());
         startStores(3, 3);
-        int volume = send("POST", "/v1/assign", "{}", 200, null).get("volume").asInt();
+        int volume = send("POST", "/v1/leases", "{\"keys\": 1}", 200, null).get("volume").asInt();
         heartbeat(0, 3, List.of(new Wire.VolumeReport(volume, 63 * 1024, false)));
         JsonNode v = send("GET", "/v1/volumes/" + volume, null, 200, null);
         assertThat(v.get("state").asText()).isEqualTo("READ_ONLY");
         assertThat(v.get("reason").asText()).startsWith("full:");
         for (int i = 0; i < 6; i++) {
-            assertThat(send("POST", "/v1/assign", "{}", 200, null).get("volume").asInt()).isNotEqualTo(volume);
+            assertThat(send("POST", "/v1/leases", "{\"keys\": 1}", 200, null).get("volume").asInt()).isNotEqualTo(volume);
         }
     }
 
@@ -125,7 +135,7 @@ class DirectoryServerTest extends DirectoryOverHttp {
     void theHealthCheckerFailsAStoppedStoreAndItsVolumes() throws Exception {
         directory = DirectoryServer.start(config());
         startStores(4, 2);
-        send("POST", "/v1/assign", "{}", 200, null);
+        send("POST", "/v1/leases", "{\"keys\": 1}", 200, null);
         stores.get(1).close();
         for (int round = 0; round < 2; round++) {
             directory.healthChecker().round();
@@ -140,7 +150,7 @@ class DirectoryServerTest extends DirectoryOverHttp {
                 .forEach(v -> assertThat(v.state()).isEqualTo(VolumeState.READ_ONLY));
         assertThat(directory.directory().meta().store("s0").state()).isEqualTo(StoreState.UP);
         // Writes go on with the three healthy stores.
-        JsonNode a = send("POST", "/v1/assign", "{}", 200, null);
+        JsonNode a = send("POST", "/v1/leases", "{\"keys\": 1}", 200, null);
         assertThat(a.get("replicas").toString()).doesNotContain(":" + stores.get(1).port() + "\"");
         send("POST", "/v1/stores/s1/restore", null, 401, null);
         assertThat(send("POST", "/v1/stores/s1/restore", null, 200, ADMIN).get("state").asText()).isEqualTo("UP");
@@ -149,20 +159,23 @@ class DirectoryServerTest extends DirectoryOverHttp {
     @Test
     void badInputGetsClearErrors() throws Exception {
         directory = DirectoryServer.start(config());
-        assertThat(send("POST", "/v1/assign", "{}", 503, null).get("error").get("code").asInt()).isEqualTo(201);
+        assertThat(send("POST", "/v1/leases", "{\"keys\": 1}", 503, null).get("error").get("code").asInt()).isEqualTo(201);
         startStores(3, 3);
-        assertThat(send("GET", "/v1/lookup/123456", null, 404, null).get("error").get("code").asInt()).isEqualTo(202);
-        assertThat(send("GET", "/v1/lookup/abc", null, 400, null).get("error").get("message").asText())
-                .contains("photo key must be a non-negative integer, was 'abc'");
-        assertThat(send("POST", "/v1/assign", "{\"count\": 5000}", 400, null).get("error").get("message").asText())
-                .contains("count must be in 1..1000, was 5000");
+        // The removed per-photo endpoints answer like any unknown path: the directory keeps no per-photo state.
+        for (String[] removed : new String[][] {{"POST", "/v1/assign", "{\"count\": 1}"}, {"POST", "/v1/commit", "[]"},
+                {"GET", "/v1/lookup/123456", null}, {"DELETE", "/v1/photos/123456", null}}) {
+            assertThat(send(removed[0], removed[1], removed[2], 404, null).get("error").get("name").asText())
+                    .as("%s %s", removed[0], removed[1]).isEqualTo("NOT_FOUND");
+        }
+        assertThat(send("POST", "/v1/leases", "{\"keys\": 100001}", 400, null).get("error").get("message").asText())
+                .contains("keys must be in 1..100000, was 100001");
         assertThat(send("POST", "/v1/heartbeat", "{not json", 400, ADMIN).get("error").get("message").asText())
                 .contains("malformed JSON");
-        assertThat(send("POST", "/v1/commit", "[{\"key\": 99999, \"alts\": [0]}]", 404, null).get("error").get("code").asInt())
-                .isEqualTo(202);
+        assertThat(send("POST", "/v1/volumes/99999/deletes", "{\"deletes\": [{\"seq\": 0, \"key\": 1, \"cookie\": \"1\", "
+                + "\"needles\": 0}]}", 404, null).get("error").get("code").asInt()).isEqualTo(203);
         send("GET", "/v1/volumes/77", null, 404, null);
         send("GET", "/v1/nothing", null, 404, null);
-        send("DELETE", "/v1/assign", null, 405, null);
+        send("DELETE", "/v1/leases", null, 405, null);
         send("POST", "/v1/volumes", "{\"count\": 1}", 401, "wrong");
         assertThat(send("POST", "/v1/volumes", "{\"count\": 1}", 200, ADMIN)).hasSize(1);
         assertThat(send("GET", "/health", null, 200, null).get("secured").asBoolean()).isTrue();
@@ -172,7 +185,7 @@ class DirectoryServerTest extends DirectoryOverHttp {
     void tooFewStoresIsAClearError() throws Exception {
         directory = DirectoryServer.start(config());
         startStores(2, 2);
-        JsonNode e = send("POST", "/v1/assign", "{}", 503, null).get("error");
+        JsonNode e = send("POST", "/v1/leases", "{\"keys\": 1}", 503, null).get("error");
         assertThat(e.get("message").asText()).contains("a volume needs 3 healthy stores, 2 are up");
     }
 

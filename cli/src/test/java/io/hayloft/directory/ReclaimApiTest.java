@@ -27,6 +27,12 @@ class ReclaimApiTest extends DirectoryOverHttp {
                 new StripeMap.IndexBlock("v" + volume + "-" + job + "-index", List.of("s0"), 16, 4));
     }
 
+    /** Appends one entry for {@code key} to the volume's delete log ({@code POST /v1/volumes/{id}/deletes}). */
+    private JsonNode logDelete(int volume, long key, int needles) throws Exception {
+        return send("POST", "/v1/volumes/" + volume + "/deletes", "{\"deletes\": [{\"seq\": 0, \"key\": " + key
+                + ", \"cookie\": \"abcdef\", \"needles\": " + needles + "}]}", 200, null);
+    }
+
     private String json(Object o) throws Exception {
         return JSON.writeValueAsString(o);
     }
@@ -34,14 +40,13 @@ class ReclaimApiTest extends DirectoryOverHttp {
     @Test
     void deletesAreCountedThenAReclaimIsPlannedSwappedAndRolledBack() throws Exception {
         start(3, false);
-        JsonNode a = send("POST", "/v1/assign", "{\"count\": 3}", 200, null);
+        JsonNode a = send("POST", "/v1/leases", "{\"keys\": 3}", 200, null);
         int volume = a.get("volume").asInt();
-        long k0 = a.get("photos").get(0).get("key").asLong();
-        long k1 = a.get("photos").get(1).get("key").asLong();
-        long k2 = a.get("photos").get(2).get("key").asLong();
-        send("POST", "/v1/commit", "[{\"key\": " + k0 + ", \"alts\": [0, 1]}, {\"key\": " + k1 + ", \"alts\": [0]}]", 204, null);
+        long k0 = a.get("first").asLong();
+        long k1 = k0 + 1;
+        long k2 = k0 + 2;
         // A delete before encoding is not a cold delete.
-        send("DELETE", "/v1/photos/" + k2, null, 200, null);
+        logDelete(volume, k2, 1);
         send("POST", "/v1/volumes/" + volume + "/read-only", "{}", 200, ADMIN);
         assertThat(send("GET", "/v1/volumes/" + volume, null, 200, null).get("deletedPhotos").asLong()).isZero();
 
@@ -51,15 +56,15 @@ class ReclaimApiTest extends DirectoryOverHttp {
         send("POST", "/v1/volumes/" + volume + "/encoding", json(map(volume, "aaaaaaaa", "PLANNED")), 200, ADMIN);
         send("POST", "/v1/volumes/" + volume + "/encoding/commit", json(map(volume, "aaaaaaaa", "PLANNED")), 200, ADMIN);
 
-        // Cold deletes are counted (photos, needles) and persisted with the photo; a second delete counts nothing.
-        send("DELETE", "/v1/photos/" + k0, null, 200, null);
-        send("DELETE", "/v1/photos/" + k0, null, 200, null);
+        // Cold deletes are counted (photos, needles) in the batch of their delete-log entry; a second delete of
+        // the key returns its first entry and counts nothing.
+        assertThat(logDelete(volume, k0, 2).get("entries").get(0).get("seq").asLong()).isEqualTo(2);
+        assertThat(logDelete(volume, k0, 2).get("entries").get(0).get("seq").asLong()).isEqualTo(2);
         JsonNode v = send("GET", "/v1/volumes/" + volume, null, 200, null);
         assertThat(v.get("deletedPhotos").asLong()).isEqualTo(1);
         assertThat(v.get("deletedNeedles").asLong()).isEqualTo(2);
 
-        // dead-keys: the deleted keys; not the live key, nor a key without a per-photo record (a photo written
-        // under an allocator lease has none: only its delete-log entry would make it dead, HotPathDirectoryTest).
+        // dead-keys: exactly the keys in the volume's delete log; a key never deleted (or never written) is live.
         JsonNode dead = send("POST", "/v1/volumes/" + volume + "/dead-keys", "{\"keys\": [" + k0 + ", " + k1 + ", " + k2
                 + ", 987654321]}", 200, null);
         assertThat(dead.get("dead")).extracting(JsonNode::asLong).containsExactly(k0, k2);
@@ -80,7 +85,7 @@ class ReclaimApiTest extends DirectoryOverHttp {
         assertThat(send("GET", "/v1/volumes/" + volume + "/stripes", null, 200, null).get("job").asText()).isEqualTo("aaaaaaaa");
 
         // A delete while pending is kept in the counters after the swap.
-        send("DELETE", "/v1/photos/" + k1, null, 200, null);
+        logDelete(volume, k1, 1);
 
         // Swap: wrong expectation, wrong job, a block not in the plan → 409; then the real one.
         String commit = begin + "/commit";

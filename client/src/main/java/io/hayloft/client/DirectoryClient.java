@@ -19,8 +19,8 @@ import java.util.function.IntPredicate;
 
 /**
  * An asynchronous client for the directory's HTTP API ({@code docs/directory-api.md}): leases, the
- * volume map, delete logs, heartbeats, volumes and stores, and the admin calls (assign, commit,
- * lookup and delete of a photo are deprecated: the hot path no longer uses them). One call per method, no retries
+ * volume map, delete logs, heartbeats, volumes and stores, and the admin calls (the directory keeps no
+ * per-photo state, so there is no per-photo call). One call per method, no retries
  * with backoff (that is {@link HayloftClient}'s job); when several directory addresses are given, a
  * call that finds a directory unreachable or timing out moves on to the next one, and later calls
  * start from the last one that answered.
@@ -31,9 +31,6 @@ import java.util.function.IntPredicate;
  * <p>Thread-safe: share one instance.
  */
 public final class DirectoryClient {
-    /** Most keys one assign may ask for (the directory refuses more). */
-    public static final int MAX_ASSIGN = 1000;
-
     private static final HttpTransport.ErrorFactory ERRORS = DirectoryException::new;
     private static final TypeReference<List<JsonNode>> NODES = new TypeReference<>() { };
 
@@ -63,72 +60,12 @@ public final class DirectoryClient {
     }
 
     /**
-     * {@code POST /v1/assign}: {@code count} (1..{@value #MAX_ASSIGN}) new consecutive keys on one writable volume.
-     *
-     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
-     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
-     */
-    @Deprecated
-    public CompletableFuture<Wire.AssignResponse> assign(int count) {
-        if (count < 1 || count > MAX_ASSIGN) {
-            throw new IllegalArgumentException("assign count must be in 1.." + MAX_ASSIGN + ", was " + count);
-        }
-        return call("POST", "/v1/assign", body(new Wire.AssignRequest(count)), false, s -> s == 200)
-                .thenApply(r -> parse(r, "POST /v1/assign", Wire.AssignResponse.class));
-    }
-
-    /**
      * {@code POST /v1/heartbeat}: registers a store or refreshes what it holds; completes with the
      * state the directory gives the store ({@code UP}, {@code FAILED}, ...).
      */
     public CompletableFuture<String> heartbeat(Wire.Heartbeat heartbeat) {
         return call("POST", "/v1/heartbeat", body(heartbeat), true, s -> s == 200) // a secured directory wants the admin token
                 .thenApply(r -> parse(r, "POST /v1/heartbeat", JsonNode.class).path("state").asText("UNKNOWN"));
-    }
-
-    /**
-     * {@code POST /v1/commit}: records which alternate keys of each photo every replica acknowledged.
-     *
-     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
-     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
-     */
-    @Deprecated
-    public CompletableFuture<Void> commit(List<Wire.Commit> commits) {
-        if (commits.isEmpty()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return call("POST", "/v1/commit", body(commits), false, s -> s == 204 || s == 200).thenApply(r -> null);
-    }
-
-    /**
-     * {@code GET /v1/lookup/{key}}: where and how to read a photo; 404 UNKNOWN_PHOTO for a key never assigned.
-     *
-     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
-     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
-     */
-    @Deprecated
-    public CompletableFuture<Wire.Lookup> lookup(long key) {
-        String path = "/v1/lookup/" + key;
-        return call("GET", path, null, false, s -> s == 200).thenApply(r -> parse(r, "GET " + path, Wire.Lookup.class));
-    }
-
-    /**
-     * {@code DELETE /v1/photos/{key}}: marks a photo deleted. Completes with the write token for
-     * deleting its needles when the directory hands one out, else null.
-     *
-     * @deprecated the hot path no longer assigns, commits, looks up or deletes per photo (issue 14): use
-     *     {@link #lease}, {@link #volumeMap} and {@link #logDeletes}; removed with the directory's old endpoints
-     */
-    @Deprecated
-    public CompletableFuture<String> delete(long key) {
-        String path = "/v1/photos/" + key;
-        return call("DELETE", path, null, false, s -> s == 204 || s == 200).thenApply(r -> {
-            if (r.statusCode() == 204 || r.body().length == 0) {
-                return null;
-            }
-            JsonNode n = parse(r, "DELETE " + path, JsonNode.class);
-            return n.hasNonNull("token") ? n.get("token").asText() : null;
-        });
     }
 
     /**

@@ -16,7 +16,10 @@ public class DirectoryException extends RemoteException {
     public static final int NO_PLACEMENT = DirectoryErrors.NO_PLACEMENT.code();
     /** No logical volume can take writes now (503). */
     public static final int NO_WRITABLE_VOLUME = DirectoryErrors.NO_WRITABLE_VOLUME.code();
-    /** The photo key was never assigned (404). */
+    /**
+     * The photo key was never assigned (404). No longer sent: the directory keeps no per-photo state
+     * (a missing photo is the stores' 404 NEEDLE_NOT_FOUND); kept because codes never change.
+     */
     public static final int UNKNOWN_PHOTO = DirectoryErrors.UNKNOWN_PHOTO.code();
     /** No such logical volume (404). */
     public static final int UNKNOWN_VOLUME = DirectoryErrors.UNKNOWN_VOLUME.code();

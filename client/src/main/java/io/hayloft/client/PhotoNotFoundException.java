@@ -3,9 +3,9 @@ package io.hayloft.client;
 import io.hayloft.common.wire.PhotoId;
 
 /**
- * The photo does not exist: never assigned, deleted, never committed, or the id's cookie, volume or
- * alternate key does not match what the directory holds (a wrong cookie looks exactly like a missing
- * photo, as on the stores).
+ * The photo does not exist: never written, deleted, or the id's cookie, volume or alternate key does
+ * not match what the stores hold (a wrong cookie looks exactly like a missing photo, as on the
+ * stores).
  *
  * <p>Immutable, hence thread-safe.
  */

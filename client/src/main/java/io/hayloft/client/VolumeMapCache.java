@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * and every caller gets its answer. A failed refresh keeps the map it had (a read of a cached map
  * works while the directory is down).
  *
- * <p>{@link #places} computes a photo's read places as the directory's lookup did: with read policy
+ * <p>{@link #places} computes a photo's read places (as the directory's removed lookup endpoint once did): with read policy
  * {@code cache}, the key's cache node and gutter node on the consistent-hash ring
  * ({@link CacheRouting#urlPrefixes}) with the first healthy replica as the store part for a
  * {@code WRITABLE} volume, or the store part {@code cold} for an erasure-coded one

@@ -1,7 +1,6 @@
 package io.hayloft.directory;
 
 import io.hayloft.directory.meta.MetaStore;
-import io.hayloft.directory.meta.PhotoMeta;
 import io.hayloft.directory.meta.ReclaimPlan;
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.directory.meta.VolumeInfo;
@@ -270,12 +269,10 @@ public final class ColdTier {
     }
 
     /**
-     * Which of {@code keys} are dead in volume {@code volumeId}: the key is in the volume's delete log
-     * ({@link HotPath}), or an old per-photo record ({@link PhotoMeta}, written by {@code assign}) says
-     * the photo is deleted or belongs to another volume. A key with neither is live: photos written
-     * under an allocator lease have no per-photo record, the stores are the authority for them. The
-     * raid-node asks this for every key of a needle index. The per-photo part goes away when the old
-     * endpoints ({@code assign}, {@code commit}, {@code lookup}, {@code DELETE /v1/photos}) are removed.
+     * Which of {@code keys} are dead in volume {@code volumeId}: exactly those in the volume's delete
+     * log ({@link HotPath}). Any other key is live: the directory keeps no per-photo record, the
+     * stores are the authority for which photos exist. The raid-node asks this for every key of a
+     * needle index.
      */
     public List<Long> deadKeys(int volumeId, List<Long> keys) {
         directory.volume(volumeId);
@@ -289,11 +286,6 @@ public final class ColdTier {
                 throw DirectoryHttp.badRequest("photo keys must be non-negative integers, was " + k);
             }
             if (directory.hotPath().logged(volumeId, k)) {
-                dead.add(k);
-                continue;
-            }
-            PhotoMeta p = meta.photo(k);
-            if (p != null && (p.deleted() || p.volume() != volumeId)) {
                 dead.add(k);
             }
         }

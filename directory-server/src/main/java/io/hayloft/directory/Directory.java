@@ -5,12 +5,10 @@ import io.hayloft.common.wire.Wire;
 import io.hayloft.common.wire.WriteToken;
 import io.hayloft.directory.meta.KeyAllocator;
 import io.hayloft.directory.meta.MetaStore;
-import io.hayloft.directory.meta.PhotoMeta;
 import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.directory.meta.StoreInfo.StoreState;
 import io.hayloft.directory.meta.VolumeInfo;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,27 +23,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The directory's logic, independent of HTTP: stores and their heartbeats, logical volumes and their
- * placement and life cycle, allocator leases, the volume map and delete logs ({@link HotPath}), and
- * the old per-photo metadata, key assignment and read routing (until their endpoints are removed).
- * State lives in the {@link MetaStore}; this class adds the rules.
+ * placement and life cycle, allocator leases, the volume map and delete logs ({@link HotPath}). It
+ * keeps no per-photo state: the stores are the authority for a photo's existence, cookie and
+ * deletion. State lives in the {@link MetaStore}; this class adds the rules.
  *
  * <p>Thread-safe. Changes to stores and volumes are serialised on this object (they are rare);
- * assign and lookup run concurrently, except when assign must first create a volume.
+ * leases run concurrently, except when one must first create a volume.
  */
 public final class Directory {
 
     private static final Logger LOG = LoggerFactory.getLogger(Directory.class);
-    /** Assign leaves a volume once it is this full, so in-flight writes still fit under the limit. */
+    /** Leases leave a volume once it is this full, so in-flight writes still fit under the limit. */
     static final double FULL_FRACTION = 0.95;
-    static final int MAX_ASSIGN = 1000;
 
     private final DirectoryConfig config;
     private final MetaStore meta;
     private final StoreAdmin stores;
     private final Clock clock;
-    private final KeyAllocator keys;
-    private final WriteToken tokens;
-    private final SecureRandom random = new SecureRandom();
     private final AtomicInteger rotation = new AtomicInteger();
     private final ColdTier cold;
     private final RaidLeases raidLeases;
@@ -58,12 +52,11 @@ public final class Directory {
         this.meta = meta;
         this.stores = stores;
         this.clock = clock;
-        this.keys = new KeyAllocator(meta, config.keyRangeSize);
-        this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
         this.cold = new ColdTier(this);
         this.raidLeases = new RaidLeases(meta, clock);
         this.verbs = new OperatorVerbs(this);
-        this.hotPath = new HotPath(this, keys, tokens, clock);
+        this.hotPath = new HotPath(this, new KeyAllocator(meta, config.keyRangeSize),
+                config.secured() ? new WriteToken(config.clusterSecret) : null, clock);
     }
 
     /** Allocator leases, the volume map and the per-volume delete logs (docs/directory-api.md "Hot path"). */
@@ -329,28 +322,7 @@ public final class Directory {
         return created;
     }
 
-    // ------------------------------------------------------------------ photos
-
-    /** Hands out {@code count} new consecutive keys with cookies on one writable volume. */
-    public Wire.AssignResponse assign(int count) {
-        if (count < 1 || count > MAX_ASSIGN) {
-            throw DirectoryHttp.badRequest("count must be in 1.." + MAX_ASSIGN + ", was " + count);
-        }
-        VolumeInfo v = pickWritable(java.util.Set.of());
-        long first = keys.allocate(count);
-        long[] ks = new long[count];
-        PhotoMeta[] metas = new PhotoMeta[count];
-        List<Wire.Assignment> photos = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            long cookie = random.nextLong();
-            ks[i] = first + i;
-            metas[i] = new PhotoMeta(v.id(), cookie, new int[0], false);
-            photos.add(new Wire.Assignment(first + i, hex(cookie)));
-        }
-        meta.putPhotos(ks, metas);
-        String token = tokens == null ? "" : tokens.sign(v.id(), first, count, clock.millis() + config.tokenTtlMillis);
-        return new Wire.AssignResponse(v.id(), addresses(v.replicas()), photos, token);
-    }
+    // ------------------------------------------------------------------ writable volumes
 
     /**
      * A writable volume by rotation, none of {@code exclude}: all its replicas' stores UP and it is
@@ -405,115 +377,6 @@ public final class Directory {
         return out;
     }
 
-    /** Records which alternate keys of each photo were written, in one synced batch. */
-    public synchronized void commit(List<Wire.Commit> commits) {
-        for (Wire.Commit c : commits) {
-            if (c == null || c.key() < 0) {
-                throw DirectoryHttp.badRequest("every commit needs a non-negative key, got " + c);
-            }
-        }
-        long[] ks = new long[commits.size()];
-        PhotoMeta[] metas = new PhotoMeta[commits.size()];
-        java.util.Map<Long, Integer> seen = new java.util.HashMap<>();
-        int n = 0;
-        for (Wire.Commit c : commits) {
-            Integer at = seen.get(c.key());
-            PhotoMeta m = at != null ? metas[at] : photo(c.key());
-            for (int alt : c.alts()) {
-                m = m.withAlt(alt);
-            }
-            if (at != null) {
-                metas[at] = m;
-            } else {
-                seen.put(c.key(), n);
-                ks[n] = c.key();
-                metas[n++] = m;
-            }
-        }
-        if (n > 0) {
-            meta.putPhotos(java.util.Arrays.copyOf(ks, n), java.util.Arrays.copyOf(metas, n));
-        }
-    }
-
-    /** The store part of a cache's cold URLs: the cache reads such a needle from the stripes, not a store. */
-    public static final String COLD_STORE = "cold";
-
-    private static boolean coded(VolumeState s) {
-        return s == VolumeState.ERASURE_CODED || s == VolumeState.DEGRADED || s == VolumeState.REPAIRING;
-    }
-
-    /**
-     * Where to read a photo: replicas on healthy stores first, rotated to balance reads. With
-     * {@code readPolicy: cache} the key's cache node and gutter node come first: for a writable
-     * volume as {@code http://<cache>/<store>}, for an erasure-coded one (ERASURE_CODED, DEGRADED,
-     * REPAIRING) as {@code http://<cache>/cold}.
-     */
-    public Wire.Lookup lookup(long key) {
-        PhotoMeta m = photo(key);
-        VolumeInfo v = meta.volume(m.volume());
-        List<String> replicas = v == null ? List.of() : v.replicas();
-        Map<String, StoreInfo> byId = storesById();
-        List<String> healthy = new ArrayList<>();
-        List<String> others = new ArrayList<>();
-        for (String id : replicas) {
-            StoreInfo s = byId.get(id);
-            if (s != null) {
-                (s.state() == StoreState.UP ? healthy : others).add(s.address());
-            }
-        }
-        if (!healthy.isEmpty()) {
-            java.util.Collections.rotate(healthy, Math.floorMod(rotation.getAndIncrement(), healthy.size()));
-        }
-        List<String> readFrom = new ArrayList<>();
-        if ("cache".equals(config.readPolicy) && !healthy.isEmpty() && v.state() == VolumeState.WRITABLE) {
-            // The key's cache node on the consistent-hash ring, then its gutter node (if any) for when it is down.
-            readFrom.addAll(config.cacheRouting().urlPrefixes(key, healthy.get(0), scheme()));
-        } else if ("cache".equals(config.readPolicy) && v != null && coded(v.state())) {
-            // Erasure-coded: the cache reads the stripes itself (cold URL form, http://<cache>/cold/<volume>/...).
-            readFrom.addAll(config.cacheRouting().urlPrefixes(key, COLD_STORE, scheme()));
-        }
-        for (String a : healthy) {
-            readFrom.add(scheme() + "://" + a);
-        }
-        for (String a : others) {
-            readFrom.add(scheme() + "://" + a);
-        }
-        List<Integer> alts = new ArrayList<>();
-        for (int a : m.alts()) {
-            alts.add(a);
-        }
-        List<String> addresses = new ArrayList<>(healthy);
-        addresses.addAll(others);
-        return new Wire.Lookup(key, m.volume(), hex(m.cookie()), alts, m.deleted(),
-                v == null ? "UNKNOWN" : v.state().name(), addresses, readFrom);
-    }
-
-    /**
-     * Marks a photo deleted and returns the write token that lets the client delete its needles on
-     * the stores ("" in an open cluster). Deleting twice is allowed and returns a fresh token. The
-     * first delete of a photo whose volume is encoding or erasure-coded adds one to the volume's
-     * {@code deletedPhotos} and its alternate keys to {@code deletedNeedles}, in the same batch.
-     */
-    public synchronized String delete(long key) {
-        PhotoMeta m = photo(key);
-        VolumeInfo v = meta.volume(m.volume());
-        if (!m.deleted() && v != null && v.state().cold()) {
-            // The photo's needles are in stripes now: count them as dead there (the reclaim hint), in the same batch.
-            meta.putPhotoAndVolume(key, m.asDeleted(), v.withDeletes(v.deletedPhotos() + 1, v.deletedNeedles() + m.alts().length));
-        } else {
-            meta.putPhoto(key, m.asDeleted());
-        }
-        return tokens == null ? "" : tokens.sign(m.volume(), key, 1, clock.millis() + config.tokenTtlMillis);
-    }
-
-    private PhotoMeta photo(long key) {
-        PhotoMeta m = meta.photo(key);
-        if (m == null) {
-            throw DirectoryErrors.UNKNOWN_PHOTO.exception("no photo with key " + key);
-        }
-        return m;
-    }
-
     // ------------------------------------------------------------------ helpers
 
     private Map<String, StoreInfo> storesById() {
@@ -522,15 +385,6 @@ public final class Directory {
             m.put(s.id(), s);
         }
         return m;
-    }
-
-    private List<String> addresses(List<String> storeIds) {
-        List<String> out = new ArrayList<>();
-        for (String id : storeIds) {
-            StoreInfo s = meta.store(id);
-            out.add(s == null ? id : s.address());
-        }
-        return out;
     }
 
     static String hex(long cookie) {

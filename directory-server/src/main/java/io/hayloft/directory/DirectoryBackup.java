@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * directory. The margins are what keeps a restored directory from handing out again the keys and
  * volume ids the lost directory handed out after the backup was taken: the backup cannot know
  * them, so the restore skips far past them. The defaults (2^40 keys, 100,000 volumes) exceed what a
- * cluster assigns in years; the key space is 2^63. The delete floor is raised to the backup's highest
+ * cluster leases in years; the key space is 2^63. The delete floor is raised to the backup's highest
  * delete-log head plus {@value #DELETE_SEQ_MARGIN}, for the same reason: a store that applied delete-log
  * entries the lost directory numbered after the backup must not take new entries of those numbers for
  * applied ones ({@link MetaStore#raiseDeleteFloor}). A store that later reports a volume id at or
@@ -76,14 +76,14 @@ public final class DirectoryBackup {
      * @param volumeSequence   the next volume id in the backup
      * @param stores           store records in the backup
      * @param volumes          volume records in the backup
-     * @param photosEstimate   RocksDB's estimate of the photo records
+     * @param deleteLogEntries delete-log entries in the backup, over all volumes
      * @param files            files of the checkpoint
      * @param bytes            their total size
      * @param createdMillis    wall-clock time the checkpoint was taken
      * @param millis           how long the backup took
      */
     public record Manifest(int format, String dir, String clusterId, int databaseFormat, long keyHighWaterMark,
-                           long volumeSequence, long stores, long volumes, long photosEstimate, long files, long bytes,
+                           long volumeSequence, long stores, long volumes, long deleteLogEntries, long files, long bytes,
                            long createdMillis, long millis) {
     }
 
@@ -137,7 +137,7 @@ public final class DirectoryBackup {
                     }
                 }
                 Manifest m = new Manifest(MANIFEST_FORMAT, target.toString(), in.clusterId(), MetaStore.FORMAT,
-                        in.keyHighWaterMark(), in.volumeSequence(), in.stores(), in.volumes(), in.photosEstimate(), files, bytes,
+                        in.keyHighWaterMark(), in.volumeSequence(), in.stores(), in.volumes(), in.deleteLogEntries(), files, bytes,
                         created, (System.nanoTime() - t0) / 1_000_000);
                 writeManifest(target, m);
                 LOG.info("backup of cluster {} written to {}: {} files, {} bytes, key high-water mark {}, in {} ms",

@@ -130,24 +130,6 @@ public final class DirectoryHttp implements RequestHandler {
             allow(m, HttpMethod.GET);
             return volumeMap(req);
         }
-        if (what.equals("assign") && n == 1) {
-            allow(m, HttpMethod.POST);
-            Wire.AssignRequest a = req.content().isReadable() ? body(req, Wire.AssignRequest.class) : new Wire.AssignRequest(1);
-            return ok(directory.assign(a.count() == 0 ? 1 : a.count()));
-        }
-        if (what.equals("commit") && n == 1) {
-            allow(m, HttpMethod.POST);
-            directory.commit(body(req, new TypeReference<List<Wire.Commit>>() { }));
-            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
-        }
-        if (what.equals("lookup") && n == 2) {
-            allow(m, HttpMethod.GET);
-            return ok(directory.lookup(key(seg.get(1))));
-        }
-        if (what.equals("photos") && n == 2) {
-            allow(m, HttpMethod.DELETE);
-            return ok(Map.of("token", directory.delete(key(seg.get(1)))));
-        }
         if (what.equals("volumes")) {
             if (n == 1 && m.equals(HttpMethod.POST)) {
                 admin(req);
@@ -488,18 +470,6 @@ public final class DirectoryHttp implements RequestHandler {
         }
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    private static long key(String s) {
-        try {
-            long k = Long.parseLong(s);
-            if (k < 0) {
-                throw new NumberFormatException();
-            }
-            return k;
-        } catch (NumberFormatException e) {
-            throw badRequest("photo key must be a non-negative integer, was '" + s + "'");
-        }
     }
 
     private static int volumeId(String s) {

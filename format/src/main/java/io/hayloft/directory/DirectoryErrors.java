@@ -10,6 +10,10 @@ public final class DirectoryErrors {
 
     public static final ApiError NO_PLACEMENT = new ApiError(200, "NO_PLACEMENT", 503);
     public static final ApiError NO_WRITABLE_VOLUME = new ApiError(201, "NO_WRITABLE_VOLUME", 503);
+    /**
+     * No longer sent: it answered the removed per-photo endpoints ({@code lookup}, {@code commit},
+     * {@code DELETE /v1/photos}). Kept so code 202 is never reused.
+     */
     public static final ApiError UNKNOWN_PHOTO = new ApiError(202, "UNKNOWN_PHOTO", 404);
     public static final ApiError UNKNOWN_VOLUME = new ApiError(203, "UNKNOWN_VOLUME", 404);
     public static final ApiError UNKNOWN_STORE = new ApiError(204, "UNKNOWN_STORE", 404);

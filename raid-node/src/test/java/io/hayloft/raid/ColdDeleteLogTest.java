@@ -56,7 +56,7 @@ class ColdDeleteLogTest {
     @Test
     void theDeleteLogDecidesColdDeletesAtOnceByExactCookie() throws Exception {
         cluster = new TestCluster(dir, 4);
-        Wire.AssignResponse a = cluster.directory.directory().assign(1);
+        TestCluster.Leased a = cluster.lease(1);
         int volume = a.volume();
         Random rnd = new Random(7);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -99,7 +99,7 @@ class ColdDeleteLogTest {
             assertThat(stale.get(volume, 151, 0)).as("unknown key, no cookie").isNull();
             assertThat(stale.get(volume + 1000, 1, 0, cookies.get(1L))).as("unknown volume").isNull();
             // A volume that is not coded is refused: read its replicas.
-            int hot = cluster.directory.directory().assign(1).volume();
+            int hot = cluster.lease(1).volume();
             assertThatThrownBy(() -> stale.get(hot, 1, 0, 1L)).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("volume " + hot).hasMessageContaining("not erasure-coded; read its replicas");
 

@@ -108,7 +108,7 @@ class EncodeAndReadTest {
     @ValueSource(strings = {"hh-xor+"})
     void aVolumeThatIsNotReadOnlyIsRefused(String codec) throws Exception {
         cluster = new TestCluster(dir, 15);
-        var a = cluster.directory.directory().assign(1);
+        var a = cluster.lease(1);
         runner = new ThreadPoolRunner(1);
         RaidNode raid = new RaidNode(cluster.raidConfig(codec, BLOCK), runner);
         assertThatThrownBy(() -> raid.encode(a.volume())).isInstanceOf(IllegalStateException.class)

@@ -56,7 +56,7 @@ class EncodeCrashTest {
                     assertThat(v.replicas()).hasSize(3);
                     for (TestCluster.Photo p : cluster.photos.values()) {
                         if (p.volume() == volume) {
-                            String replica = cluster.directory.directory().lookup(p.key()).replicas().get(0);
+                            String replica = cluster.firstReplica(p.volume());
                             assertThat(cluster.send("GET", "http://" + replica + "/" + volume + "/" + p.key() + "/0?cookie="
                                     + p.cookie(), null)).isEqualTo(200);
                         }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.common.wire.VolumeIndex;
-import io.hayloft.common.wire.Wire;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -57,11 +56,10 @@ class ExactIndexTest {
         return new RaidNode(c, runner);
     }
 
-    /** Puts one batch of (key, alt, data) to every replica of {@code a}'s volume and commits the alts. */
-    private void put(Wire.AssignResponse a, List<Object[]> needles) throws Exception {
+    /** Puts one batch of (key, alt, data) to every replica of {@code a}'s volume. */
+    private void put(TestCluster.Leased a, List<Object[]> needles) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         DataOutputStream batch = new DataOutputStream(bytes);
-        Map<Long, List<Integer>> alts = new LinkedHashMap<>();
         for (Object[] n : needles) {
             long key = (Long) n[0];
             int alt = (Integer) n[1];
@@ -72,20 +70,16 @@ class ExactIndexTest {
             batch.writeInt(data.length);
             batch.write(data);
             model.put(a.volume() + "/" + key + "/" + alt, data);
-            alts.computeIfAbsent(key, x -> new ArrayList<>()).add(alt);
         }
         for (String replica : a.replicas()) {
             assertThat(cluster.send("POST", "http://" + replica + "/" + a.volume() + "/batch", bytes.toByteArray()))
                     .as("batch to %s", replica).isEqualTo(201);
         }
-        List<Wire.Commit> commits = new ArrayList<>();
-        alts.forEach((key, as) -> commits.add(new Wire.Commit(key, as)));
-        cluster.directory.directory().commit(commits);
     }
 
-    private Wire.AssignResponse assign(int photos) {
-        Wire.AssignResponse a = cluster.directory.directory().assign(photos);
-        for (Wire.Assignment p : a.photos()) {
+    private TestCluster.Leased lease(int photos) {
+        TestCluster.Leased a = cluster.lease(photos);
+        for (TestCluster.Key p : a.photos()) {
             cookies.put(p.key(), p.cookie());
         }
         return a;
@@ -103,10 +97,10 @@ class ExactIndexTest {
     @Test
     void alternateKeysAboveThirtyAllSurviveTheEncode() throws Exception {
         cluster = new TestCluster(dir, 4);
-        Wire.AssignResponse a = assign(40);
+        TestCluster.Leased a = lease(40);
         Random rnd = new Random(1);
         List<Object[]> needles = new ArrayList<>();
-        for (Wire.Assignment p : a.photos()) {
+        for (TestCluster.Key p : a.photos()) {
             for (int alt : new int[] {0, 31, 62, 1000}) {
                 byte[] data = new byte[1 + rnd.nextInt(3000)];
                 rnd.nextBytes(data);
@@ -134,10 +128,10 @@ class ExactIndexTest {
         cluster = new TestCluster(dir, 7);
         long block = 8 << 10;
         Random rnd = new Random(codec.hashCode());
-        Wire.AssignResponse a = assign(30);
+        TestCluster.Leased a = lease(30);
         int[] edges = {0, 1, 30, 31, 32, 62, 1000, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, -31};
         List<Object[]> needles = new ArrayList<>();
-        for (Wire.Assignment p : a.photos()) {
+        for (TestCluster.Key p : a.photos()) {
             for (int i = 0; i < 4; i++) {
                 int alt = rnd.nextBoolean() ? edges[rnd.nextInt(edges.length)] : rnd.nextInt();
                 int size = switch (rnd.nextInt(5)) {
@@ -186,9 +180,9 @@ class ExactIndexTest {
     @Test
     void anIndexThatDiffersFromTheReplicaAbortsTheEncodeAndKeepsTheReplicas() throws Exception {
         cluster = new TestCluster(dir, 4);
-        Wire.AssignResponse a = assign(10);
+        TestCluster.Leased a = lease(10);
         List<Object[]> needles = new ArrayList<>();
-        for (Wire.Assignment p : a.photos()) {
+        for (TestCluster.Key p : a.photos()) {
             needles.add(new Object[] {p.key(), 31, new byte[] {1, 2, 3}});
         }
         put(a, needles);
@@ -224,9 +218,9 @@ class ExactIndexTest {
         RaidNode raid = raid("rs", 2, 1, 65536);
         List<Integer> volumes = new ArrayList<>();
         for (int v = 0; v < 3; v++) {
-            Wire.AssignResponse a = assign(50);
+            TestCluster.Leased a = lease(50);
             List<Object[]> needles = new ArrayList<>();
-            for (Wire.Assignment p : a.photos()) {
+            for (TestCluster.Key p : a.photos()) {
                 needles.add(new Object[] {p.key(), 7, new byte[] {(byte) v, 1}});
             }
             put(a, needles);
@@ -255,10 +249,10 @@ class ExactIndexTest {
     @Test
     void shortBlocksAndBadIndexesAreClearErrorsNeverWrongPhotos() throws Exception {
         cluster = new TestCluster(dir, 4);
-        Wire.AssignResponse a = assign(40);
+        TestCluster.Leased a = lease(40);
         Random rnd = new Random(3);
         List<Object[]> needles = new ArrayList<>();
-        for (Wire.Assignment p : a.photos()) {
+        for (TestCluster.Key p : a.photos()) {
             byte[] data = new byte[rnd.nextInt(4000)];
             rnd.nextBytes(data);
             needles.add(new Object[] {p.key(), 1000, data});
@@ -323,10 +317,10 @@ class ExactIndexTest {
     @Test
     void aVersionOneIndexIsRefusedByReclaimAndReindexRecoversItsLostNeedles() throws Exception {
         cluster = new TestCluster(dir, 4);
-        Wire.AssignResponse a = assign(40);
+        TestCluster.Leased a = lease(40);
         Random rnd = new Random(5);
         List<Object[]> needles = new ArrayList<>();
-        for (Wire.Assignment p : a.photos()) {
+        for (TestCluster.Key p : a.photos()) {
             for (int alt : new int[] {0, 31, 62, 1000}) {
                 byte[] data = new byte[rnd.nextInt(2000)];
                 rnd.nextBytes(data);

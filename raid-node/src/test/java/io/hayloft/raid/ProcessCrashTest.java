@@ -139,7 +139,7 @@ class ProcessCrashTest {
                 if (v.state() == VolumeState.ERASURE_CODED) {
                     assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
                 } else {
-                    String replica = cluster.directory.directory().lookup(p.key()).replicas().get(0);
+                    String replica = cluster.firstReplica(p.volume());
                     HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://"
                             + replica + "/" + p.volume() + "/" + p.key() + "/0?cookie=" + p.cookie())).build(),
                             HttpResponse.BodyHandlers.ofByteArray());

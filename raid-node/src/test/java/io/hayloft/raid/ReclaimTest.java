@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.common.wire.StripeMap;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -153,7 +152,7 @@ class ReclaimTest {
     @Test
     void overwrittenAndStoreDeletedNeedlesAreDeadBytes() throws Exception {
         cluster = new TestCluster(dir, 15);
-        var a = cluster.directory.directory().assign(60);
+        var a = cluster.lease(60);
         java.util.Random random = new java.util.Random(7);
         Map<Long, byte[]> latest = new java.util.HashMap<>();
         long overwritten = 0;
@@ -182,9 +181,6 @@ class ReclaimTest {
                         + p.cookie(), null)).isEqualTo(204);
             }
         }
-        List<io.hayloft.common.wire.Wire.Commit> commits = new ArrayList<>();
-        a.photos().forEach(p -> commits.add(new io.hayloft.common.wire.Wire.Commit(p.key(), List.of(0))));
-        cluster.directory.directory().commit(commits);
         cluster.directory.directory().markReadOnly(a.volume(), "test");
         runner = new ThreadPoolRunner(1);
         RaidNode raid = new RaidNode(cluster.raidConfig("rs", BLOCK), runner);

@@ -119,12 +119,40 @@ public final class TestCluster implements AutoCloseable {
         return c;
     }
 
+    /** Keys leased for a test: the volume, its replicas' addresses, each key with the cookie the test chose. */
+    public record Leased(int volume, List<String> replicas, List<Key> photos) {
+    }
+
+    /** A leased key and its cookie (16 hex digits). */
+    public record Key(long key, String cookie) {
+    }
+
+    /**
+     * An allocator lease of {@code count} keys ({@code POST /v1/leases}, in process), each key given a
+     * random cookie of the test's choosing: the directory keeps no per-photo state.
+     */
+    public Leased lease(int count) {
+        Wire.Lease l = directory.directory().hotPath().lease(new Wire.LeaseRequest(count, List.of()));
+        List<Key> keys = new ArrayList<>();
+        for (long k = l.first(); k < l.first() + l.count(); k++) {
+            keys.add(new Key(k, String.format(java.util.Locale.ROOT, "%016x", random.nextLong())));
+        }
+        return new Leased(l.volume(), l.replicas(), keys);
+    }
+
+    /** The address of the first replica of {@code volume} on an UP store, from the volume map. */
+    public String firstReplica(int volume) {
+        return directory.directory().hotPath().volumeMap().map().volumes().stream().filter(v -> v.id() == volume)
+                .findFirst().orElseThrow(() -> new AssertionError("volume " + volume + " not in the volume map"))
+                .replicas().get(0);
+    }
+
     /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
     public int writeVolume(int count, int maxSize) throws Exception {
-        Wire.AssignResponse a = directory.directory().assign(count);
+        Leased a = lease(count);
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         java.io.DataOutputStream batch = new java.io.DataOutputStream(bytes);
-        for (Wire.Assignment p : a.photos()) {
+        for (Key p : a.photos()) {
             byte[] data = new byte[1 + random.nextInt(maxSize)];
             random.nextBytes(data);
             batch.writeLong(p.key());
@@ -140,11 +168,6 @@ public final class TestCluster implements AutoCloseable {
                 throw new AssertionError("batch PUT answered " + code);
             }
         }
-        List<Wire.Commit> commits = new ArrayList<>();
-        for (Wire.Assignment p : a.photos()) {
-            commits.add(new Wire.Commit(p.key(), List.of(0)));
-        }
-        directory.directory().commit(commits);
         directory.directory().markReadOnly(a.volume(), "test");
         return a.volume();
     }

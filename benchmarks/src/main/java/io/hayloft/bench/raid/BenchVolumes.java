@@ -20,8 +20,8 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Fills one volume of an embedded cluster fast, for the raid benchmarks: keys are assigned in the
- * directory in process, needles go to every replica in batch requests of at most 32 MiB, and the
+ * Fills one volume of an embedded cluster fast, for the raid benchmarks: keys are leased from the
+ * directory in process (allocator leases, no per-photo record), needles go to every replica in batch requests of at most 32 MiB, and the
  * volume is marked read-only. Not thread-safe; one filler per benchmark thread.
  */
 final class BenchVolumes {
@@ -49,7 +49,7 @@ final class BenchVolumes {
         long written = 0;
         while (written < bytes) {
             int count = (int) Math.max(1, Math.min(perBatch, (bytes - written) / needleBytes));
-            Wire.AssignResponse a = d.assign(count);
+            Wire.Lease a = d.hotPath().lease(new Wire.LeaseRequest(count, List.of()));
             if (volume < 0) {
                 volume = a.volume();
             } else if (a.volume() != volume) {
@@ -57,16 +57,14 @@ final class BenchVolumes {
             }
             ByteArrayOutputStream buf = new ByteArrayOutputStream(count * (needleBytes + 24));
             DataOutputStream batch = new DataOutputStream(buf);
-            List<Wire.Commit> commits = new ArrayList<>();
-            for (Wire.Assignment p : a.photos()) {
+            for (long key = a.first(); key < a.first() + a.count(); key++) {
                 random.nextBytes(data); // incompressible, distinct needles
-                batch.writeLong(p.key());
-                batch.writeLong(Long.parseUnsignedLong(p.cookie(), 16));
+                batch.writeLong(key);
+                batch.writeLong(random.nextLong()); // the writer's cookie: the directory keeps none
                 batch.writeInt(0);
                 batch.writeInt(needleBytes);
                 batch.write(data);
-                commits.add(new Wire.Commit(p.key(), List.of(0)));
-                out.add(new Needle(p.key(), a.volume(), needleBytes));
+                out.add(new Needle(key, a.volume(), needleBytes));
             }
             byte[] body = buf.toByteArray();
             for (String replica : a.replicas()) {
@@ -77,7 +75,6 @@ final class BenchVolumes {
                     throw new IOException("batch to " + replica + " answered " + resp.statusCode() + ": " + resp.body());
                 }
             }
-            d.commit(commits);
             written += (long) count * needleBytes;
         }
         d.markReadOnly(volume, "bench");

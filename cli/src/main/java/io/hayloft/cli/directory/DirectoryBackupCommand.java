@@ -50,9 +50,9 @@ public final class DirectoryBackupCommand implements Callable<Integer> {
             throw e;
         }
         out.printf("backup of cluster %s written to %s on the directory's host: %d files, %d bytes, "
-                        + "%d stores, %d volumes, about %d photos, key high-water mark %d, in %d ms%n",
+                        + "%d stores, %d volumes, %d delete-log entries, key high-water mark %d, in %d ms%n",
                 m.path("clusterId").asText(), m.path("dir").asText(), m.path("files").asLong(), m.path("bytes").asLong(),
-                m.path("stores").asLong(), m.path("volumes").asLong(), m.path("photosEstimate").asLong(),
+                m.path("stores").asLong(), m.path("volumes").asLong(), m.path("deleteLogEntries").asLong(),
                 m.path("keyHighWaterMark").asLong(), m.path("millis").asLong());
         out.flush();
         return 0;

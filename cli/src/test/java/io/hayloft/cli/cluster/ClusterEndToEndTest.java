@@ -166,7 +166,7 @@ class ClusterEndToEndTest {
                     .hasMessageContaining("10001 bytes").hasMessageContaining("10000");
             assertThatThrownBy(() -> small.putAll(List.of(new byte[10], new byte[20_000])))
                     .hasMessageContaining("photo 1 alternate 0 is 20000 bytes");
-            // 1,200 photos: more than one assign may hand out and more than one body may carry.
+            // 1,200 photos: more than one lease holds (1,000 keys) and more than one body may carry.
             List<byte[]> batch = new ArrayList<>();
             for (int i = 0; i < 1200; i++) {
                 batch.add(bytes(100));
@@ -222,7 +222,7 @@ class ClusterEndToEndTest {
     @Test
     void aPutGoesToAnotherVolumeWhenOneHasAStoppedReplica() throws Exception {
         // Volumes span 3 of 4 stores: with one store down, a write that hits it moves to another volume
-        // (the health checker soon marks the store's volumes read-only, so assigns avoid them).
+        // (the health checker soon marks the store's volumes read-only, so leases avoid them).
         start(options(4).withReplication(3).withTiming(100, 100, 2));
         Futures.await(client.directory().createVolumes(4));
         cluster.stopStore(0);

@@ -155,8 +155,8 @@ class GarbageStoreTest {
             assertThat(c.get(r.id())).isEqualTo(b);
         }
         DirectoryClient only = new DirectoryClient(HttpTransport.create(), List.of("127.0.0.1:" + dead), null);
-        RemoteException e = (RemoteException) catchThrowable(() -> Futures.await(only.assign(1)));
+        RemoteException e = (RemoteException) catchThrowable(() -> Futures.await(only.lease(1, List.of())));
         assertThat(e.kind()).isEqualTo(RemoteException.Kind.UNREACHABLE);
-        assertThat(e.getMessage()).contains("127.0.0.1:" + dead).contains("POST /v1/assign");
+        assertThat(e.getMessage()).contains("127.0.0.1:" + dead).contains("POST /v1/leases");
     }
 }

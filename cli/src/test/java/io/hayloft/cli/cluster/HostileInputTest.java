@@ -111,12 +111,16 @@ class HostileInputTest {
 
     @Test
     void theCorpusGetsCleanAnswersEverywhere() throws Exception {
-        List<byte[]> corpus = corpus();
+        List<CorpusLine> corpus = corpus();
         assertThat(corpus).hasSizeGreaterThan(40);
         List<String> bad = new ArrayList<>();
         for (Map.Entry<String, String> l : listeners().entrySet()) {
-            for (byte[] req : corpus) {
-                check(l.getKey(), l.getValue(), req, bad);
+            for (CorpusLine line : corpus) {
+                RawHttp.Response resp = check(l.getKey(), l.getValue(), line.request(), bad);
+                if (resp != null && l.getKey().equals(line.listener()) && resp.status() != line.status()) {
+                    bad.add(l.getKey() + ": " + resp.status() + " where the corpus expects " + line.status() + " <- "
+                            + show(line.request()));
+                }
             }
         }
         assertThat(bad).as("bad answers").isEmpty();
@@ -150,7 +154,19 @@ class HostileInputTest {
                 .isEqualTo(400);
         assertThat(client.directory().stores().join()).noneMatch(st -> st.path("id").asText().equals("evil"));
         assertThat(send(d, "POST", "/v1/volumes", auth, "{\"count\":4294967297}").status()).isEqualTo(400);
-        assertThat(send(d, "POST", "/v1/commit", auth, "[null]").status()).isEqualTo(400);
+        assertThat(send(d, "POST", "/v1/leases", auth, "[null]").status()).isEqualTo(400);
+        assertThat(send(d, "POST", "/v1/leases", "", "{\"keys\":1,\"exclude\":[-1]}").status()).isEqualTo(400);
+        PhotoId real = stored.get(0).id();
+        assertThat(send(d, "POST", "/v1/volumes/" + real.volume() + "/deletes", "", "{\"deletes\":[{\"seq\":0,\"key\":"
+                + real.key() + ",\"cookie\":\"12345678901234567\",\"needles\":1}]}").status()).isEqualTo(400);
+        assertThat(send(d, "GET", "/v1/volumes/" + real.volume() + "/deletes?after=-1&limit=0", "", "").status()).isEqualTo(400);
+        // The removed per-photo endpoints answer like any unknown path.
+        for (String[] removed : new String[][] {{"POST", "/v1/assign"}, {"POST", "/v1/commit"}, {"GET", "/v1/lookup/1"},
+                {"DELETE", "/v1/photos/1"}}) {
+            RawHttp.Response gone = send(d, removed[0], removed[1], auth, "[null]");
+            assertThat(gone.status()).as(removed[1]).isEqualTo(404);
+            assertThat(JSON.readTree(gone.body()).path("error").path("name").asText()).isEqualTo("NOT_FOUND");
+        }
         for (String address : listeners().values()) {
             assertThat(send(address, "POST", "/health", "", "").status()).as(address).isEqualTo(405);
             assertThat(send(address, "M".repeat(300), "/health", "", "").status()).as(address).isBetween(400, 499);
@@ -237,7 +253,8 @@ class HostileInputTest {
                 + e.path("message").asText().replaceAll("[0-9a-fA-F]{6,}|\\d+", "#");
     }
 
-    private void check(String name, String address, byte[] req, List<String> bad) {
+    /** Sends {@code req}, adds what is wrong with the answer to {@code bad}; returns the answer (null when none came). */
+    private RawHttp.Response check(String name, String address, byte[] req, List<String> bad) {
         String shown = show(req);
         try {
             RawHttp.Response resp = RawHttp.exchange(address, req, 5_000);
@@ -245,11 +262,13 @@ class HostileInputTest {
             if (problem != null && bad.size() < 200) {
                 bad.add(name + ": " + problem + " <- " + shown);
             }
+            return resp;
         } catch (RawHttp.Hang e) {
             bad.add(name + ": HANG <- " + shown);
         } catch (IOException e) {
             bad.add(name + ": " + e + " <- " + shown);
         }
+        return null;
     }
 
     /** Null when the answer is clean, else what is wrong with it. */
@@ -289,15 +308,31 @@ class HostileInputTest {
 
     // ------------------------------------------------------------------ the corpus
 
-    private static List<byte[]> corpus() throws IOException {
-        List<byte[]> out = new ArrayList<>();
+    /**
+     * One corpus request; a line that starts with {@code [listener:status] } also expects that exact
+     * status from that listener (e.g. {@code [directory:404]} for the removed per-photo endpoints).
+     */
+    record CorpusLine(byte[] request, String listener, int status) {
+    }
+
+    private static List<CorpusLine> corpus() throws IOException {
+        List<CorpusLine> out = new ArrayList<>();
         try (InputStream in = HostileInputTest.class.getResourceAsStream("/hostile/corpus.txt")) {
             assertThat(in).as("the corpus resource").isNotNull();
             for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
                 if (line.isBlank() || line.startsWith("#")) {
                     continue;
                 }
-                out.add(unescape(line).getBytes(StandardCharsets.UTF_8));
+                String listener = null;
+                int status = 0;
+                if (line.startsWith("[")) {
+                    int end = line.indexOf("] ");
+                    String[] expect = line.substring(1, end).split(":");
+                    listener = expect[0];
+                    status = Integer.parseInt(expect[1]);
+                    line = line.substring(end + 2);
+                }
+                out.add(new CorpusLine(unescape(line).getBytes(StandardCharsets.UTF_8), listener, status));
             }
         }
         return out;
@@ -348,11 +383,18 @@ class HostileInputTest {
                     + "\"capacityBytes\":-5,\"freeBytes\":-9,\"volumes\":[{\"id\":-1,\"sizeBytes\":-1,\"readOnly\":false}]}",
             "{\"storeId\":null}", "{\"storeId\":\"" + "s".repeat(5000) + "\"}", "{\"holder\":\"\",\"ttlMillis\":-1}",
             "{\"holder\":\"h\",\"ttlMillis\":9223372036854775807}", "{\"reason\":null}", "{\"reason\":" + "[".repeat(5000) + "}",
-            "[".repeat(100_000), "{\"a\":" + "1".repeat(10_000) + "}", "\u0000\u0001\u0002", "\uFFFF"};
+            "[".repeat(100_000), "{\"a\":" + "1".repeat(10_000) + "}", "\u0000\u0001\u0002", "\uFFFF",
+            "{\"keys\":0}", "{\"keys\":100001}", "{\"keys\":4294967297}", "{\"keys\":1,\"exclude\":[-1]}",
+            "{\"keys\":1,\"exclude\":[null]}", "{\"keys\":1,\"exclude\":[4294967296]}", "{\"keys\":1,\"exclude\":\"x\"}",
+            "{\"deletes\":null}", "{\"deletes\":[]}", "{\"deletes\":[null]}", "{\"deletes\":[{\"key\":-1,\"cookie\":\"1\"}]}",
+            "{\"deletes\":[{\"key\":18446744073709551616,\"cookie\":\"1\"}]}", "{\"deletes\":[{\"key\":1,\"cookie\":\"\"}]}",
+            "{\"deletes\":[{\"key\":1,\"cookie\":\"xyz\"}]}", "{\"deletes\":[{\"key\":1,\"cookie\":\"11111111111111111\"}]}",
+            "{\"deletes\":[{\"key\":1,\"cookie\":null,\"needles\":-1}]}"};
 
     /** Route templates per listener: {V} volume, {K} key, {A} alt, {C} cookie, {S} store, {N} block name, {Q} anything. */
     private static final Map<String, String[]> ROUTES = Map.of(
-            "directory", new String[] {"/v1/heartbeat", "/v1/assign", "/v1/commit", "/v1/lookup/{K}", "/v1/photos/{K}",
+            "directory", new String[] {"/v1/heartbeat", "/v1/leases", "/v1/volume-map", "/v1/volumes/{V}/deletes",
+                    "/v1/volumes/{V}/deletes?after={Q}", "/v1/volumes/{V}/deletes?after={Q}&limit={Q}",
                     "/v1/volumes", "/v1/volumes/{V}", "/v1/volumes/{V}/read-only", "/v1/stripes", "/v1/volumes/{V}/stripes",
                     "/v1/volumes/{V}/encoding", "/v1/volumes/{V}/encoding/commit", "/v1/volumes/{V}/encoding?job={Q}",
                     "/v1/volumes/{V}/replicas-dropped", "/v1/volumes/{V}/stripes/{Q}/blocks/{Q}?expect={Q}",
@@ -384,6 +426,13 @@ class HostileInputTest {
         String method = r.nextInt(4) == 0 ? METHODS[r.nextInt(METHODS.length)]
                 : path.startsWith("/v1/") || path.contains("batch") ? "POST" : "GET";
         String body = r.nextInt(3) == 0 ? "" : BODIES[r.nextInt(BODIES.length)];
+        if (path.contains("/deletes") && r.nextBoolean()) {
+            // A well-formed delete-log append, hostile in its numbers. Its cookie is random, never a stored photo's:
+            // stores apply only entries whose cookie matches, so it cannot delete a real photo by accident.
+            body = "{\"deletes\":[{\"seq\":" + (r.nextBoolean() ? "0" : nasty(r)) + ",\"key\":"
+                    + (r.nextBoolean() ? Long.toString(real.key() & Long.MAX_VALUE) : nasty(r)) + ",\"cookie\":\""
+                    + String.format(Locale.ROOT, "%016x", r.nextLong()) + "\",\"needles\":" + (r.nextBoolean() ? "1" : nasty(r)) + "}]}";
+        }
         StringBuilder req = new StringBuilder();
         req.append(method).append(' ').append(path.replace(" ", r.nextBoolean() ? "%20" : " ")).append(" HTTP/1.1\r\n");
         req.append("Host: x\r\nConnection: close\r\n");
@@ -392,6 +441,9 @@ class HostileInputTest {
         }
         if (r.nextInt(4) == 0) {
             req.append("X-Hayloft-Token: ").append(nasty(r)).append("\r\n");
+        }
+        if (path.startsWith("/v1/volume-map") && r.nextBoolean()) {
+            req.append("If-None-Match: ").append(r.nextBoolean() ? "\"" + nasty(r) + "\"" : nasty(r)).append("\r\n");
         }
         if (r.nextInt(5) == 0) {
             req.append("Content-Type: ").append(r.nextBoolean() ? "application/json" : nasty(r)).append("\r\n");

@@ -87,11 +87,11 @@ class KillNineTest {
                     assertThat(client.get(stored.get(i).id())).as("photo %s after kill -9", stored.get(i).id())
                             .isEqualTo(data.get(i));
                 }
-                // Keys handed out but never used count too: an assign without a write.
-                Wire.AssignResponse wasted = Futures.await(client.directory().assign(500));
-                long first = wasted.photos().get(0).key();
+                // Keys handed out but never used count too: a lease without a write.
+                Wire.Lease wasted = Futures.await(client.directory().lease(500, List.of()));
+                long first = wasted.first();
                 assertThat(first).as("first key after kill -9").isGreaterThan(maxKey);
-                maxKey = wasted.photos().get(499).key();
+                maxKey = first + wasted.count() - 1;
                 List<byte[]> batch = new ArrayList<>();
                 for (int i = 0; i < 50; i++) {
                     byte[] b = new byte[200 + random.nextInt(2000)];
@@ -113,7 +113,7 @@ class KillNineTest {
             for (int i = 0; i < stored.size(); i++) {
                 assertThat(client.get(stored.get(i).id())).isEqualTo(data.get(i));
             }
-            assertThat(Futures.await(client.directory().assign(1)).photos().get(0).key()).isGreaterThan(maxKey);
+            assertThat(Futures.await(client.directory().lease(1, List.of())).first()).isGreaterThan(maxKey);
         }
     }
 }

@@ -118,14 +118,14 @@ class SecretsNeverLeakTest {
         assertThat(call("GET", "http://" + cache.address() + "/" + replica + first.needlePath(), null, null, null)).isEqualTo(200);
 
         // A write token of our own, used right and wrong; its MAC must stay out of every log and answer.
-        String assigned = body("POST", directory + "/v1/assign", "{\"count\": 2}", null, null);
-        JsonNode a = JSON.readTree(assigned);
+        String leased = body("POST", directory + "/v1/leases", "{\"keys\": 2}", null, null);
+        JsonNode a = JSON.readTree(leased);
         String token = a.get("token").asText();
         String mac = token.substring(token.lastIndexOf('.') + 1);
         assertThat(mac).hasSize(64);
         int volume = a.get("volume").asInt();
-        long key = a.get("photos").get(0).get("key").asLong();
-        String cookie = a.get("photos").get(0).get("cookie").asText();
+        long key = a.get("first").asLong();
+        String cookie = "0123456789abcdef"; // the writer's choice: the directory keeps no cookie
         String needle = "/" + volume + "/" + key + "/0?cookie=" + cookie;
         String forged = token.substring(0, token.length() - 1) + (token.endsWith("0") ? "1" : "0");
         String target = a.get("replicas").get(0).asText();
@@ -225,6 +225,6 @@ class SecretsNeverLeakTest {
         }
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        return r.body(); // the assign answer carries the token by design: not collected
+        return r.body(); // the lease answer carries the token by design: not collected
     }
 }

@@ -37,11 +37,13 @@ class SecuredClusterTest {
                     Futures.await(client.stores().write(store, forged, new byte[10], null)));
             assertThat(noToken.httpStatus()).isEqualTo(403);
             assertThat(noToken.code()).isEqualTo(StoreException.FORBIDDEN);
-            Wire.AssignResponse other = Futures.await(client.directory().assign(1));
+            // A lease's token covers its own keys only: the next key is refused.
+            Wire.Lease other = Futures.await(client.directory().lease(1, List.of()));
+            PhotoId outside = new PhotoId(other.volume(), other.first() + 1, 0, 7);
             RemoteException wrongKey = (RemoteException) catchThrowable(() ->
-                    Futures.await(client.stores().write(store, forged, new byte[10], other.token())));
+                    Futures.await(client.stores().write(other.replicas().get(0), outside, new byte[10], other.token())));
             assertThat(wrongKey.httpStatus()).isEqualTo(403);
-            assertThat(wrongKey.serverMessage()).contains("key " + forged.key()).contains("refused");
+            assertThat(wrongKey.serverMessage()).contains("key " + outside.key()).contains("refused");
 
             // An application's client has no admin token (the cluster's own client does).
             try (HayloftClient app = HayloftClient.builder().directory(cluster.directoryAddress()).build()) {

@@ -242,7 +242,7 @@ public final class HttpTransport {
 
     /**
      * The URI of {@code pathAndQuery} on a server given as {@code host:port} or as a URL prefix
-     * ({@code http://host:port}, as in a lookup's {@code readFrom}).
+     * ({@code http://host:port}, as in a photo's read places).
      *
      * @throws IllegalArgumentException naming the bad address
      */

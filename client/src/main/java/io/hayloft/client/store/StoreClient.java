@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A low-level asynchronous client for the store server's HTTP API: one call per method, no retries,
  * no failover (that is {@link io.hayloft.client.HayloftClient}'s job). Stores are named by address
- * ({@code host:port}); reads take a URL prefix as a directory lookup's {@code readFrom} lists it
+ * ({@code host:port}); reads take a URL prefix as a photo's read places list it
  * (a plain address works too).
  *
  * <p>The needle and photo calls go through the transport's data engine ({@link HttpTransport#exchange},

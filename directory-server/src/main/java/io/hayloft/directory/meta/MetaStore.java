@@ -35,7 +35,10 @@ import org.rocksdb.WriteOptions;
  *     {@code RaidLeases.Lease} as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
- * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>{@link PhotoMeta} binary record</td></tr>
+ * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>legacy, unused: the per-photo records of the old
+ *     {@code assign}/{@code commit} API. Nothing reads or writes it any more; it is still opened because
+ *     RocksDB must be given every column family an existing database has (format 1 databases keep their
+ *     old records there, harmlessly)</td></tr>
  * <tr><td>stripes</td><td>4-byte big-endian logical volume id</td><td>{@link StripeMap} as JSON</td></tr>
  * <tr><td>reclaims</td><td>4-byte big-endian logical volume id</td><td>{@link ReclaimPlan} as JSON: a pending reclaim</td></tr>
  * <tr><td>deletes</td><td>4-byte big-endian logical volume id, 8-byte big-endian sequence number (1, 2, ...)</td>
@@ -90,7 +93,6 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle meta;
     private final ColumnFamilyHandle stores;
     private final ColumnFamilyHandle volumes;
-    private final ColumnFamilyHandle photos;
     private final ColumnFamilyHandle stripes;
     private final ColumnFamilyHandle reclaims;
     private final ColumnFamilyHandle deletes;
@@ -108,7 +110,7 @@ public final class MetaStore implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong stripeChanges = new java.util.concurrent.atomic.AtomicLong();
     /**
      * In-memory views of the stores and volumes families, loaded at open and updated after each
-     * synced write under {@link #viewLock}: assign and lookup read them on every call, and they are
+     * synced write under {@link #viewLock}: leases and the volume map read them on every call, and they are
      * few (thousands at most), so no request parses them from RocksDB.
      */
     private final java.util.concurrent.ConcurrentSkipListMap<String, StoreInfo> storeView = new java.util.concurrent.ConcurrentSkipListMap<>();
@@ -149,7 +151,7 @@ public final class MetaStore implements AutoCloseable {
         meta = handles.get(0);
         stores = handles.get(1);
         volumes = handles.get(2);
-        photos = handles.get(3);
+        // handles.get(3) is the legacy photos family: opened, never used.
         stripes = handles.get(4);
         reclaims = handles.get(5);
         deletes = handles.get(6);
@@ -203,7 +205,7 @@ public final class MetaStore implements AutoCloseable {
 
     /** What {@link #inspect} finds in a database. */
     public record Inspection(String clusterId, long keyHighWaterMark, long volumeSequence, long stores, long volumes,
-                             long photosEstimate) {
+                             long deleteLogEntries) {
     }
 
     /**
@@ -238,7 +240,7 @@ public final class MetaStore implements AutoCloseable {
                 return new Inspection(new String(ro.get(m, CLUSTER_KEY), StandardCharsets.UTF_8),
                         hwm == null ? 1 : ByteBuffer.wrap(hwm).getLong(), seq == null ? 1 : ByteBuffer.wrap(seq).getLong(),
                         count(ro, byName.get("stores")), count(ro, byName.get("volumes")),
-                        byName.containsKey("photos") ? ro.getLongProperty(byName.get("photos"), "rocksdb.estimate-num-keys") : 0);
+                        count(ro, byName.get("deletes")));
             } finally {
                 for (ColumnFamilyHandle h : hs) {
                     h.close();
@@ -482,44 +484,6 @@ public final class MetaStore implements AutoCloseable {
                 throw new MetaStoreException("cannot swap the stripe map of volume " + v.id() + ": " + e.getMessage(), e);
             }
         }
-    }
-
-    // ----- photos -----
-
-    public void putPhoto(long key, PhotoMeta p) {
-        put(photos, longKey(key), p.encode());
-    }
-
-    /** Writes many photo records in one synced batch. */
-    public void putPhotos(long[] keys, PhotoMeta[] metas) {
-        try (WriteBatch b = new WriteBatch()) {
-            for (int i = 0; i < keys.length; i++) {
-                b.put(photos, longKey(keys[i]), metas[i].encode());
-            }
-            db.write(sync, b);
-        } catch (RocksDBException e) {
-            throw new MetaStoreException("cannot write " + keys.length + " photo records: " + e.getMessage(), e);
-        }
-    }
-
-    /** Writes a photo record and its volume's record (the delete counters) in one synced batch. */
-    public void putPhotoAndVolume(long key, PhotoMeta p, VolumeInfo v) {
-        synchronized (viewLock) {
-            try (WriteBatch b = new WriteBatch()) {
-                b.put(photos, longKey(key), p.encode());
-                b.put(volumes, intKey(v.id()), toJson(v));
-                db.write(sync, b);
-                volumeView.put(v.id(), v);
-                changes.incrementAndGet();
-            } catch (RocksDBException e) {
-                throw new MetaStoreException("cannot write photo " + key + " with volume " + v.id() + ": " + e.getMessage(), e);
-            }
-        }
-    }
-
-    public PhotoMeta photo(long key) {
-        byte[] v = get(photos, longKey(key));
-        return v == null ? null : PhotoMeta.decode(key, v);
     }
 
     // ----- delete logs -----

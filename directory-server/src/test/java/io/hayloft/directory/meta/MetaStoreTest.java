@@ -29,18 +29,18 @@ class MetaStoreTest {
             cluster = m.clusterId();
             m.putStore(new StoreInfo("s1", "127.0.0.1:7001", "r1", 1000, 900, 5, StoreState.UP, 0, null));
             m.putVolume(new VolumeInfo(m.nextVolumeId(), VolumeState.WRITABLE, List.of("s1", "s2"), 10, 100, 7, null));
-            m.putPhoto(42, new PhotoMeta(1, 0xC0FFEEL, new int[] {3, 1}, false));
-            m.putPhotos(new long[] {43, 44}, new PhotoMeta[] {new PhotoMeta(1, 1, new int[0], false),
-                    new PhotoMeta(1, 2, new int[] {0}, true)});
+            m.appendDeletes(1, List.of(new MetaStore.DeleteRecord(1, 42, 0xC0FFEEL, 2),
+                    new MetaStore.DeleteRecord(2, -1L >>> 1, -1L, 0)), null);
         }
         try (MetaStore m = MetaStore.open(db, false)) {
             assertThat(m.clusterId()).isEqualTo(cluster);
             assertThat(m.stores()).containsExactly(new StoreInfo("s1", "127.0.0.1:7001", "r1", 1000, 900, 5, StoreState.UP, 0, null));
             assertThat(m.volume(1).replicas()).containsExactly("s1", "s2");
             assertThat(m.nextVolumeId()).isEqualTo(2);
-            assertThat(m.photo(42)).isEqualTo(new PhotoMeta(1, 0xC0FFEEL, new int[] {1, 3}, false));
-            assertThat(m.photo(44).deleted()).isTrue();
-            assertThat(m.photo(45)).isNull();
+            assertThat(m.deleteHead(1)).isEqualTo(2);
+            assertThat(m.deleteEntry(1, 1)).isEqualTo(new MetaStore.DeleteRecord(1, 42, 0xC0FFEEL, 2));
+            assertThat(m.deleteSeq(1, Long.MAX_VALUE)).isEqualTo(2);
+            assertThat(m.deleteSeq(1, 43)).isZero();
         }
     }
 
@@ -64,7 +64,7 @@ class MetaStoreTest {
     void aCorruptDatabaseIsAnError() throws Exception {
         Path db = dir.resolve("db");
         try (MetaStore m = MetaStore.open(db, true)) {
-            m.putPhoto(1, new PhotoMeta(1, 1, new int[0], false));
+            m.putStore(new StoreInfo("s1", "127.0.0.1:7001", "r1", 1000, 900, 5, StoreState.UP, 0, null));
         }
         try (var files = Files.list(db)) {
             for (Path p : files.filter(p -> p.getFileName().toString().startsWith("MANIFEST")).toList()) {
@@ -103,7 +103,7 @@ class MetaStoreTest {
     void anotherFormatIsRefused() throws Exception {
         Path db = dir.resolve("db");
         try (MetaStore m = MetaStore.open(db, true)) {
-            m.putPhoto(1, new PhotoMeta(1, 1, new int[0], false));
+            m.putStore(new StoreInfo("s1", "127.0.0.1:7001", "r1", 1000, 900, 5, StoreState.UP, 0, null));
         }
         org.rocksdb.RocksDB.loadLibrary();
         try (var opts = new org.rocksdb.DBOptions();
@@ -123,6 +123,35 @@ class MetaStoreTest {
         }
         assertThatThrownBy(() -> MetaStore.open(db, false))
                 .isInstanceOf(MetaStoreException.class).hasMessageContaining("format 99, this directory reads format 1");
+    }
+
+    @Test
+    void aDatabaseWithLegacyPhotoRecordsStillOpensAndIgnoresThem() throws Exception {
+        Path db = dir.resolve("db");
+        String cluster;
+        try (MetaStore m = MetaStore.open(db, true)) {
+            cluster = m.clusterId();
+        }
+        // A record of the removed per-photo API (PhotoMeta, version 1) in the legacy photos family.
+        org.rocksdb.RocksDB.loadLibrary();
+        try (var opts = new org.rocksdb.DBOptions();
+             var cfo = new org.rocksdb.ColumnFamilyOptions()) {
+            java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
+            java.util.List<org.rocksdb.ColumnFamilyDescriptor> descriptors = new java.util.ArrayList<>();
+            for (String name : new String[] {"default", "stores", "volumes", "photos", "stripes", "reclaims", "deletes", "delete-keys"}) {
+                descriptors.add(new org.rocksdb.ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfo));
+            }
+            try (org.rocksdb.RocksDB raw = org.rocksdb.RocksDB.open(opts, db.toString(), descriptors, handles)) {
+                raw.put(handles.get(3), java.nio.ByteBuffer.allocate(8).putLong(42).array(),
+                        new byte[] {1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0});
+                handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
+            }
+        }
+        try (MetaStore m = MetaStore.open(db, false)) {
+            assertThat(m.clusterId()).isEqualTo(cluster);
+            assertThat(m.deleteSeq(1, 42)).as("an old tombstone is not a delete-log entry").isZero();
+        }
+        assertThat(MetaStore.inspect(db).deleteLogEntries()).isZero();
     }
 
     @Test

@@ -28,12 +28,12 @@ class ReclaimMetaTest {
         try (MetaStore m = MetaStore.open(db, true)) {
             m.putVolumeAndStripes(v, map("aaaaaaaa", StripeMap.COMMITTED));
             m.putReclaim(p);
-            m.putPhotoAndVolume(5, new PhotoMeta(7, 9, new int[] {0, 1}, true), v.withDeletes(1, 2));
+            m.appendDeletes(7, List.of(new MetaStore.DeleteRecord(1, 5, 9, 2)), v.withDeletes(1, 2));
         }
         try (MetaStore m = MetaStore.open(db, false)) {
             assertThat(m.reclaim(7)).isEqualTo(p);
             assertThat(m.reclaims()).containsExactly(p);
-            assertThat(m.photo(5).deleted()).isTrue();
+            assertThat(m.deleteSeq(7, 5)).isEqualTo(1);
             assertThat(m.volume(7).deletedNeedles()).isEqualTo(2);
             assertThat(m.stripeMap(7).job()).isEqualTo("aaaaaaaa");
             m.swapStripes(v.withDeletes(0, 0), map("bbbbbbbb", StripeMap.COMMITTED));

@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * Where a photo's reads go when a cache tier is in front of the stores: its cache node on the ring
  * of primary nodes, then (memcache's gutter) a node of the small gutter pool, chosen by a second
- * ring, for when the primary does not answer. The directory puts these URLs first in a lookup's
- * {@code readFrom}; the client uses the same routing to push and invalidate. Cache URLs name the
+ * ring, for when the primary does not answer. The client computes these URLs from its cached volume
+ * map (the ring's nodes are in it) and reads them first; it uses the same routing to push and invalidate. Cache URLs name the
  * store to fill from: {@code http://<cacheNode>/<storeAddress>} + the needle path.
  *
  * <p>Immutable and thread-safe.

@@ -27,51 +27,6 @@ public final class Wire {
     public record VolumeReport(int id, long sizeBytes, boolean readOnly) {
     }
 
-    /** Ask for {@code count} new photo keys on one writable logical volume. */
-    @JsonIgnoreProperties(ignoreUnknown = true)
-    public record AssignRequest(int count) {
-    }
-
-    /**
-     * Where and how to write newly assigned photos: to every replica (store addresses), with the one
-     * write token that covers all the assigned keys (sent in the {@code X-Hayloft-Token} header).
-     */
-    @JsonIgnoreProperties(ignoreUnknown = true)
-    public record AssignResponse(int volume, List<String> replicas, List<Assignment> photos, String token) {
-        public AssignResponse {
-            replicas = List.copyOf(replicas);
-            photos = List.copyOf(photos);
-        }
-    }
-
-    /** One assigned photo key with its cookie (16 hex digits). */
-    @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Assignment(long key, String cookie) {
-    }
-
-    /**
-     * Where to read a photo. {@code readFrom} lists URL prefixes in preferred order (a cache node
-     * first when the read policy says so, then healthy replicas); append
-     * {@link PhotoId#needlePath()} to get the read URL. {@code replicas} are the store addresses.
-     */
-    @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Lookup(long key, int volume, String cookie, List<Integer> alts, boolean deleted, String volumeState,
-                         List<String> replicas, List<String> readFrom) {
-        public Lookup {
-            alts = alts == null ? List.of() : List.copyOf(alts);
-            replicas = replicas == null ? List.of() : List.copyOf(replicas);
-            readFrom = readFrom == null ? List.of() : List.copyOf(readFrom);
-        }
-    }
-
-    /** Tell the directory which alternate keys of a photo were written. */
-    @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Commit(long key, List<Integer> alts) {
-        public Commit {
-            alts = alts == null ? List.of() : List.copyOf(alts);
-        }
-    }
-
     // ------------------------------------------------------------------ the hot path (docs/directory-api.md "Hot path")
 
     /**

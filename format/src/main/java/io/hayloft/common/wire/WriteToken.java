@@ -10,7 +10,7 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * Short-lived write permission for a range of photo keys on one logical volume, signed by the
  * directory with the cluster secret and checked by every store before it appends a needle. One
- * assign hands out consecutive keys {@code [first, first + count)} and one token for them all, so a
+ * allocator lease hands out consecutive keys {@code [first, first + count)} and one token for them all, so a
  * batch needs one token. The MAC is HMAC-SHA256 over
  * {@code "w:" + volume + ":" + first + ":" + count + ":" + expiresMillis}; the text form is
  * {@code first.count.expiresMillis.hexMac}, sent in the {@value #HEADER} header. Thread-safe.
