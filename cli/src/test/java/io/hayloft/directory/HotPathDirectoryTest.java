@@ -321,8 +321,8 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
         }
         assertThat(tokens.check(token, volume, 8, now)).contains("not key");
 
-        // Idempotent per key: a logged key keeps its first entry (cookie, needles, seq); new ones follow the head.
-        JsonNode again = send("POST", path, deletes(entry(7, "1", 9), entry(9, "9", 1)), 200, null);
+        // Idempotent per (key, cookie): a logged photo keeps its first entry (needles, seq); new ones follow the head.
+        JsonNode again = send("POST", path, deletes(entry(7, "FFFFFFFFFFFFFFFF", 9), entry(9, "9", 1)), 200, null);
         assertThat(again.get("head").asLong()).isEqualTo(4);
         assertThat(again.get("entries")).extracting(e -> e.get("seq").asLong() + ":" + e.get("key").asLong() + ":"
                 + e.get("cookie").asText()).containsExactly("2:7:ffffffffffffffff", "4:9:0000000000000009");
@@ -353,7 +353,7 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
         // A restart keeps the log, its head (derived from the last entry) and the index.
         restart();
         assertThat(send("GET", path, null, 200, null).get("entries").toString()).isEqualTo(all);
-        JsonNode afterRestart = send("POST", path, deletes(entry(9, "5", 1), entry(10, "a", 1)), 200, null);
+        JsonNode afterRestart = send("POST", path, deletes(entry(9, "9", 1), entry(10, "a", 1)), 200, null);
         assertThat(afterRestart.get("entries")).extracting(e -> e.get("seq").asLong()).containsExactly(4L, 6L);
         assertThat(afterRestart.get("head").asLong()).isEqualTo(6);
         // Another volume's log is its own, from 1.
@@ -368,6 +368,11 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
             assertThat(log.entries()).extracting(Wire.DeleteEntry::seq).containsExactly(5L, 6L);
             Wire.DeleteLog logged = client.logDeletes(volume, List.of(new Wire.DeleteEntry(0, 11, "0b", 3))).join();
             assertThat(logged.head()).isEqualTo(7);
+            // The same key with another cookie is another entry: one logged with a wrong cookie first
+            // (by anyone who can reach the directory) never keeps the photo's real delete out of the log.
+            Wire.DeleteLog other7 = client.logDeletes(volume, List.of(new Wire.DeleteEntry(0, 7, "1", 1))).join();
+            assertThat(other7.entries()).extracting(e -> e.seq() + ":" + e.key() + ":" + e.cookie())
+                    .containsExactly("8:7:0000000000000001");
             assertThat(logged.entries()).containsExactly(new Wire.DeleteEntry(7, 11, "000000000000000b", 3));
         }
     }

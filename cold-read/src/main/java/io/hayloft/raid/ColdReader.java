@@ -675,6 +675,24 @@ public final class ColdReader implements AutoCloseable {
     }
 
     /**
+     * Whether needle {@code e} of coded volume {@code volume} is deleted by the volume's delete log:
+     * the log names its key with the needle's own cookie (read from the needle, checked). An entry
+     * with another cookie deletes nothing, since anyone who can reach the directory may log one.
+     */
+    public boolean deletedByLog(int volume, VolumeIndex.Entry e) throws IOException {
+        ColdVolume cv = coldVolume(volume);
+        if (cv == null || !syncDeletes(cv)) {
+            return false;
+        }
+        boolean[] deleted = new boolean[1];
+        checkedRead(cv, e, n -> {
+            NeedleFormat.check(n, e.key(), e.alt());
+            deleted[0] = cv.deletes().deleted(e.key(), NeedleFormat.cookie(n));
+        });
+        return deleted[0];
+    }
+
+    /**
      * The whole needle {@code e} as stored (header, data, footer, padding), checked (magic, CRC32C,
      * key, alt); rebuilt from other blocks if the direct read is corrupt.
      */

@@ -198,7 +198,7 @@ public final class HotPath {
             List<DeleteRecord> fresh = new ArrayList<>();
             long needles = 0;
             for (Wire.DeleteEntry e : byKey.values()) {
-                long seq = meta.deleteSeq(volumeId, e.key());
+                long seq = meta.deleteSeq(volumeId, e.key(), cookies.get(e.key()));
                 DeleteRecord r = seq > 0 ? meta.deleteEntry(volumeId, seq) : null;
                 if (r == null) {
                     r = new DeleteRecord(next + fresh.size(), e.key(), cookies.get(e.key()), e.needles());
@@ -248,7 +248,7 @@ public final class HotPath {
 
     /** Whether {@code key} is in the volume's delete log. */
     public boolean logged(int volumeId, long key) {
-        return meta.deleteSeq(volumeId, key) > 0;
+        return meta.anyDelete(volumeId, key);
     }
 
     private static Wire.DeleteEntry wire(DeleteRecord r) {

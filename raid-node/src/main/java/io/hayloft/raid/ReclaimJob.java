@@ -94,7 +94,8 @@ public final class ReclaimJob {
 
     /**
      * Dead and live bytes of coded volume {@code volume}: reads its needle index (through
-     * {@code cold}'s cache) and asks the directory which of its keys are dead.
+     * {@code cold}'s cache), asks the directory which of its keys are in the delete log, and reads
+     * the needles of those keys to compare their cookies with the log's.
      */
     public static Survey survey(Cluster cluster, ColdReader cold, int volume) throws IOException {
         return scan(cluster, cold, volume).survey();
@@ -120,7 +121,9 @@ public final class ReclaimJob {
         List<VolumeIndex.Entry> live = new ArrayList<>();
         long liveBytes = 0;
         for (VolumeIndex.Entry e : entries) {
-            if (!e.deleted() && !dead.contains(e.key())) {
+            // A key in the delete log is dead only with the needle's own cookie: the log takes entries
+            // from any client, so one with a wrong cookie must not drop a live photo.
+            if (!e.deleted() && !(dead.contains(e.key()) && cold.deletedByLog(volume, e))) {
                 live.add(e);
                 liveBytes += e.length();
             }

@@ -59,6 +59,13 @@ class ReclaimTest {
         Set<Long> deleted = new HashSet<>();
         deleted.addAll(cluster.deletePhotos(big, 0.6));
         deleted.addAll(cluster.deletePhotos(small, 0.1));
+        // Entries with a wrong cookie for live photos: anyone may log them; they must delete nothing,
+        // neither for readers nor for the reclaim (assertColdReads below reads every live photo).
+        List<Long> decoys = cluster.logWrongCookieDeletes(big, 5);
+        assertThat(decoys).hasSize(5);
+        for (long k : decoys) {
+            assertThat(stale.get(big, k, 0)).as("live photo %s logged with a wrong cookie", k).isNotNull();
+        }
         for (long k : deleted) {
             assertThat(stale.get(cluster.volumeOf(k), k, 0)).as("deleted photo " + k).isNull();
         }

@@ -205,6 +205,31 @@ public final class TestCluster implements AutoCloseable {
      * Deletes photo {@code p} as a client does: one entry {key, cookie} in its volume's delete log
      * ({@code POST /v1/volumes/{id}/deletes}); it moves from {@link #photos} to {@link #deleted}.
      */
+    /**
+     * Logs {@code n} live photos of {@code volume} in its delete log with a WRONG cookie (the real one
+     * with its last bit flipped), as anyone who can reach the directory may: they must stay live.
+     */
+    public List<Long> logWrongCookieDeletes(int volume, int n) throws Exception {
+        List<Long> out = new ArrayList<>();
+        for (Photo p : photos.values()) {
+            if (p.volume() != volume || out.size() == n) {
+                continue;
+            }
+            long wrong = Long.parseUnsignedLong(p.cookie(), 16) ^ 1;
+            String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
+                    + String.format(java.util.Locale.ROOT, "%016x", wrong) + "\",\"needles\":1}]}";
+            HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/volumes/" + volume + "/deletes"))
+                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+            HttpResponse<String> answer = http.send(r, HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() != 200) {
+                throw new AssertionError("POST /v1/volumes/" + volume + "/deletes answered " + answer.statusCode() + ": " + answer.body());
+            }
+            out.add(p.key());
+        }
+        return out;
+    }
+
     public void logDelete(Photo p) throws Exception {
         String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
                 + p.cookie() + "\",\"needles\":1}]}";

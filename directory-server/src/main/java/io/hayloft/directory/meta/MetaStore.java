@@ -44,9 +44,11 @@ import org.rocksdb.WriteOptions;
  * <tr><td>deletes</td><td>4-byte big-endian logical volume id, 8-byte big-endian sequence number (1, 2, ...)</td>
  *     <td>a delete-log entry, {@value #DELETE_ENTRY_SIZE} bytes: 8-byte photo key, 8-byte cookie, 4-byte needle count
  *     (all big-endian)</td></tr>
- * <tr><td>delete-keys</td><td>4-byte big-endian logical volume id, 8-byte big-endian photo key</td>
- *     <td>8-byte big-endian sequence number of the key's entry in {@code deletes}: the index that makes a second
- *     delete of a key return its first entry</td></tr>
+ * <tr><td>delete-keys</td><td>4-byte big-endian logical volume id, 8-byte big-endian photo key, 8-byte
+ *     cookie</td>
+ *     <td>8-byte big-endian sequence number of that (key, cookie)'s entry in {@code deletes}: the index that makes
+ *     a second delete of a photo return its first entry (per cookie, so an entry logged with a wrong cookie never
+ *     keeps the right one out)</td></tr>
  * </table>
  *
  * <p>A volume's delete-log head (its highest sequence number, 0 for an empty log) is not stored: it is
@@ -527,10 +529,27 @@ public final class MetaStore implements AutoCloseable {
         }
     }
 
-    /** The sequence number of {@code key}'s entry in the volume's delete log, or 0 when the key is not in it. */
-    public long deleteSeq(int volume, long key) {
-        byte[] v = get(deleteKeys, volumeKey(volume, key));
+    /** The sequence number of the entry of ({@code key}, {@code cookie}) in the volume's delete log, or 0 when there is none. */
+    public long deleteSeq(int volume, long key, long cookie) {
+        byte[] v = get(deleteKeys, deleteKey(volume, key, cookie));
         return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+    }
+
+    /** Whether the volume's delete log has an entry for {@code key}, with any cookie. */
+    public boolean anyDelete(int volume, long key) {
+        byte[] prefix = volumeKey(volume, key);
+        try (RocksIterator it = db.newIterator(deleteKeys)) {
+            it.seek(prefix);
+            boolean found = it.isValid() && java.util.Arrays.equals(it.key(), 0, prefix.length, prefix, 0, prefix.length);
+            it.status();
+            return found;
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot read the delete log of volume " + volume + ": " + e.getMessage(), e);
+        }
+    }
+
+    static byte[] deleteKey(int volume, long key, long cookie) {
+        return ByteBuffer.allocate(20).putInt(volume).putLong(key).putLong(cookie).array();
     }
 
     /** The entry {@code seq} of the volume's delete log, or null. */
@@ -543,7 +562,7 @@ public final class MetaStore implements AutoCloseable {
      * Appends {@code entries} to the volume's delete log with their index records, and writes
      * {@code volume} (the volume's record with new delete counters) when not null, in one synced
      * batch. The entries must be numbered {@link #nextDeleteSeq} and on, one apart, for keys not yet in
-     * the log; callers serialise appends to one volume.
+     * the log with their cookies; callers serialise appends to one volume.
      *
      * @return the new head
      */
@@ -561,7 +580,7 @@ public final class MetaStore implements AutoCloseable {
                     }
                     b.put(deletes, volumeKey(volumeId, e.seq()), ByteBuffer.allocate(DELETE_ENTRY_SIZE)
                             .putLong(e.key()).putLong(e.cookie()).putInt(e.needles()).array());
-                    b.put(deleteKeys, volumeKey(volumeId, e.key()), ByteBuffer.allocate(8).putLong(e.seq()).array());
+                    b.put(deleteKeys, deleteKey(volumeId, e.key(), e.cookie()), ByteBuffer.allocate(8).putLong(e.seq()).array());
                 }
                 if (volume != null) {
                     b.put(volumes, intKey(volumeId), toJson(volume));

@@ -39,8 +39,13 @@ class MetaStoreTest {
             assertThat(m.nextVolumeId()).isEqualTo(2);
             assertThat(m.deleteHead(1)).isEqualTo(2);
             assertThat(m.deleteEntry(1, 1)).isEqualTo(new MetaStore.DeleteRecord(1, 42, 0xC0FFEEL, 2));
-            assertThat(m.deleteSeq(1, Long.MAX_VALUE)).isEqualTo(2);
-            assertThat(m.deleteSeq(1, 43)).isZero();
+            assertThat(m.deleteSeq(1, Long.MAX_VALUE, -1L)).isEqualTo(2);
+            assertThat(m.deleteSeq(1, 42, 0xC0FFEEL)).isEqualTo(1);
+            assertThat(m.deleteSeq(1, 42, 0xC0FFEFL)).as("another cookie of the same key").isZero();
+            assertThat(m.anyDelete(1, 42)).isTrue();
+            assertThat(m.deleteSeq(1, 43, 0xC0FFEEL)).isZero();
+            assertThat(m.anyDelete(1, 43)).isFalse();
+            assertThat(m.anyDelete(1, 41)).isFalse();
         }
     }
 
@@ -149,7 +154,7 @@ class MetaStoreTest {
         }
         try (MetaStore m = MetaStore.open(db, false)) {
             assertThat(m.clusterId()).isEqualTo(cluster);
-            assertThat(m.deleteSeq(1, 42)).as("an old tombstone is not a delete-log entry").isZero();
+            assertThat(m.anyDelete(1, 42)).as("an old tombstone is not a delete-log entry").isFalse();
         }
         assertThat(MetaStore.inspect(db).deleteLogEntries()).isZero();
     }
@@ -174,8 +179,8 @@ class MetaStoreTest {
             assertThat(m.deleteHead(1)).isEqualTo(2);
             assertThat(m.deleteHead(2)).isEqualTo(1);
             assertThat(m.deleteHead(3)).isZero();
-            assertThat(m.deleteSeq(1, Long.MAX_VALUE)).isEqualTo(2);
-            assertThat(m.deleteSeq(1, 9)).isZero();
+            assertThat(m.anyDelete(1, Long.MAX_VALUE)).isTrue();
+            assertThat(m.anyDelete(1, 9)).isFalse();
             assertThat(m.deleteEntry(1, 1)).isEqualTo(new MetaStore.DeleteRecord(1, 0, -1L, 2));
             assertThat(m.deletesAfter(1, 0, 10)).extracting(MetaStore.DeleteRecord::key).containsExactly(0L, Long.MAX_VALUE);
             assertThat(m.deletesAfter(1, 1, 10)).hasSize(1);

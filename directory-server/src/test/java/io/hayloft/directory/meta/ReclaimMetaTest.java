@@ -33,7 +33,7 @@ class ReclaimMetaTest {
         try (MetaStore m = MetaStore.open(db, false)) {
             assertThat(m.reclaim(7)).isEqualTo(p);
             assertThat(m.reclaims()).containsExactly(p);
-            assertThat(m.deleteSeq(7, 5)).isEqualTo(1);
+            assertThat(m.deleteSeq(7, 5, 9)).isEqualTo(1);
             assertThat(m.volume(7).deletedNeedles()).isEqualTo(2);
             assertThat(m.stripeMap(7).job()).isEqualTo("aaaaaaaa");
             m.swapStripes(v.withDeletes(0, 0), map("bbbbbbbb", StripeMap.COMMITTED));
