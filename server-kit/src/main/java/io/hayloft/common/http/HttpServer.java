@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * With TLS, a first-bytes check ({@link PlainHttpRefusal}) and Netty's {@code SslHandler} come first.
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
- * A {@link StreamedResponse}'s body is written through a {@code ChunkedWriteHandler} added to
- * the connection's pipeline for that response only (a chunk at a time as the socket drains).
+ * A {@link StreamedResponse}'s body is read a chunk at a time on the executor and written as the
+ * socket takes each chunk, so a large file costs one chunk per connection and no event-loop read.
  * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
  * from memory), in the request's turn on its connection, and leaves the rest to the executor.
  *
@@ -181,32 +181,78 @@ public final class HttpServer implements AutoCloseable {
     }
 
     static void sendAndClose(ChannelHandlerContext ctx, FullHttpResponse response) {
-        write(ctx, HttpResponses.closing(response)).addListener(ChannelFutureListener.CLOSE);
+        sendAndClose(ctx, response, null);
+    }
+
+    static void sendAndClose(ChannelHandlerContext ctx, FullHttpResponse response, java.util.concurrent.Executor disk) {
+        write(ctx, HttpResponses.closing(response), disk).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Writes and flushes a response that is not streamed (error answers written on the event loop). */
+    static io.netty.channel.ChannelFuture write(ChannelHandlerContext ctx, FullHttpResponse response) {
+        return write(ctx, response, null);
     }
 
     /**
-     * Writes and flushes a response: a {@link StreamedResponse} as its head, then its body through
-     * the chunked writer (which closes the body when done or failed); any other as it is.
+     * Writes and flushes a response: a {@link StreamedResponse} as its head, then its body one chunk
+     * at a time, each chunk read on {@code disk} (the blocking executor: a file read never runs on the
+     * event loop) once the previous one has been written to the socket, so a connection holds one
+     * chunk in memory; the body is closed when done or failed. Any other response as it is.
      */
-    static io.netty.channel.ChannelFuture write(ChannelHandlerContext ctx, FullHttpResponse response) {
+    static io.netty.channel.ChannelFuture write(ChannelHandlerContext ctx, FullHttpResponse response,
+                                                java.util.concurrent.Executor disk) {
         if (response instanceof StreamedResponse streamed) {
-            // the chunked writer sits in the pipeline only while a streamed body is written: other
-            // responses keep the plain write path
-            ChannelPipeline p = ctx.pipeline();
-            io.netty.handler.stream.ChunkedWriteHandler chunked = new io.netty.handler.stream.ChunkedWriteHandler();
-            p.addBefore(ctx.name(), null, chunked);
-            io.netty.handler.codec.http.HttpResponse head = new io.netty.handler.codec.http.DefaultHttpResponse(
-                    streamed.protocolVersion(), streamed.status(), streamed.headers());
-            ctx.write(head);
-            io.netty.channel.ChannelFuture f = ctx.writeAndFlush(new io.netty.handler.codec.http.HttpChunkedInput(streamed.body()));
-            f.addListener(x -> {
-                if (p.context(chunked) != null) {
-                    p.remove(chunked);
-                }
-            });
-            return f;
+            Objects.requireNonNull(disk, "a streamed response needs the blocking executor");
+            io.netty.channel.ChannelPromise done = ctx.newPromise();
+            ctx.write(new io.netty.handler.codec.http.DefaultHttpResponse(streamed.protocolVersion(), streamed.status(),
+                    streamed.headers()));
+            ReferenceCountUtil.release(streamed); // its own content is empty; the body is pumped below
+            pump(ctx, streamed, disk, done);
+            return done;
         }
         return ctx.writeAndFlush(response);
+    }
+
+    /** Reads the next chunk of {@code streamed} on {@code disk}, writes it, and goes on when the socket took it. */
+    private static void pump(ChannelHandlerContext ctx, StreamedResponse streamed, java.util.concurrent.Executor disk,
+                             io.netty.channel.ChannelPromise done) {
+        try {
+            disk.execute(() -> {
+                io.netty.buffer.ByteBuf chunk;
+                try {
+                    chunk = streamed.body().isEndOfInput() ? null : streamed.body().readChunk(ctx.alloc());
+                } catch (Exception e) {
+                    finish(ctx, streamed, done, e);
+                    return;
+                }
+                if (chunk == null) {
+                    ctx.writeAndFlush(io.netty.handler.codec.http.LastHttpContent.EMPTY_LAST_CONTENT)
+                            .addListener(f -> finish(ctx, streamed, done, f.cause()));
+                    return;
+                }
+                ctx.writeAndFlush(new io.netty.handler.codec.http.DefaultHttpContent(chunk)).addListener(f -> {
+                    if (f.isSuccess()) {
+                        pump(ctx, streamed, disk, done);
+                    } else {
+                        finish(ctx, streamed, done, f.cause());
+                    }
+                });
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            finish(ctx, streamed, done, e); // the server is closing
+        }
+    }
+
+    private static void finish(ChannelHandlerContext ctx, StreamedResponse streamed, io.netty.channel.ChannelPromise done,
+                               Throwable failure) {
+        streamed.discard();
+        if (failure == null) {
+            done.trySuccess();
+        } else {
+            LOG.debug("streamed response failed; closing the connection", failure);
+            ctx.close(); // the client sees a short body, never a wrong one
+            done.tryFailure(failure);
+        }
     }
 
     /** Releases a response that will not be written. */
@@ -443,10 +489,10 @@ public final class HttpServer implements AutoCloseable {
             request.release();
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                write(ctx, response); // written in order: we are on the event loop, in this request's turn
+                write(ctx, response, executor); // written in order: we are on the event loop, in this request's turn
                 done(ctx);
             } else {
-                sendAndClose(ctx, response);
+                sendAndClose(ctx, response, executor);
             }
             return true;
         }
@@ -473,9 +519,9 @@ public final class HttpServer implements AutoCloseable {
             }
             if (keepAlive) {
                 HttpUtil.setKeepAlive(response, true);
-                write(ctx, response).addListener(f -> done(ctx));
+                write(ctx, response, executor).addListener(f -> done(ctx));
             } else {
-                sendAndClose(ctx, response);
+                sendAndClose(ctx, response, executor);
             }
         }
 

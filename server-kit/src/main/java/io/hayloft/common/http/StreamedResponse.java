@@ -16,9 +16,9 @@ import java.util.Objects;
 
 /**
  * A response whose body is not held in memory: {@link HttpServer} writes its status and headers
- * (with {@code Content-Length} set to the body's length), then pulls the body through Netty's
- * {@code ChunkedWriteHandler} one chunk at a time, as the socket drains, so a large body costs one
- * chunk of memory per connection whatever its size. Works the same over TLS. The
+ * (with {@code Content-Length} set to the body's length), then reads the body one chunk at a time
+ * on its blocking executor (never on the event loop) and writes each chunk once the socket took the
+ * previous one, so a large body costs one chunk of memory per connection whatever its size. Works the same over TLS. The
  * {@link FullHttpResponse} content of this object is always empty; a handler returns it from
  * {@link RequestHandler#handle} like any response.
  *
