@@ -128,7 +128,16 @@ public final class ClusterLoad implements Callable<Integer> {
 
     /** One result line; {@code dirCalls} is NaN when not measured. */
     private record Row(String name, double objectsPerSecond, double mibPerSecond, double p50, double p99, double dirCalls,
-                       String directoryOps) {
+                       String directoryOps, double jvmCpuMicros, double toolCpuMicros) {
+        Row(String name, double objectsPerSecond, double mibPerSecond, double p50, double p99, double dirCalls, String directoryOps) {
+            this(name, objectsPerSecond, mibPerSecond, p50, p99, dirCalls, directoryOps, Double.NaN, Double.NaN);
+        }
+    }
+
+    /** CPU time of this JVM so far, in nanoseconds (every thread: with an embedded cluster, the stores' too). */
+    private static long jvmCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     @Override
@@ -173,11 +182,12 @@ public final class ClusterLoad implements Callable<Integer> {
                 FileTrees.delete(work);
             }
         }
-        out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %12s  %s%n", "scenario (" + concurrency + "/" + batchConcurrency + " in flight)",
-                "objects/s", "MiB/s", "p50 ms", "p99 ms", "dir/1k ops", "directory ops");
+        out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %10s %10s %12s  %s%n", "scenario (" + concurrency + "/" + batchConcurrency + " in flight)",
+                "objects/s", "MiB/s", "p50 ms", "p99 ms", "jvm us/op", "wrk us/op", "dir/1k ops", "directory ops");
         for (Row r : rows) {
-            out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %12s  %s%n", r.name(), fmt(r.objectsPerSecond(), 0),
-                    fmt(r.mibPerSecond(), 2), fmt(r.p50(), 2), fmt(r.p99(), 2), fmt(r.dirCalls(), 1), r.directoryOps());
+            out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %10s %10s %12s  %s%n", r.name(), fmt(r.objectsPerSecond(), 0),
+                    fmt(r.mibPerSecond(), 2), fmt(r.p50(), 2), fmt(r.p99(), 2), fmt(r.jvmCpuMicros(), 1), fmt(r.toolCpuMicros(), 1),
+                    fmt(r.dirCalls(), 1), r.directoryOps());
         }
         out.flush();
         return 0;
@@ -247,7 +257,7 @@ public final class ClusterLoad implements Callable<Integer> {
         }
         PhotoId[] local = byStore.get(store).toArray(new PhotoId[0]);
         Row direct = run("StoreClient.read " + s + " (1 store)", dirAddr, () -> {
-            byte[] b = Futures.await(stores.read(store, local[ThreadLocalRandom.current().nextInt(local.length)]));
+            byte[] b = stores.readNow(store, local[ThreadLocalRandom.current().nextInt(local.length)]);
             check(b, size);
             return 1;
         }, size, concurrency);
@@ -297,6 +307,7 @@ public final class ClusterLoad implements Callable<Integer> {
             }
             return 1;
         }, size, concurrency));
+        rows.add(rawSocket(s, base, local, size, dirAddr));
         try (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient hc =
                      org.apache.hc.client5.http.impl.async.HttpAsyncClients.custom()
                              .setVersionPolicy(org.apache.hc.core5.http2.HttpVersionPolicy.FORCE_HTTP_1)
@@ -323,6 +334,66 @@ public final class ClusterLoad implements Callable<Integer> {
             }, size, concurrency));
         }
         return rows;
+    }
+
+    /**
+     * The floor of any JVM client: a bare HTTP/1.1 GET over one blocking keep-alive socket per load
+     * thread (no pool, no parsing beyond the status line and Content-Length).
+     */
+    private Row rawSocket(String s, String base, PhotoId[] local, int size, String dirAddr) throws Exception {
+        URI u = URI.create(base);
+        ThreadLocal<java.net.Socket[]> socks = ThreadLocal.withInitial(() -> new java.net.Socket[1]);
+        ConcurrentLinkedQueue<java.net.Socket> opened = new ConcurrentLinkedQueue<>();
+        byte[] host = ("Host: " + u.getHost() + ":" + u.getPort() + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        try {
+            return rawSocketRun(s, u, local, size, dirAddr, socks, host, opened);
+        } finally {
+            for (java.net.Socket so : opened) {
+                so.close();
+            }
+        }
+    }
+
+    private Row rawSocketRun(String s, URI u, PhotoId[] local, int size, String dirAddr, ThreadLocal<java.net.Socket[]> socks, byte[] host,
+                            ConcurrentLinkedQueue<java.net.Socket> opened)
+            throws InterruptedException {
+        return run("raw socket " + s + " (1 store)", dirAddr, () -> {
+            PhotoId id = local[ThreadLocalRandom.current().nextInt(local.length)];
+            try {
+                java.net.Socket[] holder = socks.get();
+                if (holder[0] == null) {
+                    holder[0] = new java.net.Socket(u.getHost(), u.getPort());
+                    holder[0].setTcpNoDelay(true);
+                    opened.add(holder[0]);
+                }
+                java.net.Socket so = holder[0];
+                java.io.OutputStream out = so.getOutputStream();
+                byte[] line = ("GET " + id.needlePath() + " HTTP/1.1\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                byte[] req = new byte[line.length + host.length];
+                System.arraycopy(line, 0, req, 0, line.length);
+                System.arraycopy(host, 0, req, line.length, host.length);
+                out.write(req);
+                java.io.InputStream in = so.getInputStream();
+                StringBuilder head = new StringBuilder();
+                int c;
+                int state = 0;
+                while (state < 4 && (c = in.read()) >= 0) {
+                    head.append((char) c);
+                    state = (c == '\r' && (state == 0 || state == 2)) || (c == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
+                }
+                String h = head.toString().toLowerCase(Locale.ROOT);
+                int at = h.indexOf("content-length:");
+                int len = Integer.parseInt(h.substring(at + 15, h.indexOf('\r', at)).trim());
+                byte[] body = in.readNBytes(len);
+                if (!h.startsWith("http/1.1 200")) {
+                    throw new IllegalStateException("GET " + id.needlePath() + ": " + h.lines().findFirst().orElse(""));
+                }
+                check(body, size);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return 1;
+        }, size, concurrency);
     }
 
     private static Row ratio(String name, Row a, Row b) {
@@ -433,17 +504,32 @@ public final class ClusterLoad implements Callable<Integer> {
             if (warmup > 0) {
                 runWrk(base, lua, warmup);
             }
+            long cpu0 = jvmCpuNanos();
             String report = runWrk(base, lua, seconds);
+            long jvmCpu = jvmCpuNanos() - cpu0;
             spec.commandLine().getErr().println(report.strip());
             double rps = number(report, "Requests/sec:\\s+([0-9.]+)");
+            double requests = number(report, "([0-9]+) requests in", 0);
+            double wrkCpu = childCpuSeconds(report);
             long non2xx = (long) number(report, "Non-2xx or 3xx responses:\\s+([0-9]+)", 0);
             if (non2xx > 0) {
                 throw new IllegalStateException("wrk got " + non2xx + " non-2xx answers from " + base + ":\n" + report);
             }
-            return new Row(name, rps, rps * size / 1048576.0, latency(report, "50%"), latency(report, "99%"), Double.NaN, "");
+            return new Row(name, rps, rps * size / 1048576.0, latency(report, "50%"), latency(report, "99%"), Double.NaN, "",
+                    requests > 0 ? jvmCpu / 1e3 / requests : Double.NaN, requests > 0 ? wrkCpu * 1e6 / requests : Double.NaN);
         } finally {
             FileTrees.delete(tmp);
         }
+    }
+
+    /** wrk's CPU seconds from the last line of sh's {@code times} ("0m1.234s 0m0.567s"), NaN when absent. */
+    static double childCpuSeconds(String report) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)m([0-9.]+)s\\s+(\\d+)m([0-9.]+)s\\s*$").matcher(report.strip());
+        if (!m.find()) {
+            return Double.NaN;
+        }
+        return Integer.parseInt(m.group(1)) * 60 + Double.parseDouble(m.group(2)) + Integer.parseInt(m.group(3)) * 60
+                + Double.parseDouble(m.group(4));
     }
 
     /** The Lua script: every wrk thread loads the list and sends GETs of uniformly random entries. */
@@ -457,8 +543,9 @@ public final class ClusterLoad implements Callable<Integer> {
     }
 
     private String runWrk(String base, Path lua, double secs) throws IOException, InterruptedException {
-        List<String> cmd = List.of("wrk", "-t2", "-c" + concurrency, "-d" + Math.max(1, Math.round(secs)) + "s", "--latency",
-                "-s", lua.toString(), base);
+        // through sh, whose `times` then prints wrk's CPU time (user and system) as its last line
+        List<String> cmd = List.of("sh", "-c", "wrk -t2 -c" + concurrency + " -d" + Math.max(1, Math.round(secs)) + "s --latency -s '"
+                + lua + "' '" + base + "' && times");
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         byte[] all = p.getInputStream().readAllBytes();
         if (!p.waitFor((long) secs + 60, TimeUnit.SECONDS)) {
@@ -554,7 +641,9 @@ public final class ClusterLoad implements Callable<Integer> {
         AtomicLong objects = new AtomicLong();
         AtomicLong ops = new AtomicLong();
         Map<String, Double> before = directoryCounts(dirAddr);
+        long cpu0 = jvmCpuNanos();
         double took = loop(op, seconds, rec, objects, inFlight, ops);
+        long cpu = jvmCpuNanos() - cpu0;
         Map<String, Double> after = directoryCounts(dirAddr);
         Histogram h = rec.getIntervalHistogram();
         double calls = Double.NaN;
@@ -573,7 +662,8 @@ public final class ClusterLoad implements Callable<Integer> {
         }
         spec.commandLine().getErr().printf(Locale.ROOT, "%s: %d objects in %.1f s%n", name, objects.get(), took);
         return new Row(name, objects.get() / took, objects.get() * (double) objectBytes / took / 1048576.0,
-                h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6, calls, perOp.toString());
+                h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6, calls, perOp.toString(),
+                cpu / 1e3 / Math.max(1, ops.get()), Double.NaN);
     }
 
     private double loop(Supplier<Integer> op, double secs, Recorder rec, AtomicLong objects, int inFlight)
