@@ -336,7 +336,8 @@ public final class HayloftClient implements AutoCloseable {
      * Where a photo lives and what it holds: its volume and the volume's state from the cached volume
      * map, the places a read tries in order, and its alternate keys with their sizes as the replicas
      * report them ({@code GET /<volume>/<key>?cookie=<hex>}, asked of every replica). A photo of an
-     * erasure-coded volume is verified by reading it; its alternates are not listed.
+     * erasure-coded volume is verified by reading the id's needle (its cookie checked); its alternates
+     * come from the volume's needle index.
      *
      * @throws PhotoNotFoundException when no replica holds the photo (a wrong cookie included, with the same message)
      */
@@ -349,7 +350,7 @@ public final class HayloftClient implements AutoCloseable {
         return reader.locate(id).thenCompose(l -> {
             List<String> replicas = replicas(l.volume());
             if (l.coded()) {
-                return coldCheck(id).thenApply(b -> new PhotoStat(id.volume(), l.volume().state(), l.places(), replicas, List.of()));
+                return coldAlts(id).thenApply(alts -> new PhotoStat(id.volume(), l.volume().state(), l.places(), replicas, alts));
             }
             return find(id, replicas).thenApply(alts -> new PhotoStat(id.volume(), l.volume().state(), l.places(), replicas, alts));
         });
@@ -362,12 +363,26 @@ public final class HayloftClient implements AutoCloseable {
         return all;
     }
 
-    /** Reads a cold photo to verify it exists (with the id's cookie); fails with PhotoNotFoundException when not. */
+    /** Reads a cold photo (with the id's cookie); fails with PhotoNotFoundException when it is not there. */
     private CompletableFuture<byte[]> coldCheck(PhotoId id) {
         if (cold == null) {
             return CompletableFuture.failedFuture(new PhotoNotFoundException(id, Reader.NOT_FOUND));
         }
         return cold.read(id).exceptionallyCompose(t -> {
+            Throwable c = Futures.unwrap(t);
+            return CompletableFuture.failedFuture(c instanceof PhotoNotFoundException ? new PhotoNotFoundException(id, Reader.NOT_FOUND) : c);
+        });
+    }
+
+    /**
+     * A cold photo's live alternate keys with their sizes (its needle read to prove it exists with
+     * the id's cookie, the rest from the volume's needle index); fails with PhotoNotFoundException when not.
+     */
+    private CompletableFuture<List<PhotoStat.Alt>> coldAlts(PhotoId id) {
+        if (cold == null) {
+            return CompletableFuture.failedFuture(new PhotoNotFoundException(id, Reader.NOT_FOUND));
+        }
+        return cold.alts(id).exceptionallyCompose(t -> {
             Throwable c = Futures.unwrap(t);
             return CompletableFuture.failedFuture(c instanceof PhotoNotFoundException ? new PhotoNotFoundException(id, Reader.NOT_FOUND) : c);
         });
@@ -427,7 +442,8 @@ public final class HayloftClient implements AutoCloseable {
      * /v1/volumes/{id}/deletes}); then its needles are deleted on every replica
      * ({@code DELETE /<volume>/<key>?cookie}) and its cache entries dropped. A replica that is down
      * or fails is covered by the log: it applies the entry before it serves the volume again. A photo
-     * of an erasure-coded volume is verified by reading it; the log entry is all its delete takes.
+     * of an erasure-coded volume is verified by reading it; the log entry, with the number of its
+     * live needles from the volume's needle index (reclaim's count of dead needles), is all its delete takes.
      *
      * @throws PhotoNotFoundException when the id does not name a photo (a wrong cookie included, with the same message)
      * @throws PartialFailureException when the delete log could not be appended to (nothing was deleted;
@@ -442,7 +458,7 @@ public final class HayloftClient implements AutoCloseable {
         return reader.locate(id).thenCompose(l -> {
             List<String> replicas = replicas(l.volume());
             if (l.coded()) {
-                return coldCheck(id).thenCompose(b -> logAndDelete(id, List.of(), List.of(), l.volume().state()));
+                return coldAlts(id).thenCompose(alts -> logAndDelete(id, alts, List.of(), l.volume().state()));
             }
             return find(id, replicas).thenCompose(alts -> logAndDelete(id, alts, replicas, l.volume().state()));
         });
@@ -454,7 +470,7 @@ public final class HayloftClient implements AutoCloseable {
         alts.forEach(a -> altKeys.add(a.alt()));
         altKeys.add(id.alt());
         List<PhotoId> ids = altKeys.stream().map(id::withAlt).toList();
-        // A cold photo's alternates are not listed (only the one read is known to exist): it counts as one needle.
+        // Every live alternate, as the replicas or the cold needle index list them: the exact needle count for reclaim.
         Wire.DeleteEntry entry = new Wire.DeleteEntry(0, id.key(), id.cookieHex(), Math.max(1, alts.size()));
         return retrier.run(() -> directory.logDeletes(id.volume(), List.of(entry)), Retrier::remoteRetryable).handle((log, t) -> {
             if (t != null) {

@@ -6,8 +6,8 @@ import java.util.List;
  * What {@link HayloftClient#stat} found about a photo, from the client's cached volume map and the
  * stores (no per-photo record exists in the directory): its logical volume and that volume's state,
  * the URL prefixes a read tries in order, and its alternate keys with their sizes as a replica
- * reports them ({@code GET /<volume>/<key>?cookie=<hex>}). For a photo of an erasure-coded volume
- * the alternates are not listed ({@link #alts()} is empty); the photo was verified by reading it.
+ * reports them ({@code GET /<volume>/<key>?cookie=<hex>}), or for a photo of an erasure-coded
+ * volume as the volume's needle index lists them once the photo was verified by reading it.
  *
  * <p>Immutable, hence thread-safe.
  *

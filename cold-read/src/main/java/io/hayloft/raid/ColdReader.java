@@ -257,6 +257,40 @@ public final class ColdReader implements AutoCloseable {
         }
     }
 
+    /**
+     * The live needles of photo {@code key} with {@code cookie} in an erasure-coded volume, from its
+     * needle index, after reading needle {@code (key, alt)} to prove the photo is there with that
+     * cookie (the index holds no cookies; every alternate of a photo shares one): null when that
+     * needle is missing, deleted (index flag or delete log) or has another cookie, or the volume is not
+     * coded. What {@code stat} and {@code delete} of a cold photo list.
+     */
+    public List<VolumeIndex.Entry> alts(int volume, long key, int alt, long cookie) throws IOException {
+        ColdVolume cv = coldVolume(volume);
+        if (cv == null || !syncDeletes(cv)) {
+            return null;
+        }
+        byte[] proof;
+        try {
+            proof = needle(cv, key, alt, cookie);
+        } catch (IOException failed) {
+            if (!replaced(cv)) {
+                throw failed;
+            }
+            cv = coldVolume(volume);
+            proof = cv == null || !syncDeletes(cv) ? null : needle(cv, key, alt, cookie);
+        }
+        if (proof == null) {
+            return null;
+        }
+        List<VolumeIndex.Entry> live = new ArrayList<>();
+        for (VolumeIndex.Entry e : cv.index().entriesOf(key)) {
+            if (!e.deleted()) {
+                live.add(e);
+            }
+        }
+        return live;
+    }
+
     private byte[] needle(ColdVolume cv, long key, int alt, Long cookie) throws IOException {
         VolumeIndex.Entry e = cv.index().find(key, alt);
         if (e == null || e.deleted()) {

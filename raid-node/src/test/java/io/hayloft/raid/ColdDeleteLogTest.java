@@ -95,6 +95,13 @@ class ColdDeleteLogTest {
                 assertThat(stale.get(volume, key, 0, cookies.get(key) ^ 1)).as("wrong cookie of %s", Long.toUnsignedString(key)).isNull();
                 assertThat(stale.get(volume, key, 2, cookies.get(key))).as("missing alt").isNull();
             }
+            // A photo's live alternates from the needle index, once one needle proved key and cookie.
+            for (long key : KEYS) {
+                assertAlts(stale, volume, key);
+                assertThat(stale.alts(volume, key, 0, cookies.get(key) ^ 1)).as("alts, wrong cookie").isNull();
+                assertThat(stale.alts(volume, key, 2, cookies.get(key))).as("alts, missing alt").isNull();
+            }
+            assertThat(stale.alts(volume + 1000, 1, 0, cookies.get(1L))).as("alts, unknown volume").isNull();
             assertThat(stale.get(volume, 151, 0, cookies.get(150L))).as("unknown key").isNull();
             assertThat(stale.get(volume, 151, 0)).as("unknown key, no cookie").isNull();
             assertThat(stale.get(volume + 1000, 1, 0, cookies.get(1L))).as("unknown volume").isNull();
@@ -131,6 +138,25 @@ class ColdDeleteLogTest {
             try (ColdReader fresh = new ColdReader(raid.cluster())) {
                 assertEveryNeedle(fresh, volume, List.of(Long.MAX_VALUE));
             }
+            for (int alt : ALTS) {
+                assertThat(stale.alts(volume, Long.MAX_VALUE, alt, cookies.get(Long.MAX_VALUE))).as("alts of a deleted photo").isNull();
+            }
+            assertAlts(stale, volume, 1L << 62); // its log entry names another cookie
+        }
+    }
+
+    /** {@code alts} of {@code key}, asked through each of its alternates, lists every alternate with its size, in unsigned order. */
+    private void assertAlts(ColdReader reader, int volume, long key) throws Exception {
+        List<String> expected = new ArrayList<>();
+        java.util.stream.IntStream.of(ALTS).boxed().sorted(Integer::compareUnsigned)
+                .forEach(alt -> expected.add(Integer.toUnsignedString(alt) + ":" + model.get(key + "/" + alt).length));
+        for (int asked : ALTS) {
+            List<String> got = new ArrayList<>();
+            for (var e : reader.alts(volume, key, asked, cookies.get(key))) {
+                got.add(Integer.toUnsignedString(e.alt()) + ":" + e.dataSize());
+            }
+            assertThat(got).as("alts of %s asked through %s", Long.toUnsignedString(key), Integer.toUnsignedString(asked))
+                    .isEqualTo(expected);
         }
     }
 

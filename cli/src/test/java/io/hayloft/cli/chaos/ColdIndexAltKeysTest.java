@@ -77,6 +77,28 @@ class ColdIndexAltKeysTest {
                 }
             }
             assertThat(wrong).as("needles not read back after the encode").isEmpty();
+
+            // stat of a coded photo lists its alternates from the needle index, whichever alternate the id names.
+            for (int i = 0; i < 8; i++) {
+                io.hayloft.client.PhotoStat st = client.stat(put.get(i).id());
+                int photo = i / ALTS.length;
+                List<String> expected = new ArrayList<>();
+                for (int a = 0; a < ALTS.length; a++) {
+                    expected.add(ALTS[a] + ":" + data.get(photo * ALTS.length + a).length);
+                }
+                assertThat(st.alts()).extracting(Object::toString).as("alts of %s", put.get(i).id()).isEqualTo(expected);
+                assertThat(st.volumeState()).isEqualTo("ERASURE_CODED");
+            }
+            // A delete logs the photo with its exact needle count: reclaim's dead-needle count.
+            client.delete(put.get(ALTS.length * 2 + 1).id());
+            com.fasterxml.jackson.databind.JsonNode v = Futures.await(client.directory().volume(volume));
+            assertThat(v.get("deletedPhotos").asLong()).isEqualTo(1);
+            assertThat(v.get("deletedNeedles").asLong()).isEqualTo(ALTS.length);
+            for (int a = 0; a < ALTS.length; a++) {
+                io.hayloft.common.wire.PhotoId gone = put.get(ALTS.length * 2 + a).id();
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.get(gone))
+                        .isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+            }
         }
     }
 }

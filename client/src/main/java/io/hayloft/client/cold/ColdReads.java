@@ -1,5 +1,9 @@
 package io.hayloft.client.cold;
 
+import io.hayloft.client.PhotoStat;
+import io.hayloft.common.wire.VolumeIndex;
+import java.util.ArrayList;
+import java.util.List;
 import io.hayloft.client.HayloftException;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.common.wire.PhotoId;
@@ -54,6 +58,32 @@ public final class ColdReads implements AutoCloseable {
                 throw new PhotoNotFoundException(id, "deleted, or not in its erasure-coded volume");
             }
             return b;
+        }, executor);
+    }
+
+    /**
+     * The live alternate keys of photo {@code id} in its erasure-coded volume with their sizes, from the
+     * volume's needle index once needle {@code id} was read and its cookie matched; fails with
+     * {@link PhotoNotFoundException} as {@link #read} does.
+     */
+    public CompletableFuture<List<PhotoStat.Alt>> alts(PhotoId id) {
+        return CompletableFuture.supplyAsync(() -> {
+            List<VolumeIndex.Entry> live;
+            try {
+                live = reader.alts(id.volume(), id.key(), id.alt(), id.cookie());
+            } catch (ColdReader.StripeLostException e) {
+                throw new HayloftException(e.getMessage(), e);
+            } catch (IOException e) {
+                throw new HayloftException("cold read of " + id + " failed: " + e.getMessage(), e);
+            }
+            if (live == null) {
+                throw new PhotoNotFoundException(id, "deleted, or not in its erasure-coded volume");
+            }
+            List<PhotoStat.Alt> out = new ArrayList<>(live.size());
+            for (VolumeIndex.Entry e : live) {
+                out.add(new PhotoStat.Alt(e.alt(), e.dataSize()));
+            }
+            return out;
         }, executor);
     }
 

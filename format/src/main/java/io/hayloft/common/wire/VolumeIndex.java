@@ -233,6 +233,25 @@ public final class VolumeIndex {
         return null;
     }
 
+    /** Every entry of {@code key} (deleted ones included), in alternate-key order (unsigned). */
+    public List<Entry> entriesOf(long key) {
+        int lo = 0;
+        int hi = keys.length;
+        while (lo < hi) { // the first index whose key is not below key
+            int mid = (lo + hi) >>> 1;
+            if (Long.compareUnsigned(keys[mid], key) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        List<Entry> out = new ArrayList<>();
+        for (int i = lo; i < keys.length && keys[i] == key; i++) {
+            out.add(entry(i));
+        }
+        return out;
+    }
+
     /** The version 2 block of this index. */
     public byte[] encode() {
         ByteBuffer b = ByteBuffer.allocate(HEADER_SIZE + RECORD_SIZE * keys.length);
