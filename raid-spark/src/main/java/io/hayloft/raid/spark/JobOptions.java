@@ -30,7 +30,22 @@ final class JobOptions {
             + " [--transfer-bytes B] [--spool-dir DIR] [--tls-trust-store F [--tls-trust-store-password P]]"
             + " [--tls-key-store F --tls-key-store-password P]";
 
+    /** How long a Spark driver's raid lease lasts without renewal (renewed every third of it), as the CLI's. */
+    static final long LEASE_TTL_MILLIS = 60_000;
+
     private JobOptions() {
+    }
+
+    /**
+     * Takes the cluster's raid lease for this driver ({@code raid-spark@host:pid}): one raid-node at a
+     * time deletes and rewrites blocks, so this driver's recovery never sweeps the blocks of a daemon's
+     * job in flight, nor the daemon's this driver's.
+     *
+     * @throws io.hayloft.raid.RaidLease.HeldException naming the holder when a daemon or a command has it
+     */
+    static io.hayloft.raid.RaidLease lease(io.hayloft.raid.Cluster cluster) throws IOException {
+        String holder = io.hayloft.raid.RaidLease.commandHolder().replaceFirst("^raid-cli@", "raid-spark@");
+        return io.hayloft.raid.RaidLease.acquire(cluster, holder, LEASE_TTL_MILLIS);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.hayloft.raid.spark;
 
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
+import io.hayloft.raid.RaidLease;
 import io.hayloft.raid.RaidNode;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -19,7 +20,7 @@ import org.apache.spark.api.java.JavaSparkContext;
  *     [--spool-dir DIR] [--volumes-at-once N] [connection options] (VOLUME... | --backlog)
  * </pre>
  * (connection options: {@link JobOptions}).
- * The driver recovers interrupted work, plans each volume and records the plan in the directory,
+ * The driver takes the cluster's raid lease (as {@code hayloft raid} commands do), recovers interrupted work, plans each volume and records the plan in the directory,
  * runs its stripes on the executors, then writes the needle index, verifies and commits, exactly as
  * the embedded runner does. Exit 0 when every volume was encoded, 1 when one failed, 2 on bad usage.
  *
@@ -59,37 +60,43 @@ public final class SparkEncode {
     static int run(JavaSparkContext spark, Args a, PrintStream out) {
         try (SparkRunner runner = new SparkRunner(spark, a.volumesAtOnce())) {
             RaidNode node = new RaidNode(a.config(), runner);
-            node.recover();
-            List<Integer> volumes = a.backlog() ? node.backlog() : a.volumes();
-            List<Callable<EncodeJob.Result>> jobs = new ArrayList<>();
-            for (int v : volumes) {
-                jobs.add(() -> node.encode(v));
+            try (RaidLease lease = JobOptions.lease(node.cluster())) {
+                return encode(node, runner, a, out);
             }
-            int failed = 0;
-            List<EncodeJob.Result> results;
-            try {
-                results = runner.runAll(jobs);
-            } catch (Exception e) {
-                out.println("encode failed: " + e.getMessage());
-                failed++;
-                results = List.of();
-            }
-            for (EncodeJob.Result r : results) {
-                if (r != null) {
-                    double secs = r.nanos() / 1e9;
-                    out.printf(Locale.ROOT, "volume %d encoded as job %s: %d stripes, %d bytes in %.2f s (%.1f MB/s)%n",
-                            r.volume(), r.job(), r.stripes(), r.volumeBytes(), secs, r.volumeBytes() / 1e6 / Math.max(secs, 1e-9));
-                } else {
-                    failed++;
-                }
-            }
-            out.printf(Locale.ROOT, "%d of %d volumes encoded%n", volumes.size() - Math.min(failed, volumes.size()), volumes.size());
-            runner.printRetries(out);
-            return failed == 0 ? 0 : 1;
         } catch (Exception e) {
             out.println("encode failed: " + e);
             return 1;
         }
+    }
+
+    private static int encode(RaidNode node, SparkRunner runner, Args a, PrintStream out) throws Exception {
+        node.recover();
+        List<Integer> volumes = a.backlog() ? node.backlog() : a.volumes();
+        List<Callable<EncodeJob.Result>> jobs = new ArrayList<>();
+        for (int v : volumes) {
+            jobs.add(() -> node.encode(v));
+        }
+        int failed = 0;
+        List<EncodeJob.Result> results;
+        try {
+            results = runner.runAll(jobs);
+        } catch (Exception e) {
+            out.println("encode failed: " + e.getMessage());
+            failed++;
+            results = List.of();
+        }
+        for (EncodeJob.Result r : results) {
+            if (r != null) {
+                double secs = r.nanos() / 1e9;
+                out.printf(Locale.ROOT, "volume %d encoded as job %s: %d stripes, %d bytes in %.2f s (%.1f MB/s)%n",
+                        r.volume(), r.job(), r.stripes(), r.volumeBytes(), secs, r.volumeBytes() / 1e6 / Math.max(secs, 1e-9));
+            } else {
+                failed++;
+            }
+        }
+        out.printf(Locale.ROOT, "%d of %d volumes encoded%n", volumes.size() - Math.min(failed, volumes.size()), volumes.size());
+        runner.printRetries(out);
+        return failed == 0 ? 0 : 1;
     }
 
     /** @throws IllegalArgumentException naming the bad argument */

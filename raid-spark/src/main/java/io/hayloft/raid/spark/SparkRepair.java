@@ -2,6 +2,7 @@ package io.hayloft.raid.spark;
 
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.RaidConfig;
+import io.hayloft.raid.RaidLease;
 import java.io.PrintStream;
 import java.util.Locale;
 import org.apache.spark.SparkConf;
@@ -14,7 +15,7 @@ import org.apache.spark.api.java.JavaSparkContext;
  * spark-submit --class io.hayloft.raid.spark.SparkRepair raid-spark/target/hayloft-raid-spark.jar \
  *     --directory H:P [--admin-token T] [--repair-bandwidth BYTES_PER_S] [connection options]
  * </pre>
- * (connection options: {@link JobOptions}). The driver scans every stripe map ({@link BlockFixer#scan()}),
+ * (connection options: {@link JobOptions}). The driver takes the cluster's raid lease, scans every stripe map ({@link BlockFixer#scan()}),
  * then runs one {@code StripeRepairTask} per damaged stripe on the executors; each rebuilds its lost
  * blocks onto new stores and swaps them into the stripe map with a compare-and-set. Prints the same
  * summary line as {@code hayloft raid fix}, one {@code FAILED:} line per stripe that could not be
@@ -50,8 +51,9 @@ public final class SparkRepair {
      * @return 0 when every damaged stripe was repaired, 1 otherwise
      */
     static int run(JavaSparkContext spark, RaidConfig config, PrintStream out) {
-        try (SparkRunner runner = new SparkRunner(spark, 1)) {
-            BlockFixer.Report r = new BlockFixer(config.cluster(), config).repairAll(runner);
+        io.hayloft.raid.Cluster cluster = config.cluster();
+        try (SparkRunner runner = new SparkRunner(spark, 1); RaidLease lease = JobOptions.lease(cluster)) {
+            BlockFixer.Report r = new BlockFixer(cluster, config).repairAll(runner);
             double secs = r.nanos() / 1e9;
             out.printf(Locale.ROOT, "%d stripes, %d blocks rebuilt in %.2f s; %d bytes read, %d written "
                             + "(%.2f bytes read per byte rebuilt)%n", r.stripes(), r.blocks(), secs, r.bytesRead(),
