@@ -1,12 +1,10 @@
 package io.hayloft.raid.spark;
 
 import io.hayloft.common.io.Disk;
-import io.hayloft.testkit.Await;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -41,11 +39,6 @@ final class BlockGate {
     /** Creates waiting at the gate right now. */
     int held() {
         return held.get();
-    }
-
-    /** Waits until at least {@code n} creates wait at the gate. */
-    void awaitHeld(int n, Duration timeout) throws InterruptedException {
-        Await.until(n + " stripe block creates held at the gate (held: " + held() + ")", timeout, () -> held() >= n);
     }
 
     /** A disk for one store: {@link Disk#REAL} behind this gate. */

@@ -87,7 +87,9 @@ final class SparkStandalone implements AutoCloseable {
 
     /** The JVM flags every Spark JVM here gets (JDK 17 opens, the Vector API), as one option string. */
     String javaOptions() {
-        return String.join(" ", jvmFlags) + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC";
+        java.net.URL log = SparkStandalone.class.getResource("/log4j2-test.properties"); // quiet drivers and executors
+        return String.join(" ", jvmFlags) + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+                + (log == null || !log.getProtocol().equals("file") ? "" : " -Dlog4j2.configurationFile=" + log.getPath());
     }
 
     /** Starts a worker JVM (does not wait for it to register). */
@@ -341,6 +343,24 @@ final class SparkStandalone implements AutoCloseable {
             }
         }
         return jar;
+    }
+
+    /** Where the jars of Hayloft's own dependencies that a Spark distribution does not ship live under the local repository. */
+    private static final List<String> NOT_IN_SPARK = List.of("/org/apache/httpcomponents/", "/io/micrometer/", "/io/prometheus/",
+            "/org/hdrhistogram/", "/org/latencyutils/", "/com/github/ben-manes/", "/org/jspecify/", "/org/rocksdb/", "/org/junit/",
+            "/org/opentest4j/", "/org/apiguardian/", "/org/assertj/", "/net/bytebuddy/");
+
+    /**
+     * The test's class path as a Spark distribution's {@code jars/} would have it: without Hayloft's
+     * classes (module {@code target/classes}, {@code target/test-classes}, {@code hayloft-*.jar}) and without the
+     * third-party jars only Hayloft brings ({@link #NOT_IN_SPARK}: HttpClient 5, Micrometer, ...). With
+     * it as the driver's and executors' class path, everything else must come from the application jar.
+     */
+    static String sparkDistributionClassPath() {
+        return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(e -> !e.replace('\\', '/').matches(".*/target/(test-)?classes/?|.*/hayloft-[^/]*\\.jar"))
+                .filter(e -> NOT_IN_SPARK.stream().noneMatch(d -> e.replace('\\', '/').contains(d)))
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
     }
 
     static int freePort() throws IOException {

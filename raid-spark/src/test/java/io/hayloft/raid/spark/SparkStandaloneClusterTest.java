@@ -54,7 +54,13 @@ class SparkStandaloneClusterTest {
             int volume = cluster.writeVolume(300, 4000);
             RaidConfig config = cluster.raidConfig("hh-xor+", BLOCK);
             RaidNode plain = new RaidNode(config, null);
-            Path jar = SparkStandalone.appJar(SparkEncode.class, dir.resolve("hayloft-raid-spark-test.jar"));
+            // The packaged spark-submit jar on a Spark-only class path when the build made it (verify), else
+            // a jar of the module's classes on the test's whole class path (-Dtest=... at the test phase).
+            String packaged = System.getProperty("hayloft.spark.appJar");
+            boolean usePackaged = packaged != null && Files.isRegularFile(Path.of(packaged));
+            Path jar = usePackaged ? Path.of(packaged) : SparkStandalone.appJar(SparkEncode.class, dir.resolve("hayloft-raid-spark-test.jar"));
+            Map<String, String> classes = usePackaged ? Map.of("spark.driver.extraClassPath", SparkStandalone.sparkDistributionClassPath(),
+                    "spark.executor.extraClassPath", SparkStandalone.sparkDistributionClassPath()) : Map.of();
             Path spool = Files.createDirectories(dir.resolve("spool"));
             List<String> connection = List.of("--directory", config.directory, "--request-timeout-ms", "120000",
                     "--transfer-bytes", String.valueOf(BLOCK), "--spool-dir", spool.toString());
@@ -64,11 +70,21 @@ class SparkStandaloneClusterTest {
             int uiPort = SparkStandalone.freePort();
             List<String> encodeArgs = new ArrayList<>(connection);
             encodeArgs.addAll(List.of("--codec", "hh-xor+", "--block-size", String.valueOf(BLOCK), String.valueOf(volume)));
-            String driver = spark.submit(SparkEncode.class.getName(), jar, jobConf(uiPort), encodeArgs);
+            String driver = spark.submit(SparkEncode.class.getName(), jar, jobConf(uiPort, classes), encodeArgs);
             String driverWorker = spark.awaitDriverWorker(driver);
             String victim = driverWorker.equals("w1") ? "w2" : "w1";
 
-            gate.awaitHeld(2, JOB); // one stripe task on each executor (one core each) waits at the gate
+            // One stripe task on each executor (one core each) waits at the gate; fail at once if the driver died.
+            String encodeDriver = driver;
+            Await.untilTrue("2 stripe block creates held at the gate", JOB, () -> {
+                JsonNode d = spark.driver(encodeDriver);
+                String s = d == null ? "SUBMITTED" : d.path("state").asText();
+                if (!s.equals("SUBMITTED") && !s.equals("RUNNING")) {
+                    throw new AssertionError("driver " + encodeDriver + " is " + s + " before its stripes ran:\n"
+                            + spark.driverOutput(encodeDriver));
+                }
+                return gate.held() >= 2;
+            });
             String app = spark.runningApp();
             assertThat(app).as("the encode application at the master").isNotNull();
             String executor = spark.executorOn(victim, app);
@@ -109,7 +125,7 @@ class SparkStandaloneClusterTest {
             }
             assertThat(new BlockFixer(plain.cluster(), config).scan()).hasSize(2);
             spark.awaitAliveWorkers(2);
-            driver = spark.submit(SparkRepair.class.getName(), jar, jobConf(SparkStandalone.freePort()), connection);
+            driver = spark.submit(SparkRepair.class.getName(), jar, jobConf(SparkStandalone.freePort(), classes), connection);
             state = spark.awaitDriverEnd(driver, JOB);
             printed = spark.driverOutput(driver);
             assertThat(state).as(printed).isEqualTo("FINISHED");
@@ -129,10 +145,12 @@ class SparkStandaloneClusterTest {
      * What each job is submitted with: one core per executor, two executors, the driver's UI on a known
      * port, and tasks scheduled only once both executors have registered.
      */
-    private static Map<String, String> jobConf(int uiPort) {
-        return Map.of("spark.cores.max", "2", "spark.ui.port", String.valueOf(uiPort), "spark.port.maxRetries", "0",
-                "spark.scheduler.minRegisteredResourcesRatio", "1.0", "spark.scheduler.maxRegisteredResourcesWaitingTime", "300s",
-                "spark.ui.showConsoleProgress", "false");
+    private static Map<String, String> jobConf(int uiPort, Map<String, String> classes) {
+        Map<String, String> conf = new java.util.HashMap<>(Map.of("spark.cores.max", "2", "spark.ui.port", String.valueOf(uiPort),
+                "spark.port.maxRetries", "0", "spark.scheduler.minRegisteredResourcesRatio", "1.0",
+                "spark.scheduler.maxRegisteredResourcesWaitingTime", "300s", "spark.ui.showConsoleProgress", "false"));
+        conf.putAll(classes);
+        return conf;
     }
 
     /** Executor {@code id} of {@code app} as the driver's REST API shows it ({@code /api/v1/applications/<app>/executors}). */
