@@ -36,9 +36,10 @@ import java.util.stream.Stream;
  * <p>Spark's launcher builds the driver and executor command lines from {@code SPARK_HOME}: this
  * cluster gives every process a {@code SPARK_HOME} with an empty {@code jars/} (no Spark
  * distribution is installed) and {@code SPARK_SCALA_VERSION=2.13}; the classes come from
- * {@code spark.driver.extraClassPath} and {@code spark.executor.extraClassPath}, set to the test's
- * class path (every JVM is on this machine). The application jar is built from the module's classes
- * ({@link #appJar}) and is what Spark copies into the driver's work directory, as it would a real jar.
+ * {@code spark.driver.extraClassPath} and {@code spark.executor.extraClassPath}: by default the test's
+ * class path (every JVM is on this machine), or what the caller sets, such as
+ * {@link #sparkDistributionClassPath()} with the packaged jar as the application jar. Spark copies the
+ * application jar into the driver's work directory and serves it to the executors.
  *
  * <p>Process output goes to files under the cluster's directory; {@link #driverOutput} reads a driver's
  * from its worker's work directory. Not thread-safe.

@@ -34,8 +34,12 @@ import org.junit.jupiter.api.io.TempDir;
  * and the stores must hold exactly the blocks of the committed stripe map (no orphan). A replacement
  * worker then joins, two blocks are destroyed, and the repair job rebuilds them.
  *
- * <p>About 90 s on two busy cores (eight JVMs besides this one). Alone:
- * {@code mvn -B -o -pl raid-spark -am test -Dtest=SparkStandaloneClusterTest -Dsurefire.failIfNoSpecifiedTests=false}.
+ * <p>In {@code mvn verify} it runs after {@code package} (surefire execution {@code spark-cluster}) and
+ * submits the packaged {@code hayloft-raid-spark.jar} with only Spark's own jars on the driver's and
+ * executors' class paths ({@link SparkStandalone#sparkDistributionClassPath()}), so it checks the jar
+ * too; with {@code -Dtest=SparkStandaloneClusterTest} at the test phase it submits a jar of
+ * {@code target/classes} on the whole test class path. 70–120 s on two busy cores (eight JVMs
+ * besides this one).
  */
 class SparkStandaloneClusterTest {
 
