@@ -3,12 +3,14 @@ package io.hayloft.raid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.common.wire.StripeMap;
+import io.hayloft.common.io.Disk;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.store.cluster.ClusterAuthorizer;
 import io.hayloft.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,6 +43,7 @@ public final class TestCluster implements AutoCloseable {
     final java.util.Set<String> stopped = new java.util.HashSet<>();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Random random = new Random(42);
+    private final java.util.function.Function<String, Disk> disks;
 
     public TestCluster(Path dir, int n) throws Exception {
         this(dir, n, d -> { });
@@ -48,7 +51,17 @@ public final class TestCluster implements AutoCloseable {
 
     /** As {@link #TestCluster(Path, int)}, with {@code tune} adjusting the directory's config before it starts. */
     public TestCluster(Path dir, int n, java.util.function.Consumer<DirectoryConfig> tune) throws Exception {
+        this(dir, n, tune, id -> Disk.REAL);
+    }
+
+    /**
+     * As {@link #TestCluster(Path, int, java.util.function.Consumer)}, each store's files on the disk
+     * {@code disks} gives for its id (a wrapper of {@link Disk#REAL} that holds some writes back, say).
+     */
+    public TestCluster(Path dir, int n, java.util.function.Consumer<DirectoryConfig> tune,
+                       java.util.function.Function<String, Disk> disks) throws Exception {
         this.dir = dir;
+        this.disks = disks;
         DirectoryConfig d = new DirectoryConfig();
         d.dataDir = dir.resolve("directory").toString();
         d.port = 0;
@@ -95,7 +108,8 @@ public final class TestCluster implements AutoCloseable {
         c.rack = "rack-" + id;
         c.heartbeatMillis = 1000;
         c.idxFlushMillis = 50;
-        StoreServer s = StoreServer.start(c);
+        StoreServer s = StoreServer.start(c, new ClusterAuthorizer(c.clusterSecret, c.adminToken, java.time.Clock.systemUTC()),
+                disks.apply(id));
         stores.put(id, s);
         return s;
     }

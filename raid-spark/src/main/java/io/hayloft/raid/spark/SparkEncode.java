@@ -2,6 +2,7 @@ package io.hayloft.raid.spark;
 
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
+import io.hayloft.raid.RaidLease;
 import io.hayloft.raid.RaidNode;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -16,9 +17,10 @@ import org.apache.spark.api.java.JavaSparkContext;
  * <pre>
  * spark-submit --class io.hayloft.raid.spark.SparkEncode raid-spark/target/hayloft-raid-spark.jar \
  *     --directory H:P [--admin-token T] [--codec hh-xor+] [-k 10] [-r 4] [--block-size BYTES] \
- *     [--spool-dir DIR] [--volumes-at-once N] (VOLUME... | --backlog)
+ *     [--spool-dir DIR] [--volumes-at-once N] [connection options] (VOLUME... | --backlog)
  * </pre>
- * The driver recovers interrupted work, plans each volume and records the plan in the directory,
+ * (connection options: {@link JobOptions}).
+ * The driver takes the cluster's raid lease (as {@code hayloft raid} commands do), recovers interrupted work, plans each volume and records the plan in the directory,
  * runs its stripes on the executors, then writes the needle index, verifies and commits, exactly as
  * the embedded runner does. Exit 0 when every volume was encoded, 1 when one failed, 2 on bad usage.
  *
@@ -43,8 +45,8 @@ public final class SparkEncode {
             }
         } catch (IllegalArgumentException e) {
             System.err.println("hayloft SparkEncode: " + e.getMessage());
-            System.err.println("usage: SparkEncode --directory H:P [--admin-token T] [--codec C] [-k K] [-r R] [--block-size B]"
-                    + " [--spool-dir DIR] [--volumes-at-once N] (VOLUME... | --backlog)");
+            System.err.println("usage: SparkEncode " + JobOptions.USAGE + " [--codec C] [-k K] [-r R] [--block-size B]"
+                    + " [--volumes-at-once N] (VOLUME... | --backlog)");
             code = 2;
         }
         System.exit(code);
@@ -58,36 +60,43 @@ public final class SparkEncode {
     static int run(JavaSparkContext spark, Args a, PrintStream out) {
         try (SparkRunner runner = new SparkRunner(spark, a.volumesAtOnce())) {
             RaidNode node = new RaidNode(a.config(), runner);
-            node.recover();
-            List<Integer> volumes = a.backlog() ? node.backlog() : a.volumes();
-            List<Callable<EncodeJob.Result>> jobs = new ArrayList<>();
-            for (int v : volumes) {
-                jobs.add(() -> node.encode(v));
+            try (RaidLease lease = JobOptions.lease(node.cluster())) {
+                return encode(node, runner, a, out);
             }
-            int failed = 0;
-            List<EncodeJob.Result> results;
-            try {
-                results = runner.runAll(jobs);
-            } catch (Exception e) {
-                out.println("encode failed: " + e.getMessage());
-                failed++;
-                results = List.of();
-            }
-            for (EncodeJob.Result r : results) {
-                if (r != null) {
-                    double secs = r.nanos() / 1e9;
-                    out.printf(Locale.ROOT, "volume %d encoded as job %s: %d stripes, %d bytes in %.2f s (%.1f MB/s)%n",
-                            r.volume(), r.job(), r.stripes(), r.volumeBytes(), secs, r.volumeBytes() / 1e6 / Math.max(secs, 1e-9));
-                } else {
-                    failed++;
-                }
-            }
-            out.printf(Locale.ROOT, "%d of %d volumes encoded%n", volumes.size() - Math.min(failed, volumes.size()), volumes.size());
-            return failed == 0 ? 0 : 1;
         } catch (Exception e) {
             out.println("encode failed: " + e);
             return 1;
         }
+    }
+
+    private static int encode(RaidNode node, SparkRunner runner, Args a, PrintStream out) throws Exception {
+        node.recover();
+        List<Integer> volumes = a.backlog() ? node.backlog() : a.volumes();
+        List<Callable<EncodeJob.Result>> jobs = new ArrayList<>();
+        for (int v : volumes) {
+            jobs.add(() -> node.encode(v));
+        }
+        int failed = 0;
+        List<EncodeJob.Result> results;
+        try {
+            results = runner.runAll(jobs);
+        } catch (Exception e) {
+            out.println("encode failed: " + e.getMessage());
+            failed++;
+            results = List.of();
+        }
+        for (EncodeJob.Result r : results) {
+            if (r != null) {
+                double secs = r.nanos() / 1e9;
+                out.printf(Locale.ROOT, "volume %d encoded as job %s: %d stripes, %d bytes in %.2f s (%.1f MB/s)%n",
+                        r.volume(), r.job(), r.stripes(), r.volumeBytes(), secs, r.volumeBytes() / 1e6 / Math.max(secs, 1e-9));
+            } else {
+                failed++;
+            }
+        }
+        out.printf(Locale.ROOT, "%d of %d volumes encoded%n", volumes.size() - Math.min(failed, volumes.size()), volumes.size());
+        runner.printRetries(out);
+        return failed == 0 ? 0 : 1;
     }
 
     /** @throws IllegalArgumentException naming the bad argument */
@@ -97,22 +106,24 @@ public final class SparkEncode {
         boolean backlog = false;
         int atOnce = 2;
         for (int i = 0; i < argv.length; i++) {
+            int last = JobOptions.apply(c, argv, i);
+            if (last >= 0) {
+                i = last;
+                continue;
+            }
             String arg = argv[i];
             switch (arg) {
-                case "--directory" -> c.directory = value(argv, ++i, arg);
-                case "--admin-token" -> c.adminToken = value(argv, ++i, arg);
-                case "--codec" -> c.codec = value(argv, ++i, arg);
-                case "-k" -> c.k = number(argv, ++i, arg);
-                case "-r" -> c.r = number(argv, ++i, arg);
-                case "--block-size" -> c.blockSize = Long.parseLong(numeric(argv, ++i, arg));
-                case "--spool-dir" -> c.spoolDir = value(argv, ++i, arg);
-                case "--volumes-at-once" -> atOnce = number(argv, ++i, arg);
+                case "--codec" -> c.codec = JobOptions.value(argv, ++i, arg);
+                case "-k" -> c.k = JobOptions.number(argv, ++i, arg);
+                case "-r" -> c.r = JobOptions.number(argv, ++i, arg);
+                case "--block-size" -> c.blockSize = JobOptions.longNumber(argv, ++i, arg);
+                case "--volumes-at-once" -> atOnce = JobOptions.number(argv, ++i, arg);
                 case "--backlog" -> backlog = true;
                 default -> {
                     if (arg.startsWith("-")) {
                         throw new IllegalArgumentException("unknown option '" + arg + "'");
                     }
-                    volumes.add(number(argv, i, "VOLUME"));
+                    volumes.add(JobOptions.number(argv, i, "VOLUME"));
                 }
             }
         }
@@ -123,28 +134,5 @@ public final class SparkEncode {
             throw new IllegalArgumentException("--volumes-at-once must be >= 1, was " + atOnce);
         }
         return new Args(c.validate(), volumes, backlog, atOnce);
-    }
-
-    private static String value(String[] argv, int i, String option) {
-        if (i >= argv.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return argv[i];
-    }
-
-    private static String numeric(String[] argv, int i, String option) {
-        String v = value(argv, i, option);
-        if (!v.matches("-?[0-9]+")) {
-            throw new IllegalArgumentException(option + " must be a number, was '" + v + "'");
-        }
-        return v;
-    }
-
-    private static int number(String[] argv, int i, String option) {
-        try {
-            return Integer.parseInt(numeric(argv, i, option));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " is out of range: '" + argv[i] + "'");
-        }
     }
 }

@@ -8,8 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.spark.TaskFailedReason;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
 
 /**
  * Runs raid jobs on Apache Spark: the tasks of one job become one RDD with one partition per task
@@ -18,6 +21,8 @@ import org.apache.spark.api.java.JavaSparkContext;
  * order: on Spark, {@code stripe-N} checkpoints arrive together when the job ends.
  *
  * <p>A failed task is retried by Spark ({@code spark.task.maxFailures}); the tasks are idempotent.
+ * The runner listens to the context's task ends and counts the failed attempts ({@link #failedAttempts()},
+ * printed by the entry points), so an operator sees that a lost executor cost a retry, not data.
  * When the job fails, Spark kills the tasks still running (interrupting them: the job group is
  * created with {@code interruptOnCancel}) but {@code collect} does not wait for them, so a late upload
  * can leave a block after the caller's rollback; it carries a planned name and the next
@@ -35,6 +40,7 @@ public final class SparkRunner implements JobRunner {
 
     private final JavaSparkContext spark;
     private final ThreadPoolRunner local;
+    private final AttemptListener attempts = new AttemptListener();
 
     /**
      * @param spark         the context to submit jobs to; the caller owns it and stops it
@@ -43,6 +49,45 @@ public final class SparkRunner implements JobRunner {
     public SparkRunner(JavaSparkContext spark, int driverThreads) {
         this.spark = spark;
         this.local = new ThreadPoolRunner(driverThreads);
+        spark.sc().addSparkListener(attempts);
+    }
+
+    /**
+     * Task attempts of this context that failed (and were retried, or failed their job) since this
+     * runner was made: an executor lost with its worker, a task that threw. Spark's listener bus
+     * delivers task ends asynchronously, a few milliseconds after the scheduler saw them.
+     */
+    public List<String> failedAttempts() {
+        synchronized (attempts.failures) {
+            return List.copyOf(attempts.failures);
+        }
+    }
+
+    /** Prints how many task attempts failed and why (one line each, the first ten), when any did. */
+    public void printRetries(java.io.PrintStream out) {
+        List<String> failed = failedAttempts();
+        if (!failed.isEmpty()) {
+            out.println(failed.size() + " task attempts failed and were retried or failed their job:");
+            failed.stream().limit(10).forEach(f -> out.println("  " + f));
+        }
+    }
+
+    /** Collects the failed task attempts; called on Spark's listener-bus thread. */
+    private static final class AttemptListener extends SparkListener {
+        final List<String> failures = new ArrayList<>();
+
+        @Override
+        public void onTaskEnd(SparkListenerTaskEnd end) {
+            if (end.reason() instanceof TaskFailedReason f) {
+                String why = f.toErrorString();
+                int nl = why.indexOf('\n');
+                synchronized (failures) {
+                    failures.add("stage " + end.stageId() + " partition " + end.taskInfo().index() + " attempt "
+                            + end.taskInfo().attemptNumber() + " on executor " + end.taskInfo().executorId() + ": "
+                            + (nl < 0 ? why : why.substring(0, nl)));
+                }
+            }
+        }
     }
 
     @Override
@@ -76,9 +121,10 @@ public final class SparkRunner implements JobRunner {
         return local.runAll(tasks);
     }
 
-    /** Stops the driver pool; the Spark context is the caller's. */
+    /** Stops the driver pool and stops listening; the Spark context is the caller's. */
     @Override
     public void close() {
+        spark.sc().removeSparkListener(attempts);
         local.close();
     }
 }

@@ -10,8 +10,10 @@ import io.hayloft.raid.ColdReader;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
+import io.hayloft.raid.RaidLease;
 import io.hayloft.raid.RaidTask;
 import io.hayloft.raid.TestCluster;
+import io.hayloft.testkit.Await;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -160,6 +162,43 @@ class SparkRunnerTest {
                 }
                 assertThat(reader.degradedReads()).as("degraded reads but hedges of slow direct reads").isLessThanOrEqualTo(reader.hedgedReads());
             }
+
+            // Through the spark-submit repair entry point: refused while another raid-node holds the lease, then done.
+            StripeMap.Block lost = plain.cluster().stripeMap(second).stripes().get(0).blocks().get(0);
+            assertThat(plain.cluster().deleteBlock(stores.get(lost.store()).address(), lost.name())).isTrue();
+            String[] repairArgs = {"--directory", config.directory, "--spool-dir", dir.toString(), "--request-timeout-ms", "5000"};
+            printed.reset();
+            try (RaidLease daemon = RaidLease.acquire(plain.cluster(), "raid-node@elsewhere:1", 60_000)) {
+                code = SparkRepair.run(spark, SparkRepair.parse(repairArgs), new PrintStream(printed, true, StandardCharsets.UTF_8));
+            }
+            assertThat(code).as(printed.toString(StandardCharsets.UTF_8)).isEqualTo(1);
+            assertThat(printed.toString(StandardCharsets.UTF_8)).contains("raid-node@elsewhere:1");
+            assertThat(new BlockFixer(plain.cluster(), config).scan()).hasSize(1);
+            printed.reset();
+            code = SparkRepair.run(spark, SparkRepair.parse(repairArgs), new PrintStream(printed, true, StandardCharsets.UTF_8));
+            assertThat(code).as(printed.toString(StandardCharsets.UTF_8)).isZero();
+            assertThat(printed.toString(StandardCharsets.UTF_8)).startsWith("1 stripes, 1 blocks rebuilt").doesNotContain("FAILED")
+                    .doesNotContain("task attempts failed");
+            assertThat(new BlockFixer(plain.cluster(), config).scan()).isEmpty();
+            cluster.assertOnlyMappedBlocks(plain.cluster(), "after SparkRepair");
+            try (ColdReader reader = new ColdReader(plain.cluster())) {
+                cluster.assertColdReads(reader, List.of(), "after SparkRepair");
+            }
+        }
+    }
+
+    @Test
+    void failedTaskAttemptsAreCountedAndNamed() throws Exception {
+        try (SparkRunner runner = new SparkRunner(spark, 1)) {
+            assertThatThrownBy(() -> runner.run(List.of(new FailingTask(1), new FailingTask(2)), (i, r) -> { }))
+                    .hasMessageContaining("task 2 failed on purpose");
+            // Spark's listener bus delivers task ends asynchronously.
+            Await.until("the failed attempt reported to the runner", () -> runner.failedAttempts().stream()
+                    .anyMatch(f -> f.contains("partition 1 attempt 0") && f.contains("task 2 failed on purpose")));
+            ByteArrayOutputStream printed = new ByteArrayOutputStream();
+            runner.printRetries(new PrintStream(printed, true, StandardCharsets.UTF_8));
+            assertThat(printed.toString(StandardCharsets.UTF_8)).containsPattern("^[1-9][0-9]* task attempts failed")
+                    .contains("java.io.IOException: task 2 failed on purpose");
         }
     }
 
@@ -173,5 +212,37 @@ class SparkRunnerTest {
                 .hasMessageContaining("unknown option '--frobnicate'");
         assertThatThrownBy(() -> SparkEncode.parse(new String[] {"--backlog", "7"})).hasMessageContaining("not both");
         assertThatThrownBy(() -> SparkEncode.parse(new String[] {"--codec", "zip", "7"})).hasMessageContaining("zip");
+        assertThatThrownBy(() -> SparkEncode.parse(new String[] {"--request-timeout-ms", "99999999999999999999", "7"}))
+                .hasMessageContaining("--request-timeout-ms is out of range");
+        assertThatThrownBy(() -> SparkEncode.parse(new String[] {"--transfer-bytes", "100", "7"}))
+                .hasMessageContaining("transferBytes must be in 4096..67108864, was 100");
+        assertThatThrownBy(() -> SparkRepair.parse(new String[] {"7"})).hasMessageContaining("unexpected argument '7'");
+        assertThatThrownBy(() -> SparkRepair.parse(new String[] {"--codec", "rs"})).hasMessageContaining("unknown option '--codec'");
+        assertThatThrownBy(() -> SparkRepair.parse(new String[] {"--repair-bandwidth", "-5"}))
+                .hasMessageContaining("--repair-bandwidth must be >= 0, was -5");
+        assertThatThrownBy(() -> SparkRepair.parse(new String[] {"--directory"})).hasMessageContaining("--directory needs a value");
+        assertThatThrownBy(() -> SparkRepair.parse(new String[] {"--admin-token-file", dir.resolve("absent").toString()}))
+                .hasMessageContaining("--admin-token-file '" + dir.resolve("absent") + "' cannot be read");
+    }
+
+    @Test
+    void connectionOptionsFillTheConfigTheTasksCarry() throws Exception {
+        Path token = java.nio.file.Files.writeString(dir.resolve("token"), "s3cret-token\n");
+        Path empty = java.nio.file.Files.writeString(dir.resolve("empty"), "\n");
+        RaidConfig c = SparkRepair.parse(new String[] {"--directory", "dir1:7000", "--admin-token-file", token.toString(),
+                "--request-timeout-ms", "60000", "--transfer-bytes", "4096", "--spool-dir", "/data/spool",
+                "--tls-trust-store", "trust.p12", "--tls-trust-store-password", "tp", "--tls-key-store", "key.p12",
+                "--tls-key-store-password", "kp", "--repair-bandwidth", "1000000"});
+        assertThat(c.directory).isEqualTo("dir1:7000");
+        assertThat(c.adminToken).isEqualTo("s3cret-token");
+        assertThat(c.requestTimeoutMillis).isEqualTo(60_000);
+        assertThat(c.transferBytes).isEqualTo(4096);
+        assertThat(c.spoolDir).isEqualTo("/data/spool");
+        assertThat(List.of(c.tlsTrustStore, c.tlsTrustStorePassword, c.tlsKeyStore, c.tlsKeyStorePassword))
+                .containsExactly("trust.p12", "tp", "key.p12", "kp");
+        assertThat(c.repairBytesPerSecondPerStore).isEqualTo(1_000_000);
+        assertThat(SparkEncode.parse(new String[] {"--admin-token", "t", "--block-size", "65536", "3", "4"}).volumes()).containsExactly(3, 4);
+        assertThatThrownBy(() -> SparkEncode.parse(new String[] {"--admin-token-file", empty.toString(), "7"}))
+                .hasMessageContaining("is empty");
     }
 }
