@@ -61,6 +61,7 @@ final class RaidMetrics {
     }
 
     final Counter reclaimed;
+    private Supplier<BlockFixer> fixer;
     final Counter repairBytesReceived = Counter.builder("hayloft_raid_repair_bytes_received")
             .description("source bytes received by repairs as they arrive").register(endpoint.registry());
 
@@ -71,6 +72,7 @@ final class RaidMetrics {
      * one repair held at once (bounded by {@code 2 × k × repairWindowBytes}).
      */
     void repairGauges(Supplier<BlockFixer> fixer) {
+        this.fixer = fixer; // gauges hold their state weakly
         MeterRegistry r = endpoint.registry();
         Gauge.builder("hayloft_raid_repairs_in_flight", fixer, f -> f.get() == null ? 0 : f.get().repairsInFlight())
                 .description("stripe repairs running").register(r);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Repairs of blocks many times larger than a repair window stream their sources (one GET per source
  * and substripe piece, not one per window), rebuild the exact bytes, hold at most two windows of
  * every source, keep Hitchhiker's 0.65 × RS reads, and survive a source store that dies mid-stream;
- * a drain moves multi-MiB blocks with one pull each.
+ * a drain moves multi-MiB blocks with one pull each; a reclaim reads its live needles in runs.
  */
 class StreamRepairTest {
 
@@ -157,6 +157,35 @@ class StreamRepairTest {
                 cluster.assertColdReads(reader, List.of(), "after the drain");
             }
             cluster.assertOnlyMappedBlocks(raid.cluster(), "after the drain");
+        }
+    }
+
+    @Test
+    void aReclaimOfMultiMiBBlocksReadsLiveNeedlesInRunsAndRebuildsOneOnACorruptBlock() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 15); ThreadPoolRunner runner = new ThreadPoolRunner(2)) {
+            int volume = cluster.writeVolume(240, 30_000);
+            RaidConfig config = config(cluster, "hh-xor+", BLOCK);
+            config.transferBytes = 256 << 10;
+            RaidNode raid = new RaidNode(config, runner);
+            raid.encode(volume);
+            List<Long> deleted = cluster.deletePhotos(volume, 0.4);
+            // A byte of block 0 flipped in place, inside the live needles (the first 40% were deleted).
+            StripeMap m = raid.cluster().stripeMap(volume);
+            StripeMap.Block b0 = m.stripes().get(0).blocks().get(0);
+            byte[] bytes = bytesOf(cluster, b0);
+            bytes[(int) (m.volumeBytes() * 3 / 4)] ^= 0x5a;
+            cluster.stores.get(b0.store()).store().blocks().put(b0.name(), ByteBuffer.wrap(bytes));
+
+            ReclaimJob job = new ReclaimJob(raid.cluster(), config, Checkpoints.NONE);
+            ReclaimJob.Result r = job.reclaim(volume, 0.3);
+
+            assertThat(r.reclaimed()).isTrue();
+            assertThat(job.runReads()).as("reads of runs of live needles").isPositive()
+                    .isLessThan(r.before().liveNeedles() / 2);
+            try (ColdReader reader = new ColdReader(raid.cluster())) {
+                cluster.assertColdReads(reader, deleted, "after the reclaim");
+            }
+            cluster.assertOnlyMappedBlocks(raid.cluster(), "after the reclaim");
         }
     }
 
