@@ -88,8 +88,12 @@ public final class BlockFixer {
     /** The most source bytes one repair held at once (the window decoding plus the next one), over every repair. */
     private final AtomicLong maxHeld = new AtomicLong();
     private final AtomicLong streamsOpened = new AtomicLong();
+    /** Bytes of lost blocks decoded so far by attempts that did not fail (a failed attempt takes its bytes back). */
+    private final AtomicLong decoded = new AtomicLong();
     private final AtomicInteger repairsRunning = new AtomicInteger();
     private volatile boolean streamSources = true;
+    /** Most windows a repair plans before reading (for streamed sources); more read each window's ranges. */
+    static final long MAX_PLANNED_WINDOWS = 1 << 16;
     private volatile java.util.function.LongConsumer received = n -> { };
     /** Repairs in flight per target store: new repairs go to the least busy targets. */
     private final Map<String, AtomicInteger> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
@@ -137,6 +141,14 @@ public final class BlockFixer {
      */
     public long maxBytesHeld() {
         return maxHeld.get();
+    }
+
+    /**
+     * Bytes of lost blocks decoded so far, window by window (an attempt that fails takes its bytes
+     * back): a progress bar's measure finer than whole blocks ({@code hayloft raid fix}).
+     */
+    public long bytesDecoded() {
+        return decoded.get();
     }
 
     /** Streamed source reads opened (one per source and substripe piece of each repair attempt). */
@@ -471,14 +483,20 @@ public final class BlockFixer {
         int[] erased = all.stream().mapToInt(Integer::intValue).toArray();
         // Every window's plan and offset map, first: when each (source, piece) is read contiguously
         // from window to window (every codec's plans are), one streamed GET per (source, piece) serves them all.
-        List<Map.Entry<List<ReadRange>, RangeFetch.OffsetMap>> windows = new ArrayList<>();
-        for (long x = 0; x < piece; x += window) {
+        long count = (piece + window - 1) / window;
+        java.util.function.LongFunction<Map.Entry<List<ReadRange>, RangeFetch.OffsetMap>> windowAt = w -> {
+            long x = w * window;
             long c = Math.min(window, piece - x);
-            long size = sub * c;
-            windows.add(Map.entry(single ? codec.planRepair(size, lostUnit, others) : codec.planDecode(size, erased),
-                    RangeFetch.OffsetMap.window(piece, x, c)));
+            return Map.entry(single ? codec.planRepair(sub * c, lostUnit, others) : codec.planDecode(sub * c, erased),
+                    RangeFetch.OffsetMap.window(piece, x, c));
+        };
+        // Planned up front only when there are not absurdly many windows (a tiny repairWindowBytes): ranged reads then.
+        boolean stream = streamSources && count <= MAX_PLANNED_WINDOWS;
+        List<Map.Entry<List<ReadRange>, RangeFetch.OffsetMap>> windows = new ArrayList<>();
+        for (long w = 0; stream && w < count; w++) {
+            windows.add(windowAt.apply(w));
         }
-        SourceStreams streams = streamSources ? SourceStreams.plan(piece, sub, windows, (u, start, length) -> {
+        SourceStreams streams = !stream ? null : SourceStreams.plan(piece, sub, windows, (u, start, length) -> {
             StripeMap.Block blk = blocks.get(u);
             Cluster.StoreRef ref = stores.get(blk.store());
             if (ref == null || !ref.up()) {
@@ -500,14 +518,19 @@ public final class BlockFixer {
                     throttle.release(src, ingress, bytes);
                 }
             }
-        }) : null;
+        });
         RangeFetch next = null;
         long heldMax = 0;
+        long decodedHere = 0;
         try {
-            for (int w = 0; w < windows.size(); w++) {
-                RangeFetch.OffsetMap map = windows.get(w).getValue();
-                RangeFetch current = next != null ? next : fetch(windows.get(w), streams, blocks, stores, ingress, read);
-                next = w + 1 < windows.size() ? fetch(windows.get(w + 1), streams, blocks, stores, ingress, read) : null;
+            Map.Entry<List<ReadRange>, RangeFetch.OffsetMap> nextWindow = null;
+            for (long w = 0; w < count; w++) {
+                Map.Entry<List<ReadRange>, RangeFetch.OffsetMap> thisWindow = nextWindow != null ? nextWindow
+                        : stream ? windows.get((int) w) : windowAt.apply(w);
+                RangeFetch.OffsetMap map = thisWindow.getValue();
+                RangeFetch current = next != null ? next : fetch(thisWindow, streams, blocks, stores, ingress, read);
+                nextWindow = w + 1 >= count ? null : stream ? windows.get((int) w + 1) : windowAt.apply(w + 1);
+                next = nextWindow == null ? null : fetch(nextWindow, streams, blocks, stores, ingress, read);
                 // What this repair holds at most: the window being decoded and the next one in flight.
                 heldMax = Math.max(heldMax, current.bytes() + (next == null ? 0 : next.bytes()));
                 current.await();
@@ -523,21 +546,24 @@ public final class BlockFixer {
                 } else {
                     codec.decode(size, erased, current.reader(), writer);
                 }
+                decodedHere += size * lost.size();
+                decoded.addAndGet(size * lost.size());
                 checkpoints.reached("window");
             }
             next = null;
+            decodedHere = 0; // kept
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted repairing volume " + m.volume());
         } finally {
+            decoded.addAndGet(-decodedHere); // a failed attempt: its windows will be decoded again
             if (next != null) {
                 next.cancel();
             }
             if (streams != null) {
                 streams.close();
             }
-            long h = heldMax;
-            maxHeld.accumulateAndGet(h, Math::max);
+            maxHeld.accumulateAndGet(heldMax, Math::max);
         }
     }
 

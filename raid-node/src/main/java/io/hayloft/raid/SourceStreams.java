@@ -61,7 +61,7 @@ final class SourceStreams implements AutoCloseable {
 
     private final class Stream {
         final Span span;
-        InputStream in;
+        volatile InputStream in;
         long pos;
         CompletableFuture<?> tail = CompletableFuture.completedFuture(null);
         volatile boolean closed;
@@ -80,6 +80,10 @@ final class SourceStreams implements AutoCloseable {
             }
             if (in == null) {
                 in = opener.open(span.unit(), span.start(), span.end() - span.start());
+                if (closed) { // closed while it opened: abort it here, close() saw no stream
+                    close();
+                    throw new IOException("stream of unit " + span.unit() + " closed");
+                }
             }
             byte[] b = new byte[n];
             int got = in.readNBytes(b, 0, n);
