@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * index holds every live needle of the source's at the same offset with the same size and CRC32C;
  * swapped in the directory ({@code replicas/move}, idempotent); the old replica deleted;</li>
  * <li>each block of a committed stripe map: copied to a store holding no block of its stripe
- * ({@link BlockPlacement}) under the next generation's name, verified by length and CRC32C from the
+ * ({@link BlockPlacement}) under the next generation's name (the target pulls it from the drained
+ * store with one streamed read: {@link Cluster#pullBlock}), verified by length and CRC32C from the
  * target's listing, swapped with the compare-and-set on the old name, deleted; a block whose store
  * is down or whose copy there is damaged is rebuilt by the {@link BlockFixer} instead;</li>
  * <li>each copy of a needle index: copied whole from a good holder, verified, swapped
