@@ -125,6 +125,19 @@ public class ClusterReads {
         });
     }
 
+    /**
+     * {@code length} bytes of block {@code name} at {@code offset} as a stream (the store streams
+     * ranges over 1 MiB from the file): one request for the whole range, read a window at a time.
+     * The caller closes it; closing it early drops the connection.
+     *
+     * @throws UnsupportedOperationException when the process's transport cannot stream
+     */
+    public java.io.InputStream openBlock(String store, String name, long offset, long length) throws IOException {
+        String path = "/blocks/" + name + "?offset=" + offset + "&length=" + length;
+        return rpc.openStream(store, "GET " + path, path, adminToken == null ? Map.of()
+                : Map.of("Authorization", "Bearer " + adminToken));
+    }
+
     public byte[] readBlock(String store, String name) throws IOException {
         return call("GET", store(store, "/blocks/" + name), null, true);
     }

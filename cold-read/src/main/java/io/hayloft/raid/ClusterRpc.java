@@ -1,9 +1,12 @@
 package io.hayloft.raid;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,4 +33,18 @@ public interface ClusterRpc {
      */
     CompletableFuture<HttpResponse<byte[]>> send(String server, String what, HttpRequest request, boolean idempotent,
                                                  Duration deadline);
+
+    /**
+     * A GET whose 200 body is handed back as a stream once the status is known, for block ranges
+     * read a window at a time. The caller closes it; closing it before its end drops the connection
+     * instead of reading the rest. Each read waits at most the transport's request timeout.
+     *
+     * @throws IOException no answer, or a status other than 200 (the message names it)
+     * @throws UnsupportedOperationException from a transport that cannot stream (the caller falls
+     *                                       back to ranged reads)
+     */
+    default InputStream openStream(String server, String what, String pathAndQuery, Map<String, String> headers)
+            throws IOException {
+        throw new UnsupportedOperationException("this transport does not stream response bodies");
+    }
 }

@@ -83,6 +83,18 @@ public final class BlockFixer {
     private final AtomicLong totalRead = new AtomicLong();
     private final AtomicLong totalWritten = new AtomicLong();
     private final AtomicInteger rotation = new AtomicInteger();
+    /** Source bytes received by repairs, counted as each read completes (attempts that failed included). */
+    private final AtomicLong inFlightBytesRead = new AtomicLong();
+    /** The most source bytes one repair held at once (the window decoding plus the next one), over every repair. */
+    private final AtomicLong maxHeld = new AtomicLong();
+    private final AtomicLong streamsOpened = new AtomicLong();
+    /** Bytes of lost blocks decoded so far by attempts that did not fail (a failed attempt takes its bytes back). */
+    private final AtomicLong decoded = new AtomicLong();
+    private final AtomicInteger repairsRunning = new AtomicInteger();
+    private volatile boolean streamSources = true;
+    /** Most windows a repair plans before reading (for streamed sources); more read each window's ranges. */
+    static final long MAX_PLANNED_WINDOWS = 1 << 16;
+    private volatile java.util.function.LongConsumer received = n -> { };
     /** Repairs in flight per target store: new repairs go to the least busy targets. */
     private final Map<String, AtomicInteger> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
     /** Repairs in flight per repairer store (whose ingress carries their source reads). */
@@ -99,6 +111,11 @@ public final class BlockFixer {
         this.checkpoints = c;
     }
 
+    /** The cluster this fixer works on. */
+    Cluster cluster() {
+        return cluster;
+    }
+
     /** The per-store link budget of this fixer's repairs (bytes reserved per link, for tests and benchmarks). */
     public Throttle throttle() {
         return throttle;
@@ -111,6 +128,50 @@ public final class BlockFixer {
 
     public long bytesWritten() {
         return totalWritten.get();
+    }
+
+    /** Source bytes received so far, counted as each read completes (a running repair's included). */
+    public long bytesReceived() {
+        return inFlightBytesRead.get();
+    }
+
+    /**
+     * The most source bytes any one repair of this fixer held at once: the window being decoded plus
+     * the next one in flight, at most {@code 2 × k × repairWindowBytes} whatever the block size.
+     */
+    public long maxBytesHeld() {
+        return maxHeld.get();
+    }
+
+    /**
+     * Bytes of lost blocks decoded so far, window by window (an attempt that fails takes its bytes
+     * back): a progress bar's measure finer than whole blocks ({@code hayloft raid fix}).
+     */
+    public long bytesDecoded() {
+        return decoded.get();
+    }
+
+    /** Streamed source reads opened (one per source and substripe piece of each repair attempt). */
+    public long streamsOpened() {
+        return streamsOpened.get();
+    }
+
+    /** Told of source bytes as each read completes (the daemon's {@code hayloft_raid_repair_bytes_received}). */
+    public void onReceived(java.util.function.LongConsumer listener) {
+        this.received = java.util.Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Repairs running now. */
+    public int repairsInFlight() {
+        return repairsRunning.get();
+    }
+
+    /**
+     * Whether sources are read as one streamed GET per (source, piece) (the default) or as one
+     * ranged GET per window and range (the way before streams; for comparisons).
+     */
+    public void streamSources(boolean on) {
+        this.streamSources = on;
     }
 
     /** Every damaged stripe of every committed stripe map. */
@@ -240,6 +301,15 @@ public final class BlockFixer {
      * @return bytes read from the surviving blocks
      */
     public long repair(Damage d) throws IOException {
+        repairsRunning.incrementAndGet();
+        try {
+            return repairStripe(d);
+        } finally {
+            repairsRunning.decrementAndGet();
+        }
+    }
+
+    private long repairStripe(Damage d) throws IOException {
         StripeMap m = cluster.stripeMap(d.volume());
         Map<String, Cluster.StoreRef> stores = cluster.stores();
         List<StripeMap.Block> blocks = m.stripes().get(d.stripe()).blocks();
@@ -411,16 +481,58 @@ public final class BlockFixer {
         TreeSet<Integer> all = new TreeSet<>(lost);
         all.addAll(unreadable);
         int[] erased = all.stream().mapToInt(Integer::intValue).toArray();
+        // Every window's plan and offset map, first: when each (source, piece) is read contiguously
+        // from window to window (every codec's plans are), one streamed GET per (source, piece) serves them all.
+        long count = (piece + window - 1) / window;
+        java.util.function.LongFunction<Map.Entry<List<ReadRange>, RangeFetch.OffsetMap>> windowAt = w -> {
+            long x = w * window;
+            long c = Math.min(window, piece - x);
+            return Map.entry(single ? codec.planRepair(sub * c, lostUnit, others) : codec.planDecode(sub * c, erased),
+                    RangeFetch.OffsetMap.window(piece, x, c));
+        };
+        // Planned up front only when there are not absurdly many windows (a tiny repairWindowBytes): ranged reads then.
+        boolean stream = streamSources && count <= MAX_PLANNED_WINDOWS;
+        List<Map.Entry<List<ReadRange>, RangeFetch.OffsetMap>> windows = new ArrayList<>();
+        for (long w = 0; stream && w < count; w++) {
+            windows.add(windowAt.apply(w));
+        }
+        SourceStreams streams = !stream ? null : SourceStreams.plan(piece, sub, windows, (u, start, length) -> {
+            StripeMap.Block blk = blocks.get(u);
+            Cluster.StoreRef ref = stores.get(blk.store());
+            if (ref == null || !ref.up()) {
+                throw new IOException("store " + blk.store() + " is down");
+            }
+            streamsOpened.incrementAndGet();
+            return cluster.openBlock(ref.address(), blk.name(), start, length);
+        }, new SourceStreams.Pacer() {
+            @Override
+            public long reserve(int unit, long bytes) {
+                String src = blocks.get(unit).store();
+                return src.equals(ingress) ? System.nanoTime() : throttle.reserve(src, ingress, bytes);
+            }
+
+            @Override
+            public void release(int unit, long bytes) {
+                String src = blocks.get(unit).store();
+                if (!src.equals(ingress)) {
+                    throttle.release(src, ingress, bytes);
+                }
+            }
+        });
         RangeFetch next = null;
+        long heldMax = 0;
+        long decodedHere = 0;
         try {
-            for (long x = 0; x < piece; x += window) {
-                long c = Math.min(window, piece - x);
-                RangeFetch.OffsetMap map = RangeFetch.OffsetMap.window(piece, x, c);
-                RangeFetch current = next != null ? next : fetch(codec, single, lostUnit, others, erased, x, c, piece,
-                        blocks, stores, ingress, read);
-                long after = x + c;
-                next = after < piece ? fetch(codec, single, lostUnit, others, erased, after, Math.min(window, piece - after),
-                        piece, blocks, stores, ingress, read) : null;
+            Map.Entry<List<ReadRange>, RangeFetch.OffsetMap> nextWindow = null;
+            for (long w = 0; w < count; w++) {
+                Map.Entry<List<ReadRange>, RangeFetch.OffsetMap> thisWindow = nextWindow != null ? nextWindow
+                        : stream ? windows.get((int) w) : windowAt.apply(w);
+                RangeFetch.OffsetMap map = thisWindow.getValue();
+                RangeFetch current = next != null ? next : fetch(thisWindow, streams, blocks, stores, ingress, read);
+                nextWindow = w + 1 >= count ? null : stream ? windows.get((int) w + 1) : windowAt.apply(w + 1);
+                next = nextWindow == null ? null : fetch(nextWindow, streams, blocks, stores, ingress, read);
+                // What this repair holds at most: the window being decoded and the next one in flight.
+                heldMax = Math.max(heldMax, current.bytes() + (next == null ? 0 : next.bytes()));
                 current.await();
                 io.hayloft.erasure.UnitWriter writer = (u, off, src) -> {
                     FileChannel ch = out.get(u);
@@ -428,31 +540,45 @@ public final class BlockFixer {
                         EncodeJob.writeFully(ch, src, map.toReal(off));
                     }
                 };
+                long size = sub * Math.min(window, piece - w * window);
                 if (single) {
-                    codec.repair(sub * c, lostUnit, others, current.reader(), writer);
+                    codec.repair(size, lostUnit, others, current.reader(), writer);
                 } else {
-                    codec.decode(sub * c, erased, current.reader(), writer);
+                    codec.decode(size, erased, current.reader(), writer);
                 }
+                decodedHere += size * lost.size();
+                decoded.addAndGet(size * lost.size());
                 checkpoints.reached("window");
             }
             next = null;
+            decodedHere = 0; // kept
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted repairing volume " + m.volume());
         } finally {
+            decoded.addAndGet(-decodedHere); // a failed attempt: its windows will be decoded again
             if (next != null) {
                 next.cancel();
             }
+            if (streams != null) {
+                streams.close();
+            }
+            maxHeld.accumulateAndGet(heldMax, Math::max);
         }
     }
 
-    /** Starts fetching the sources of the window {@code [x, x + c)} of every substripe. */
-    private RangeFetch fetch(ErasureCodec codec, boolean single, int lostUnit, int[] others, int[] erased, long x, long c,
-                             long piece, List<StripeMap.Block> blocks, Map<String, Cluster.StoreRef> stores, String ingress,
+    /** Starts fetching the sources of one window ({@code [x, x + c)} of every substripe): from the streams, or ranged GETs. */
+    private RangeFetch fetch(Map.Entry<List<ReadRange>, RangeFetch.OffsetMap> window, SourceStreams streams,
+                             List<StripeMap.Block> blocks, Map<String, Cluster.StoreRef> stores, String ingress,
                              AtomicLong read) {
-        long size = codec.substripes() * c;
-        List<ReadRange> plan = single ? codec.planRepair(size, lostUnit, others) : codec.planDecode(size, erased);
-        return new RangeFetch(plan, RangeFetch.OffsetMap.window(piece, x, c), r -> {
+        if (streams != null) {
+            return new RangeFetch(window.getKey(), window.getValue(), streams.fetcher(), n -> {
+                read.addAndGet(n);
+                inFlightBytesRead.addAndGet(n);
+                received.accept(n);
+            });
+        }
+        return new RangeFetch(window.getKey(), window.getValue(), r -> {
             StripeMap.Block blk = blocks.get(r.unit());
             Cluster.StoreRef ref = stores.get(blk.store());
             if (ref == null || !ref.up()) {
@@ -470,7 +596,11 @@ public final class BlockFixer {
                             throttle.release(ref.id(), ingress, r.length());
                         }
                     });
-        }, read::addAndGet);
+        }, n -> {
+            read.addAndGet(n);
+            inFlightBytesRead.addAndGet(n);
+            received.accept(n);
+        });
     }
 
     private void replace(StripeMap m, int stripe, int unit, FileChannel rebuilt, Map<String, Cluster.StoreRef> stores,

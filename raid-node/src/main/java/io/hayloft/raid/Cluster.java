@@ -251,6 +251,22 @@ public final class Cluster extends ClusterReads {
         call("PUT", store(store, "/blocks/" + name), data, true);
     }
 
+    /**
+     * {@code POST /blocks/<name>?op=pull&from=&source=&length=} on {@code target}: the target copies
+     * {@code length} bytes of block {@code source} from store {@code from} into block {@code name}
+     * with one streamed read, atomically (replacing a copy left by an earlier attempt), and answers
+     * once it is durable; returns what it wrote. {@code deadline} bounds the whole copy.
+     *
+     * @throws HttpStatusException 400 {@code BAD_ARGUMENT} from a store without the operation, 502
+     *                             {@code PULL_SOURCE_FAILED} when the source failed
+     */
+    public BlockInfo pullBlock(String target, String name, String from, String source, long length, Duration deadline)
+            throws IOException {
+        JsonNode r = JSON.readTree(call("POST", store(target, "/blocks/" + name + "?op=pull&from=" + enc(from) + "&source="
+                + enc(source) + "&length=" + length), null, true, deadline));
+        return new BlockInfo(r.get("block").asText(), r.get("length").asLong(), r.get("crc32c").asLong());
+    }
+
     /** Deletes a block; true if it was there. */
     public boolean deleteBlock(String store, String name) throws IOException {
         return call("DELETE", store(store, "/blocks/" + name), null, false) != null;

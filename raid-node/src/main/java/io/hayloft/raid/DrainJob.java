@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * index holds every live needle of the source's at the same offset with the same size and CRC32C;
  * swapped in the directory ({@code replicas/move}, idempotent); the old replica deleted;</li>
  * <li>each block of a committed stripe map: copied to a store holding no block of its stripe
- * ({@link BlockPlacement}) under the next generation's name, verified by length and CRC32C from the
+ * ({@link BlockPlacement}) under the next generation's name (the target pulls it from the drained
+ * store with one streamed read: {@link Cluster#pullBlock}), verified by length and CRC32C from the
  * target's listing, swapped with the compare-and-set on the old name, deleted; a block whose store
  * is down or whose copy there is damaged is rebuilt by the {@link BlockFixer} instead;</li>
  * <li>each copy of a needle index: copied whole from a good holder, verified, swapped
@@ -72,6 +73,9 @@ public final class DrainJob {
     private final Checkpoints checkpoints;
     private final BlockFixer fixer;
     private int rotation;
+    /** False once a target answered that it cannot pull a block: the rest of the drain copies through this process. */
+    private boolean pull = true;
+    private long bytesPulled;
 
     public DrainJob(Cluster cluster, RaidConfig config, Checkpoints checkpoints) {
         this.cluster = cluster;
@@ -388,6 +392,48 @@ public final class DrainJob {
         m.stripes().get(stripe).blocks().forEach(b -> exclude.add(b.store()));
         Cluster.StoreRef target = BlockPlacement.choose(stores, 1, rotation++, exclude).get(0);
         String name = EncodeJob.blockName(volume, m.job(), stripe, unit, BlockFixer.generation(old.name()) + 1);
+        long crc = copy(self, old, target, name);
+        Cluster.BlockInfo listed = cluster.listBlocks(target.address()).get(name);
+        if (crc != old.crc32c() || listed == null || listed.length() != old.length() || listed.crc32c() != old.crc32c()) {
+            throw new IOException("the copy " + name + " on " + target.id() + " of block " + old.name() + " failed verification: "
+                    + listed + ", want length " + old.length() + " crc32c " + old.crc32c());
+        }
+        checkpoints.reached("block-copied");
+        cluster.replaceBlock(volume, stripe, unit, old, new StripeMap.Block(target.id(), name, old.length(), old.crc32c()));
+        checkpoints.reached("block-moved");
+        try {
+            cluster.deleteBlock(self.address(), old.name());
+        } catch (IOException e) {
+            LOG.info("drain: old block {} on {} not deleted ({}); the orphan sweep will", old.name(), self.id(), e.toString());
+        }
+    }
+
+    /**
+     * Copies block {@code old} from {@code self} to block {@code name} on {@code target}; returns the
+     * copy's CRC32C. One streamed transfer: the target pulls the block from the drained store
+     * ({@link Cluster#pullBlock}), so its bytes never pass through this process; a target without
+     * that operation (an older store: 400) gets it in {@code transferBytes} reads and appends.
+     */
+    private long copy(Cluster.StoreRef self, StripeMap.Block old, Cluster.StoreRef target, String name) throws IOException {
+        if (pull) {
+            Duration deadline = Duration.ofMillis(config.requestTimeoutMillis + old.length() / (10L << 20) * 1000);
+            try {
+                Cluster.BlockInfo got = cluster.pullBlock(target.address(), name, self.address(), old.name(), old.length(),
+                        deadline);
+                bytesPulled += got.length();
+                if (got.length() != old.length()) {
+                    throw new IOException("the copy " + name + " on " + target.id() + " of block " + old.name() + " has "
+                            + got.length() + " bytes, not " + old.length());
+                }
+                return got.crc32c();
+            } catch (Cluster.HttpStatusException e) {
+                if (e.status() != 400 || !"BAD_ARGUMENT".equals(e.errorName()) || !e.getMessage().contains("op must be")) {
+                    throw e;
+                }
+                LOG.info("drain: store {} cannot pull blocks ({}); copying through this process", target.id(), e.getMessage());
+                pull = false;
+            }
+        }
         cluster.deleteBlock(target.address(), name); // a copy an interrupted drain left
         cluster.createBlock(target.address(), name);
         CRC32C crc = new CRC32C();
@@ -401,19 +447,12 @@ public final class DrainJob {
             crc.update(b);
             cluster.appendBlock(target.address(), name, b);
         }
-        Cluster.BlockInfo listed = cluster.listBlocks(target.address()).get(name);
-        if (crc.getValue() != old.crc32c() || listed == null || listed.length() != old.length() || listed.crc32c() != old.crc32c()) {
-            throw new IOException("the copy " + name + " on " + target.id() + " of block " + old.name() + " failed verification: "
-                    + listed + ", want length " + old.length() + " crc32c " + old.crc32c());
-        }
-        checkpoints.reached("block-copied");
-        cluster.replaceBlock(volume, stripe, unit, old, new StripeMap.Block(target.id(), name, old.length(), old.crc32c()));
-        checkpoints.reached("block-moved");
-        try {
-            cluster.deleteBlock(self.address(), old.name());
-        } catch (IOException e) {
-            LOG.info("drain: old block {} on {} not deleted ({}); the orphan sweep will", old.name(), self.id(), e.toString());
-        }
+        return crc.getValue();
+    }
+
+    /** Block bytes copied by target pulls (not through this process). */
+    public long bytesPulled() {
+        return bytesPulled;
     }
 
     /** Copies the needle index of {@code volume} from a good holder to a new one, verifies, swaps, deletes the old copy. */

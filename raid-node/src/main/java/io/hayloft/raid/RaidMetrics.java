@@ -57,5 +57,26 @@ final class RaidMetrics {
         Gauge.builder("hayloft_raid_stripes", stripesDamaged, AtomicLong::get).tag("state", "damaged").register(r);
         Gauge.builder("hayloft_raid_damaged_blocks", blocksMissing, AtomicLong::get).tag("kind", "missing").register(r);
         Gauge.builder("hayloft_raid_damaged_blocks", blocksCorrupt, AtomicLong::get).tag("kind", "corrupt").register(r);
+        reclaimed = Counter.builder("hayloft_raid_reclaim_volumes").description("volumes re-encoded by reclaim").register(r);
+    }
+
+    final Counter reclaimed;
+    private Supplier<BlockFixer> fixer;
+    final Counter repairBytesReceived = Counter.builder("hayloft_raid_repair_bytes_received")
+            .description("source bytes received by repairs as they arrive").register(endpoint.registry());
+
+    /**
+     * Live meters of the current repair fixer (it changes with the policy): repairs in flight,
+     * source bytes received as they arrive (a running repair's included, unlike
+     * {@code hayloft_raid_repair_bytes_read}, counted when a pass ends), and the most source bytes
+     * one repair held at once (bounded by {@code 2 × k × repairWindowBytes}).
+     */
+    void repairGauges(Supplier<BlockFixer> fixer) {
+        this.fixer = fixer; // gauges hold their state weakly
+        MeterRegistry r = endpoint.registry();
+        Gauge.builder("hayloft_raid_repairs_in_flight", fixer, f -> f.get() == null ? 0 : f.get().repairsInFlight())
+                .description("stripe repairs running").register(r);
+        Gauge.builder("hayloft_raid_repair_max_bytes_held", fixer, f -> f.get() == null ? 0 : f.get().maxBytesHeld())
+                .description("most source bytes one repair held at once").register(r);
     }
 }

@@ -116,6 +116,7 @@ public final class RaidServer implements AutoCloseable {
         this.cluster = config.base().cluster();
         this.scrubber = new Scrubber(cluster, config.transferBytes);
         this.metrics = new RaidMetrics(scrubber::bytesRead, () -> policyVersion);
+        this.metrics.repairGauges(() -> fixer);
         if (policyFile == null) {
             usePolicy(new RaidPolicy().validate());
         } else {
@@ -270,7 +271,9 @@ public final class RaidServer implements AutoCloseable {
             out.put("policyError", policyError);
             out.put("encoded", p.encode ? encodeBacklog() : List.of());
             out.putAll(repair(p));
-            out.put("reclaimed", reclaimHook.reclaim(node, p));
+            int reclaimed = reclaimHook.reclaim(node, p);
+            metrics.reclaimed.increment(reclaimed);
+            out.put("reclaimed", reclaimed);
             lease.check();
             out.put("orphansDeleted", node.sweepOrphans(cluster.stores()));
             snapshot = survey();
@@ -317,6 +320,7 @@ public final class RaidServer implements AutoCloseable {
         RaidNode n = new RaidNode(c, runner);
         n.checkpoints(checkpoints);
         BlockFixer f = new BlockFixer(n.cluster(), c);
+        f.onReceived(metrics.repairBytesReceived::increment);
         AtomicLong lastWritten = new AtomicLong();
         f.checkpoints(step -> {
             checkpoints.reached(step);

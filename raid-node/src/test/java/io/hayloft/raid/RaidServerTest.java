@@ -118,7 +118,14 @@ class RaidServerTest {
                 assertThat(metrics).contains("hayloft_raid_encode_jobs_total{result=\"ok\"} 2.0",
                         "hayloft_raid_scrub_corrupt_blocks_total 1.0", "hayloft_raid_backlog_volumes 0.0",
                         "hayloft_raid_stripes{state=\"damaged\"} 0.0", "hayloft_raid_repair_bytes_read_total",
-                        "hayloft_raid_repair_blocks_total", "hayloft_raid_scrub_bytes_total");
+                        "hayloft_raid_repair_blocks_total", "hayloft_raid_scrub_bytes_total",
+                        "hayloft_raid_repairs_in_flight 0.0", "hayloft_raid_reclaim_volumes_total 0.0");
+                // Source bytes counted as they arrive match the pass totals (no attempt failed), and
+                // one repair held at most the window being decoded and the next: 2 × k × window.
+                assertThat(value(metrics, "hayloft_raid_repair_bytes_received_total"))
+                        .isEqualTo(value(metrics, "hayloft_raid_repair_bytes_read_total")).isPositive();
+                assertThat(value(metrics, "hayloft_raid_repair_max_bytes_held")).isPositive()
+                        .isLessThanOrEqualTo(2.0 * 6 * new RaidConfig().repairWindowBytes);
 
                 try (ColdReader reader = new ColdReader(cluster(cluster))) {
                     for (TestCluster.Photo p : cluster.photos.values()) {
@@ -244,6 +251,12 @@ class RaidServerTest {
         HttpResponse<String> r = send(server, "GET", path);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return Cluster.JSON.readTree(r.body());
+    }
+
+    /** The value of the sample named {@code name} (no labels) in a Prometheus text page. */
+    private static double value(String page, String name) {
+        return page.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1)))
+                .findFirst().orElseThrow(() -> new AssertionError("no sample " + name + " in\n" + page));
     }
 
     private String metrics(RaidServer server) throws Exception {

@@ -250,12 +250,15 @@ public final class RaidCommand implements Runnable {
             BlockFixer.Report r;
             try (Progress bar = bars().start("fix", total)) {
                 long[] shown = {0};
+                // Bytes decoded window by window (a block of 256 MiB moves the bar as it is rebuilt, not at its end).
                 fixer.checkpoints(step -> {
-                    if (step.equals("rebuilt")) {
+                    if (step.equals("window") || step.equals("rebuilt")) {
                         synchronized (shown) {
-                            long w = fixer.bytesWritten();
-                            bar.add(w - shown[0]);
-                            shown[0] = w;
+                            long w = fixer.bytesDecoded();
+                            if (w > shown[0]) {
+                                bar.add(w - shown[0]);
+                                shown[0] = w;
+                            }
                         }
                     }
                 });

@@ -208,6 +208,16 @@ public final class HttpTransport {
                                                                 boolean idempotent, Duration deadline) {
                 return t.call(server, what, request, idempotent, deadline, s -> true, TYPED);
             }
+
+            @Override
+            public InputStream openStream(String server, String what, String pathAndQuery, java.util.Map<String, String> headers)
+                    throws IOException {
+                try {
+                    return t.openStream(server, what, pathAndQuery, headers, TYPED);
+                } catch (RuntimeException e) {
+                    throw new IOException(what + " on " + server + " failed: " + e.getMessage(), e);
+                }
+            }
         };
     }
 
@@ -584,12 +594,27 @@ public final class HttpTransport {
      * {@link #exchange} does.
      */
     public InputStream openStream(String server, String what, String pathAndQuery, ErrorFactory errors) {
+        return openStream(server, what, pathAndQuery, null, errors);
+    }
+
+    /**
+     * As {@link #openStream(String, String, String, ErrorFactory)} with request headers (an
+     * {@code Authorization}, say). Closing the stream before its end aborts the connection rather
+     * than reading the rest of the body to reuse it (a streamed block range may have hundreds of
+     * MiB left); every read is bounded by the request timeout (the socket timeout).
+     */
+    public InputStream openStream(String server, String what, String pathAndQuery, java.util.Map<String, String> headers,
+                                  ErrorFactory errors) {
         Target target = target(server);
         long start = System.nanoTime();
         org.apache.hc.core5.http.ClassicHttpResponse resp;
+        org.apache.hc.client5.http.classic.methods.HttpGet get =
+                new org.apache.hc.client5.http.classic.methods.HttpGet(target.prefix() + pathAndQuery);
+        if (headers != null) {
+            headers.forEach(get::addHeader);
+        }
         try {
-            resp = data.client.executeOpen(target.host(), new org.apache.hc.core5.http.message.BasicClassicHttpRequest("GET",
-                    target.host(), target.prefix() + pathAndQuery), null);
+            resp = data.client.executeOpen(target.host(), get, null);
         } catch (IOException e) {
             RemoteException r = failure(server, what, e, errors);
             report(server, "GET", 0, r, System.nanoTime() - start);
@@ -600,9 +625,41 @@ public final class HttpTransport {
         try {
             if (status == 200 && resp.getEntity() != null) {
                 InputStream in = resp.getEntity().getContent();
+                long length = resp.getEntity().getContentLength();
                 return new java.io.FilterInputStream(in) {
+                    private long got;
+                    private boolean eof;
+
+                    @Override
+                    public int read() throws IOException {
+                        int b = super.read();
+                        if (b < 0) {
+                            eof = true;
+                        } else {
+                            got++;
+                        }
+                        return b;
+                    }
+
+                    @Override
+                    public int read(byte[] b, int off, int len) throws IOException {
+                        int n = super.read(b, off, len);
+                        if (n < 0) {
+                            eof = true;
+                        } else {
+                            got += n;
+                        }
+                        return n;
+                    }
+
                     @Override
                     public void close() throws IOException {
+                        if (!eof && (length < 0 || got < length)) {
+                            get.cancel(); // drop the connection: closing the entity would read the rest
+                            closeQuietly(in);
+                            closeQuietly(resp);
+                            return;
+                        }
                         try {
                             super.close();
                         } finally {

@@ -34,4 +34,9 @@ public final class StoreErrors {
      * reads back. Retryable; a client reads another replica.
      */
     public static final ApiError VOLUME_SYNCING = new ApiError(113, "VOLUME_SYNCING", 503);
+    /**
+     * {@code POST /blocks/<name>?op=pull}: the source store could not be read to the end (down, the
+     * block shorter than asked, the stream cut); the block was left as it was. Retryable.
+     */
+    public static final ApiError PULL_SOURCE_FAILED = new ApiError(118, "PULL_SOURCE_FAILED", 502);
 }

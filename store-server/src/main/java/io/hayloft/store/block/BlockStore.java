@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
 
 /**
  * Named block files for the raid-node (erasure-coded blocks of sealed volumes): create, append,
- * put (atomic replace), range read, delete, and a listing with each block's length and CRC32C.
+ * put (atomic replace, from memory or streamed from another store), range read, delete, and a listing with each block's length and CRC32C.
  * A block is stored as the raw bytes of {@code <dir>/<name>.blk}, no header: its integrity is
  * checked by the raid-node against the CRCs it recorded, using {@link #list}.
  *
@@ -129,6 +129,65 @@ public final class BlockStore {
             disk.move(tmp, p);
             FileIo.syncDirectory(disk, dir);
             crcCache.put(name, new BlockInfo(name, length, crc.getValue()));
+        }
+    }
+
+    /** Bytes read from the stream and written per step of {@link #putStream}. */
+    static final int STREAM_CHUNK = 256 * 1024;
+
+    /** Where {@link #putStream} reads a block from: a stream it closes whatever happens. */
+    @FunctionalInterface
+    public interface StreamSource {
+        java.io.InputStream open() throws IOException;
+    }
+
+    /**
+     * Creates or atomically replaces block {@code name} with exactly {@code length} bytes read from
+     * {@code source}, {@link #STREAM_CHUNK} at a time (never the whole block in memory), as {@link #put}
+     * does: {@code <name>.blk.tmp} written and forced, renamed over the block, the directory forced.
+     * A stream that ends early or fails leaves the block as it was (the temporary file is deleted).
+     *
+     * @return the block's length and CRC32C, computed from the bytes written
+     */
+    public BlockInfo putStream(String name, long length, StreamSource source) throws IOException {
+        if (length < 0) {
+            throw new StoreException(Reason.BAD_ARGUMENT, "length must be >= 0, got " + length);
+        }
+        Path p = path(name);
+        Path tmp = dir.resolve(name + SUFFIX + ".tmp");
+        synchronized (lock(name)) {
+            CRC32C crc = new CRC32C();
+            boolean done = false;
+            try (java.io.InputStream in = source.open();
+                 FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                         StandardOpenOption.WRITE)) {
+                byte[] chunk = new byte[(int) Math.min(STREAM_CHUNK, Math.max(1, length))];
+                long pos = 0;
+                while (pos < length) {
+                    int want = (int) Math.min(chunk.length, length - pos);
+                    int got = in.readNBytes(chunk, 0, want);
+                    if (got < want) {
+                        throw new java.io.EOFException("the source of block " + name + " ended at " + (pos + got)
+                                + " of " + length + " bytes");
+                    }
+                    crc.update(chunk, 0, got);
+                    ByteBuffer b = ByteBuffer.wrap(chunk, 0, got);
+                    while (b.hasRemaining()) {
+                        pos += ch.write(b, pos);
+                    }
+                }
+                ch.force(true);
+                done = true;
+            } finally {
+                if (!done) {
+                    disk.deleteIfExists(tmp);
+                }
+            }
+            disk.move(tmp, p);
+            FileIo.syncDirectory(disk, dir);
+            BlockInfo info = new BlockInfo(name, length, crc.getValue());
+            crcCache.put(name, info);
+            return info;
         }
     }
 

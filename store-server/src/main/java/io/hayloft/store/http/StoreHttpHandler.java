@@ -51,6 +51,7 @@ public final class StoreHttpHandler implements RequestHandler {
     private final WriteAuthorizer authorizer;
     private final PrometheusEndpoint metrics;
     private final VolumePuller puller;
+    private final io.hayloft.client.http.HttpTransport peers;
 
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics) {
         this(store, authorizer, metrics, io.hayloft.client.http.HttpTransport.builder().build());
@@ -60,6 +61,7 @@ public final class StoreHttpHandler implements RequestHandler {
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
                             io.hayloft.client.http.HttpTransport peers) {
         this.puller = new VolumePuller(peers);
+        this.peers = peers;
         this.store = store;
         this.authorizer = authorizer;
         this.metrics = metrics;
@@ -392,7 +394,11 @@ public final class StoreHttpHandler implements RequestHandler {
                 long len = bs.append(name, req.content().nioBuffer());
                 return HttpResponses.json(HttpResponseStatus.OK, Map.of("block", name, "length", len));
             }
-            throw new ApiException(StoreErrors.BAD_ARGUMENT, "op must be 'create' or 'append', got '" + opName + "'");
+            if ("pull".equals(opName)) {
+                authorizer.authorize(req, "block.put", -1);
+                return pullBlock(bs, name, params);
+            }
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, "op must be 'create', 'append' or 'pull', got '" + opName + "'");
         }
         if (m.equals(HttpMethod.DELETE)) {
             authorizer.authorize(req, "block.delete", -1);
@@ -400,6 +406,61 @@ public final class StoreHttpHandler implements RequestHandler {
             return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
         }
         throw methodNotAllowed(m, "GET, PUT, POST, DELETE");
+    }
+
+    /**
+     * {@code POST /blocks/<name>?op=pull&from=HOST:PORT&source=NAME&length=N}: this store copies
+     * block {@code source} of the store at {@code from} (its first {@code length} bytes, the whole
+     * block) into block {@code name} with one streamed {@code GET /blocks/<source>}, written
+     * {@link BlockStore#putStream a chunk at a time} and atomically (a copy left by an earlier attempt
+     * is replaced); answers its length and CRC32C. The drain moves blocks with it: their bytes never
+     * pass through the raid-node (docs/store-api.md).
+     */
+    private FullHttpResponse pullBlock(BlockStore bs, String name, Map<String, List<String>> params) throws Exception {
+        String from = param(params, "from");
+        if (from == null || !from.matches("[A-Za-z0-9.\\-\\[\\]:]+:[0-9]{1,5}")) {
+            throw new ApiException(StoreErrors.BAD_ARGUMENT, "from must be the source store's host:port, got '" + from + "'");
+        }
+        String source = BlockStore.checkName(param(params, "source"));
+        long length = number(param(params, "length"), "length");
+        String path = "/blocks/" + source + "?offset=0&length=" + length;
+        BlockStore.BlockInfo info;
+        try {
+            info = bs.putStream(name, length, () -> {
+                java.io.InputStream in;
+                try {
+                    in = peers.openStream(from, "GET " + path, path, null, io.hayloft.client.http.HttpTransport.TYPED);
+                } catch (io.hayloft.client.RemoteException e) {
+                    if (e.httpStatus() == 404) {
+                        throw new StoreException(StoreException.Reason.BLOCK_NOT_FOUND, "pull: block " + source + " on "
+                                + from + ": " + e.getMessage());
+                    }
+                    throw new SourceFailure("GET " + path + " on " + from + ": " + e.getMessage(), e);
+                }
+                return new java.io.FilterInputStream(in) {
+                    @Override
+                    public int read(byte[] b, int off, int len) throws java.io.IOException {
+                        try {
+                            return super.read(b, off, len);
+                        } catch (java.io.IOException e) {
+                            throw new SourceFailure("reading block " + source + " from " + from + ": " + e, e);
+                        }
+                    }
+                };
+            });
+        } catch (SourceFailure | java.io.EOFException e) {
+            throw new ApiException(StoreErrors.PULL_SOURCE_FAILED, "pull of block " + source + " from " + from
+                    + " failed; block " + name + " left as it was: " + e.getMessage());
+        }
+        return HttpResponses.json(HttpResponseStatus.CREATED, Map.of("block", name, "length", info.length(),
+                "crc32c", info.crc32c()));
+    }
+
+    /** A failure of the source store of a block pull (not of this store's disk). */
+    private static final class SourceFailure extends java.io.IOException {
+        SourceFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     private static void allow(HttpMethod m, HttpMethod allowed) {
