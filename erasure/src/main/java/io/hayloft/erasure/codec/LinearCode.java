@@ -164,12 +164,18 @@ public abstract class LinearCode implements ErasureCodec {
 
     // ------------------------------------------------------------------ streaming
 
+    /**
+     * Reads {@code chunkSize / substripes} bytes of every piece of every data unit at a time (so
+     * {@code k * chunkSize} bytes of data in memory whatever the code, and a Hitchhiker chunk stays as
+     * cache-resident as a Reed-Solomon one), computes all parity pieces of that range in one
+     * {@link #encodePieces} call, and writes them.
+     */
     @Override
     public void encode(long unitSize, UnitReader data, UnitWriter parity) throws IOException {
         checkOpen();
         checkUnitSize(unitSize);
         long piece = unitSize / substripes;
-        int chunk = (int) Math.min(chunkSize, Math.max(piece, 1));
+        int chunk = (int) Math.min(chunkSize / substripes, Math.max(piece, 1));
         ByteBuffer[] d = allocate(substripes * k, chunk);
         ByteBuffer[] p = allocate(substripes * r, chunk);
         for (long t = 0; t < piece; t += chunk) {
