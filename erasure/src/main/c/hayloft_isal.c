@@ -8,6 +8,10 @@
  *                                  out[i] (^)= sum_j m[i][j] * in[j] over len bytes; bases holds
  *                                  the inputs then the outputs, each a direct ByteBuffer or a
  *                                  byte[] (flagged in offs; pinned with GetPrimitiveArrayCritical)
+ *   applyFused(handles, wiring, bases, offs, len)
+ *                                  a sequence of such products over one set of buffers, run a
+ *                                  tile at a time (FUSED_TILE) so every step finds its inputs in
+ *                                  cache; accumulating steps with one all-ones row are plain XORs
  *   invert(matrix, n)              gf_invert_matrix; returns the inverse or null when singular
  *   dispatched()                   the symbol ISA-L's dispatcher chose for ec_encode_data
  *   version()                      the ISA-L version this shim was built against
@@ -145,28 +149,13 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
 }
 
 /*
- * bases[i] is a direct ByteBuffer, or a byte[] when offs[i] has HEAP_FLAG; inputs first (cols of
- * them), then outputs. Direct addresses are read first, while JNI calls are still allowed; then the
- * arrays are pinned, after which nothing but more Get/ReleasePrimitiveArrayCritical is called until
- * they are released.
+ * bases[i] is a direct ByteBuffer, or a byte[] when offs[i] has HEAP_FLAG. Direct addresses are read
+ * first, while JNI calls are still allowed; then the arrays are pinned, after which nothing but more
+ * Get/ReleasePrimitiveArrayCritical is called until release_buffers. Returns 0 when an array could
+ * not be pinned (release_buffers must still be called).
  */
-JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_apply(
-        JNIEnv *env, jclass cls, jlong handle, jobjectArray bases, jlongArray offsArr, jint len,
-        jboolean acc) {
-    (void) cls;
-    const hl_tables *t = (const hl_tables *) (intptr_t) handle;
-    int k = t->cols, r = t->rows, total = k + r;
-    unsigned char *pbuf[2 * SMALL];
-    jobject obuf[2 * SMALL];
-    jlong lbuf[2 * SMALL];
-    int big = total > 2 * SMALL;
-    unsigned char **ptr = big ? malloc(sizeof(*ptr) * (size_t) total) : pbuf;
-    jobject *pinned = big ? malloc(sizeof(*pinned) * (size_t) total) : obuf;
-    jlong *off = big ? malloc(sizeof(*off) * (size_t) total) : lbuf;
-    if (ptr == NULL || pinned == NULL || off == NULL) {
-        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate buffer pointer arrays");
-        goto done;
-    }
+static int resolve_buffers(JNIEnv *env, jobjectArray bases, jlongArray offsArr, int total,
+                           unsigned char **ptr, jobject *pinned, jlong *off) {
     (*env)->GetLongArrayRegion(env, offsArr, 0, total, off);
     for (int i = 0; i < total; i++) {
         jobject o = (*env)->GetObjectArrayElement(env, bases, i);
@@ -193,6 +182,43 @@ JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_apply(
             ok = 0;
         }
     }
+    return ok;
+}
+
+/* Unpins in reverse order; readOnly[i] (or i < firstWritten when readOnly is NULL) skips a copy-back. */
+static void release_buffers(JNIEnv *env, int total, unsigned char **ptr, jobject *pinned, const jlong *off,
+                            int firstWritten, const unsigned char *written) {
+    for (int i = total - 1; i >= 0; i--) {
+        if (pinned[i] != NULL) {
+            if (ptr[i] != NULL) {
+                int ro = written != NULL ? !written[i] : i < firstWritten;
+                /* Inputs were only read: JNI_ABORT skips a copy-back if the VM had to copy. */
+                (*env)->ReleasePrimitiveArrayCritical(env, (jarray) pinned[i], ptr[i] - off[i], ro ? JNI_ABORT : 0);
+            }
+            (*env)->DeleteLocalRef(env, pinned[i]);
+        }
+    }
+}
+
+/* bases: the cols inputs then the rows outputs (see resolve_buffers). */
+JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_apply(
+        JNIEnv *env, jclass cls, jlong handle, jobjectArray bases, jlongArray offsArr, jint len,
+        jboolean acc) {
+    (void) cls;
+    const hl_tables *t = (const hl_tables *) (intptr_t) handle;
+    int k = t->cols, r = t->rows, total = k + r;
+    unsigned char *pbuf[2 * SMALL];
+    jobject obuf[2 * SMALL];
+    jlong lbuf[2 * SMALL];
+    int big = total > 2 * SMALL;
+    unsigned char **ptr = big ? malloc(sizeof(*ptr) * (size_t) total) : pbuf;
+    jobject *pinned = big ? malloc(sizeof(*pinned) * (size_t) total) : obuf;
+    jlong *off = big ? malloc(sizeof(*off) * (size_t) total) : lbuf;
+    if (ptr == NULL || pinned == NULL || off == NULL) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate buffer pointer arrays");
+        goto done;
+    }
+    int ok = resolve_buffers(env, bases, offsArr, total, ptr, pinned, off);
     int status = 0;
     if (ok) {
         if (acc) {
@@ -201,16 +227,7 @@ JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_apply(
             ec_encode_data(len, k, r, (unsigned char *) t->tables, ptr, ptr + k);
         }
     }
-    for (int i = total - 1; i >= 0; i--) {
-        if (pinned[i] != NULL) {
-            if (ptr[i] != NULL) {
-                /* Inputs were only read: JNI_ABORT skips a copy-back if the VM had to copy. */
-                (*env)->ReleasePrimitiveArrayCritical(env, (jarray) pinned[i], ptr[i] - off[i],
-                                                      i < k ? JNI_ABORT : 0);
-            }
-            (*env)->DeleteLocalRef(env, pinned[i]);
-        }
-    }
+    release_buffers(env, total, ptr, pinned, off, k, NULL);
     if (!ok) {
         throw_new(env, "java/lang/OutOfMemoryError", "cannot pin a heap array");
     } else if (status != 0) {
@@ -222,6 +239,124 @@ done:
         free(pinned);
         free(off);
     }
+}
+
+/* dst ^= src[0] ^ ... ^ src[n-1]: one pass over dst whatever the number of sources. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void xor_sum_into(unsigned char *restrict dst, unsigned char *const *src, int nsrc, size_t n) {
+    int s = 0;
+    for (; s + 3 <= nsrc; s += 3) {
+        const unsigned char *restrict x = src[s], *restrict y = src[s + 1], *restrict z = src[s + 2];
+        for (size_t i = 0; i < n; i++) {
+            dst[i] ^= x[i] ^ y[i] ^ z[i];
+        }
+    }
+    for (; s < nsrc; s++) {
+        const unsigned char *restrict x = src[s];
+        for (size_t i = 0; i < n; i++) {
+            dst[i] ^= x[i];
+        }
+    }
+}
+
+/*
+ * wiring, per step: flags (1 = accumulate, 2 = one all-ones row: a plain XOR, no tables, 4 = an
+ * all-zero product that overwrites: the outputs become zero, no inputs, no tables), cols,
+ * rows, the cols input indices, the rows output indices. handles[s]: the step's tables (0 for a
+ * plain XOR). bases/offs: every buffer (see resolve_buffers). Runs every step on one tile before the
+ * next tile; accumulating steps compute into scratch and XOR it in, as accumulate() does.
+ */
+JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_applyFused(
+        JNIEnv *env, jclass cls, jlongArray handlesArr, jintArray wiringArr, jobjectArray bases,
+        jlongArray offsArr, jint len, jint tileSize) {
+    (void) cls;
+    int nsteps = (*env)->GetArrayLength(env, handlesArr);
+    int nwiring = (*env)->GetArrayLength(env, wiringArr);
+    int total = (*env)->GetArrayLength(env, bases);
+    jlong *handles = malloc(sizeof(jlong) * (size_t) (nsteps > 0 ? nsteps : 1));
+    jint *wiring = malloc(sizeof(jint) * (size_t) (nwiring > 0 ? nwiring : 1));
+    unsigned char **ptr = malloc(sizeof(*ptr) * (size_t) total);
+    jobject *pinned = malloc(sizeof(*pinned) * (size_t) total);
+    jlong *off = malloc(sizeof(*off) * (size_t) total);
+    unsigned char *written = calloc((size_t) total, 1);
+    unsigned char **x = NULL, **y = NULL, **s = NULL, *scratch = NULL;
+    int maxio = 1, maxrows = 0;
+    if (handles == NULL || wiring == NULL || ptr == NULL || pinned == NULL || off == NULL || written == NULL) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate fused-op arrays");
+        goto done;
+    }
+    (*env)->GetLongArrayRegion(env, handlesArr, 0, nsteps, handles);
+    (*env)->GetIntArrayRegion(env, wiringArr, 0, nwiring, wiring);
+    for (int st = 0, w = 0; st < nsteps; st++) {
+        int flags = wiring[w], cols = wiring[w + 1], rows = wiring[w + 2];
+        if (cols > maxio) maxio = cols;
+        if (rows > maxio) maxio = rows;
+        if ((flags & 1) && !(flags & 6) && rows > maxrows) maxrows = rows;
+        for (int i = 0; i < rows; i++) {
+            written[wiring[w + 3 + cols + i]] = 1;
+        }
+        w += 3 + cols + rows;
+    }
+    size_t tile = (size_t) (len < tileSize ? (len > 0 ? len : 1) : tileSize);
+    x = malloc(sizeof(*x) * (size_t) maxio);
+    y = malloc(sizeof(*y) * (size_t) maxio);
+    s = malloc(sizeof(*s) * (size_t) (maxrows > 0 ? maxrows : 1));
+    scratch = maxrows > 0 ? malloc(tile * (size_t) maxrows) : NULL;
+    if (x == NULL || y == NULL || s == NULL || (maxrows > 0 && scratch == NULL)) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate fused-op scratch");
+        goto done;
+    }
+    for (int i = 0; i < maxrows; i++) {
+        s[i] = scratch + (size_t) i * tile;
+    }
+    int ok = resolve_buffers(env, bases, offsArr, total, ptr, pinned, off);
+    if (ok) {
+        for (int base = 0; base < len; base += (int) tile) {
+            int n = len - base < (int) tile ? len - base : (int) tile;
+            for (int st = 0, w = 0; st < nsteps; st++) {
+                int flags = wiring[w], cols = wiring[w + 1], rows = wiring[w + 2];
+                const jint *in = wiring + w + 3, *out = in + cols;
+                w += 3 + cols + rows;
+                for (int j = 0; j < cols; j++) {
+                    x[j] = ptr[in[j]] + base;
+                }
+                for (int i = 0; i < rows; i++) {
+                    y[i] = ptr[out[i]] + base;
+                }
+                if (flags & 4) {
+                    for (int i = 0; i < rows; i++) {
+                        memset(y[i], 0, (size_t) n);
+                    }
+                } else if (flags & 2) {
+                    xor_sum_into(y[0], x, cols, (size_t) n);
+                } else if (flags & 1) {
+                    unsigned char *tables = ((hl_tables *) (intptr_t) handles[st])->tables;
+                    ec_encode_data(n, cols, rows, tables, x, s);
+                    for (int i = 0; i < rows; i++) {
+                        xor_into(y[i], s[i], (size_t) n);
+                    }
+                } else {
+                    unsigned char *tables = ((hl_tables *) (intptr_t) handles[st])->tables;
+                    ec_encode_data(n, cols, rows, tables, x, y);
+                }
+            }
+        }
+    }
+    release_buffers(env, total, ptr, pinned, off, 0, written);
+    if (!ok) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot pin a heap array");
+    }
+done:
+    free(handles);
+    free(wiring);
+    free(ptr);
+    free(pinned);
+    free(off);
+    free(written);
+    free(x);
+    free(y);
+    free(s);
+    free(scratch);
 }
 
 JNIEXPORT jbyteArray JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_invert(

@@ -22,7 +22,8 @@ import java.util.List;
  *   <li>Streaming, for units far larger than memory: {@link #encode(long, UnitReader, UnitWriter)},
  *       {@link #decode(long, int[], UnitReader, UnitWriter)}, {@link #repair} and
  *       {@link #readRange} read through a {@link UnitReader} in bounded chunks
- *       ({@link #chunkSize()} bytes per unit and substripe at a time) and read only what they need.</li>
+ *       ({@link #chunkSize()} bytes per unit and substripe at a time; the encode, {@code chunkSize} bytes
+ *       per unit) and read only what they need.</li>
  * </ul>
  *
  * <p>Codecs are immutable and thread-safe: one instance may serve many threads at once, and every
@@ -48,6 +49,7 @@ public interface ErasureCodec extends AutoCloseable {
      * A codec on the given backend.
      *
      * @param chunkSize bytes per unit and substripe held in memory at a time by streaming operations
+     *                  (per unit, all substripes together, by the streaming encode)
      * @throws IllegalArgumentException naming the bad value when k, r or chunkSize are invalid
      */
     static ErasureCodec create(CodecKind kind, int k, int r, GfKernel kernel, int chunkSize) {
@@ -98,7 +100,12 @@ public interface ErasureCodec extends AutoCloseable {
 
     // ----- streaming -----
 
-    /** Encodes a stripe of units of {@code unitSize} bytes: reads data units, writes parity units. */
+    /**
+     * Encodes a stripe of units of {@code unitSize} bytes: reads data units, writes parity units,
+     * {@code chunkSize / substripes} bytes of every substripe of every unit at a time (so
+     * {@code (k + r) * chunkSize} bytes in memory whatever the code). Each chunk is read once and all
+     * of its parity computed in one pass over it.
+     */
     void encode(long unitSize, UnitReader data, UnitWriter parity) throws IOException;
 
     /**

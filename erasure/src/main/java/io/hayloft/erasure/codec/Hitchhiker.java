@@ -3,8 +3,9 @@ package io.hayloft.erasure.codec;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.gf.Gf256;
 import io.hayloft.erasure.gf.GfMatrix;
+import io.hayloft.erasure.kernel.FusedOp;
+import io.hayloft.erasure.kernel.FusedStep;
 import io.hayloft.erasure.kernel.GfKernel;
-import io.hayloft.erasure.kernel.MatrixOp;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,12 +42,8 @@ public final class Hitchhiker extends LinearCode {
     private final int[] groupOf;
     private final int[][] groups;
     private final byte[][] vectors;
-    private final MatrixOp rsOp;
-    private final MatrixOp[] piggybackOps;
-    private final MatrixOp coupleOp;
-
-    /** Position tile for encoding: the pieces of one tile stay in cache across the passes. */
-    private static final int TILE = 16 * 1024;
+    /** The whole encode as one fused op over (a_0..a_{k-1}, b_0..b_{k-1}, Pa_0..Pa_{r-1}, Pb_0..Pb_{r-1}). */
+    private final FusedOp encoder;
 
     /**
      * @throws IllegalArgumentException when the kind is not a Hitchhiker code, {@code r < 2}, or a
@@ -67,12 +64,40 @@ public final class Hitchhiker extends LinearCode {
             }
         }
         this.vectors = buildVectors();
-        this.rsOp = kernel.prepare(m);
-        this.piggybackOps = new MatrixOp[r - 1];
-        for (int g = 0; g < r - 1; g++) {
-            piggybackOps[g] = groups[g].length == 0 ? null : kernel.prepare(new byte[][] {piggybackRow(g)});
+        this.encoder = kernel.prepareFused(encodeSteps());
+    }
+
+    /**
+     * The encode as fused steps, in this order per tile: {@code Pb = M b}; {@code Pb(g+1) ^= pi_g(a)}
+     * for every non-empty group; {@code Pa = M a}; then, when coupled, {@code Pa1 ^= Pb1}. Buffer
+     * indices: {@code a_j = j}, {@code b_j = k + j}, {@code Pa_i = 2k + i}, {@code Pb_i = 2k + r + i}
+     * (the order of {@link #encodePieces}).
+     */
+    private List<FusedStep> encodeSteps() {
+        int[] a = new int[k];
+        int[] b = new int[k];
+        int[] pa = new int[r];
+        int[] pb = new int[r];
+        for (int j = 0; j < k; j++) {
+            a[j] = j;
+            b[j] = k + j;
         }
-        this.coupleOp = coupled ? kernel.prepare(new byte[][] {{1}}) : null;
+        for (int i = 0; i < r; i++) {
+            pa[i] = 2 * k + i;
+            pb[i] = 2 * k + r + i;
+        }
+        List<FusedStep> steps = new ArrayList<>();
+        steps.add(new FusedStep(m, b, pb, false));
+        for (int g = 0; g < r - 1; g++) {
+            if (groups[g].length > 0) {
+                steps.add(new FusedStep(new byte[][] {piggybackRow(g)}, groups[g].clone(), new int[] {pb[g + 1]}, true));
+            }
+        }
+        steps.add(new FusedStep(m, a, pa, false));
+        if (coupled) {
+            steps.add(new FusedStep(new byte[][] {{1}}, new int[] {pb[1]}, new int[] {pa[1]}, true));
+        }
+        return steps;
     }
 
     private static int check(CodecKind kind, int k, int r) {
@@ -209,54 +234,21 @@ public final class Hitchhiker extends LinearCode {
     }
 
     /**
-     * Order of work per tile: {@code P.b = M b}; {@code P(g+1).b ^= pi_g(a)}; {@code P.a = M a};
-     * {@code P1.a ^= P1.b} when coupled.
+     * One fused pass ({@link #encodeSteps}): each tile of the {@code 2k} input pieces is read from
+     * memory once, and every parity piece of that tile, piggybacks and coupling included, is
+     * finished while it is in cache.
      */
     @Override
     protected void encodePieces(ByteBuffer[] data, ByteBuffer[] parity, int len) {
-        ByteBuffer[] a = new ByteBuffer[k];
-        ByteBuffer[] b = new ByteBuffer[k];
-        ByteBuffer[] pa = new ByteBuffer[r];
-        ByteBuffer[] pb = new ByteBuffer[r];
-        for (int t = 0; t < len; t += TILE) {
-            int n = Math.min(TILE, len - t);
-            for (int j = 0; j < k; j++) {
-                a[j] = slice(data[j], t, n);
-                b[j] = slice(data[k + j], t, n);
-            }
-            for (int i = 0; i < r; i++) {
-                pa[i] = slice(parity[i], t, n);
-                pb[i] = slice(parity[r + i], t, n);
-            }
-            rsOp.apply(b, pb, n);
-            for (int g = 0; g < r - 1; g++) {
-                if (piggybackOps[g] == null) {
-                    continue;
-                }
-                ByteBuffer[] in = new ByteBuffer[groups[g].length];
-                for (int q = 0; q < in.length; q++) {
-                    in[q] = a[groups[g][q]];
-                }
-                piggybackOps[g].applyAccumulate(in, new ByteBuffer[] {pb[g + 1]}, n);
-            }
-            rsOp.apply(a, pa, n);
-            if (coupled) {
-                coupleOp.applyAccumulate(new ByteBuffer[] {pb[1]}, new ByteBuffer[] {pa[1]}, n);
-            }
-        }
+        ByteBuffer[] all = new ByteBuffer[2 * k + 2 * r];
+        System.arraycopy(data, 0, all, 0, 2 * k);
+        System.arraycopy(parity, 0, all, 2 * k, 2 * r);
+        encoder.apply(all, len);
     }
 
     @Override
     public void close() {
         super.close();
-        rsOp.close();
-        for (MatrixOp op : piggybackOps) {
-            if (op != null) {
-                op.close();
-            }
-        }
-        if (coupleOp != null) {
-            coupleOp.close();
-        }
+        encoder.close();
     }
 }

@@ -28,8 +28,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * bytes, so memory stays bounded whatever the unit size. Subclasses supply the vectors, the encoder
  * and the preferred read sets.
  *
- * <p>Thread-safe: state is immutable except the plan cache, a concurrent map. Plans beyond
- * {@link #PLAN_CACHE_LIMIT} are built, used once and closed.
+ * <p>Thread-safe: state is immutable except the plan cache and the free chunk buffers, concurrent
+ * maps. Plans beyond {@link #PLAN_CACHE_LIMIT} are built, used once and closed. A streaming call
+ * takes its chunk buffers from the free list and returns them when it ends, so a codec keeps at most
+ * {@code 2 * (k + r) * chunkSize} bytes of buffers between calls.
  */
 public abstract class LinearCode implements ErasureCodec {
 
@@ -42,6 +44,9 @@ public abstract class LinearCode implements ErasureCodec {
     protected final GfKernel kernel;
     protected final int chunkSize;
     private final Map<String, Plan> plans = new ConcurrentHashMap<>();
+    /** Free chunk buffers by capacity, kept between streaming calls; see {@link #allocate}. */
+    private final Map<Integer, java.util.Deque<ByteBuffer>> scratch = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong scratchBytes = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean closed;
 
     protected LinearCode(CodecKind kind, int k, int r, int substripes, GfKernel kernel, int chunkSize) {
@@ -164,14 +169,30 @@ public abstract class LinearCode implements ErasureCodec {
 
     // ------------------------------------------------------------------ streaming
 
+    /**
+     * Reads {@code chunkSize / substripes} bytes of every piece of every data unit at a time (so
+     * {@code k * chunkSize} bytes of data in memory whatever the code, and a Hitchhiker chunk stays as
+     * cache-resident as a Reed-Solomon one), computes all parity pieces of that range in one
+     * {@link #encodePieces} call, and writes them.
+     */
     @Override
     public void encode(long unitSize, UnitReader data, UnitWriter parity) throws IOException {
         checkOpen();
         checkUnitSize(unitSize);
         long piece = unitSize / substripes;
-        int chunk = (int) Math.min(chunkSize, Math.max(piece, 1));
+        int chunk = (int) Math.min(chunkSize / substripes, Math.max(piece, 1));
         ByteBuffer[] d = allocate(substripes * k, chunk);
         ByteBuffer[] p = allocate(substripes * r, chunk);
+        try {
+            encodeChunks(piece, chunk, d, p, data, parity);
+        } finally {
+            recycle(d);
+            recycle(p);
+        }
+    }
+
+    private void encodeChunks(long piece, int chunk, ByteBuffer[] d, ByteBuffer[] p, UnitReader data, UnitWriter parity)
+            throws IOException {
         for (long t = 0; t < piece; t += chunk) {
             int len = (int) Math.min(chunk, piece - t);
             for (int s = 0; s < substripes; s++) {
@@ -324,6 +345,7 @@ public abstract class LinearCode implements ErasureCodec {
             p.op().close();
         }
         plans.clear();
+        scratch.clear();
     }
 
     // ------------------------------------------------------------------ planning
@@ -505,6 +527,16 @@ public abstract class LinearCode implements ErasureCodec {
         int chunk = (int) Math.min(chunkSize, Math.max(piece, 1));
         ByteBuffer[] in = allocate(plan.reads().length, chunk);
         ByteBuffer[] res = allocate(plan.targets().length, chunk);
+        try {
+            return runChunks(plan, piece, chunk, in, res, source, out);
+        } finally {
+            recycle(in);
+            recycle(res);
+        }
+    }
+
+    private long runChunks(Plan plan, long piece, int chunk, ByteBuffer[] in, ByteBuffer[] res, UnitReader source,
+            UnitWriter out) throws IOException {
         long read = 0;
         for (long t = 0; t < piece; t += chunk) {
             int len = (int) Math.min(chunk, piece - t);
@@ -536,12 +568,39 @@ public abstract class LinearCode implements ErasureCodec {
         buf.flip();
     }
 
+    /**
+     * Chunk buffers of {@code size} bytes: recycled ones when there are, else new ones from the kernel
+     * (direct for ISA-L: allocating 14 direct MiB per encode call, and the GC that direct memory
+     * reservation triggers, cost more than a whole 1 MiB-unit encode).
+     */
     private ByteBuffer[] allocate(int count, int size) {
         ByteBuffer[] b = new ByteBuffer[count];
+        java.util.Deque<ByteBuffer> free = scratch.get(size);
         for (int i = 0; i < count; i++) {
-            b[i] = kernel.allocate(size);
+            ByteBuffer x = free == null ? null : free.pollFirst();
+            if (x != null) {
+                scratchBytes.addAndGet(-size);
+            }
+            b[i] = x != null ? x.clear() : kernel.allocate(size);
         }
         return b;
+    }
+
+    /** Keeps buffers for the next call, up to {@link #scratchLimit()} bytes per codec. */
+    private void recycle(ByteBuffer[] buffers) {
+        for (ByteBuffer x : buffers) {
+            int size = x.capacity();
+            if (closed || scratchBytes.addAndGet(size) > scratchLimit()) {
+                scratchBytes.addAndGet(-size);
+                continue;
+            }
+            scratch.computeIfAbsent(size, s -> new java.util.concurrent.ConcurrentLinkedDeque<>()).offerFirst(x);
+        }
+    }
+
+    /** Two streaming calls' worth of chunk buffers: {@code 2 * (k + r) * chunkSize} bytes. */
+    private long scratchLimit() {
+        return 2L * (k + r) * chunkSize;
     }
 
     // ------------------------------------------------------------------ validation and helpers

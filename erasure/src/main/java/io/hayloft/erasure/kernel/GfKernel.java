@@ -1,6 +1,7 @@
 package io.hayloft.erasure.kernel;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * A backend for bulk GF(2^8) arithmetic: the one place where the erasure codes spend their time.
@@ -28,6 +29,17 @@ public interface GfKernel {
      * @throws IllegalArgumentException if the matrix is empty or ragged
      */
     MatrixOp prepare(byte[][] matrix);
+
+    /**
+     * Prepares a sequence of products over one set of buffers to run a tile at a time (see
+     * {@link FusedOp}). The default runs each step as a {@link MatrixOp} of this kernel, tile by tile;
+     * a backend may run the whole sequence in one call (the native backend does).
+     *
+     * @throws IllegalArgumentException if there are no steps or a step is malformed
+     */
+    default FusedOp prepareFused(List<FusedStep> steps) {
+        return new TiledFusedOp(this, steps);
+    }
 
     /**
      * A buffer of {@code size} bytes of the kind this backend reads fastest (direct for native,

@@ -1,8 +1,11 @@
 package io.hayloft.erasure.kernel.isal;
 
+import io.hayloft.erasure.kernel.FusedOp;
+import io.hayloft.erasure.kernel.FusedStep;
 import io.hayloft.erasure.kernel.GfKernel;
 import io.hayloft.erasure.kernel.MatrixOp;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -36,6 +39,12 @@ public final class IsalKernel implements GfKernel {
     @Override
     public MatrixOp prepare(byte[][] matrix) {
         return new IsalMatrixOp(matrix);
+    }
+
+    /** The whole sequence in one native call per apply, a tile at a time: see {@link IsalFusedOp}. */
+    @Override
+    public FusedOp prepareFused(List<FusedStep> steps) {
+        return new IsalFusedOp(steps);
     }
 
     /** Buffers at least this large are staggered by {@link #allocate}. */

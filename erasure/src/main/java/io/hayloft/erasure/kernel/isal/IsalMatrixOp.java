@@ -110,32 +110,10 @@ final class IsalMatrixOp extends AbstractMatrixOp {
         long[] offs = new long[k + rows];
         boolean pinned = false;
         for (int j = 0; j < k; j++) {
-            ByteBuffer b = in[used[j]];
-            if (b.isDirect()) {
-                bases[j] = b;
-                offs[j] = b.position();
-            } else if (b.hasArray()) {
-                bases[j] = b.array();
-                offs[j] = IsalNative.HEAP | (b.arrayOffset() + b.position());
-                pinned = true;
-            } else {
-                byte[] copy = new byte[len];
-                b.get(b.position(), copy, 0, len);
-                bases[j] = copy;
-                offs[j] = IsalNative.HEAP;
-                pinned = true;
-            }
+            pinned |= place(in[used[j]], len, bases, offs, j);
         }
         for (int i = 0; i < rows; i++) {
-            ByteBuffer b = out[i];
-            if (b.isDirect()) {
-                bases[k + i] = b;
-                offs[k + i] = b.position();
-            } else {
-                bases[k + i] = b.array(); // check() rejected read-only outputs, so the array is accessible
-                offs[k + i] = IsalNative.HEAP | (b.arrayOffset() + b.position());
-                pinned = true;
-            }
+            pinned |= place(out[i], len, bases, offs, k + i); // check() rejected read-only outputs
         }
         lock.readLock().lock();
         try {
@@ -160,6 +138,30 @@ final class IsalMatrixOp extends AbstractMatrixOp {
             Reference.reachabilityFence(in);
             Reference.reachabilityFence(out);
         }
+    }
+
+    /**
+     * Puts buffer {@code b} at {@code bases[i]}/{@code offs[i]} for {@link IsalNative}: a direct
+     * buffer by itself (read by address), a heap buffer by its array (flagged {@link IsalNative#HEAP},
+     * pinned by the call), a read-only heap buffer by a copy of its {@code len} bytes (so only inputs
+     * may be read-only). Returns whether the call will pin an array.
+     */
+    static boolean place(ByteBuffer b, int len, Object[] bases, long[] offs, int i) {
+        if (b.isDirect()) {
+            bases[i] = b;
+            offs[i] = b.position();
+            return false;
+        }
+        if (b.hasArray()) {
+            bases[i] = b.array();
+            offs[i] = IsalNative.HEAP | (b.arrayOffset() + b.position());
+        } else {
+            byte[] copy = new byte[len];
+            b.get(b.position(), copy, 0, len);
+            bases[i] = copy;
+            offs[i] = IsalNative.HEAP;
+        }
+        return true;
     }
 
     /** An all-zero matrix: outputs become zero, or stay as they are when accumulating. */

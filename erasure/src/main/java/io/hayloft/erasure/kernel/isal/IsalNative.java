@@ -28,6 +28,14 @@ final class IsalNative {
      */
     static native void apply(long handle, Object[] bases, long[] offs, int len, boolean accumulate);
 
+    /**
+     * Runs a sequence of products over one set of buffers, a tile of {@code tile} bytes at a time
+     * (see {@link IsalFusedOp} for {@code wiring}). {@code handles[s]} are step {@code s}'s tables
+     * from {@link #newTables}, or 0 for steps that need none. {@code bases} and {@code offs}: every
+     * buffer, as for {@link #apply}.
+     */
+    static native void applyFused(long[] handles, int[] wiring, Object[] bases, long[] offs, int len, int tile);
+
     /** {@code gf_invert_matrix} of an {@code n x n} row-major matrix; {@code null} if singular. */
     static native byte[] invert(byte[] matrix, int n);
 
