@@ -76,15 +76,30 @@ public class StreamingEncodeBench {
         code = ErasureCodec.create(CodecKind.fromWireName(codec), K, R, StripeState.kernel(backend),
                 ErasureCodec.DEFAULT_CHUNK_SIZE);
         unitSize = parseSize(unit);
-        int sourceSize = SOURCE_MIB << 20;
-        ByteBuffer source = ByteBuffer.allocateDirect(sourceSize);
+        reader = reader(randomSource());
+        writer = (u, offset, src) -> {
+            written += src.remaining();
+            src.position(src.limit());
+        };
+        System.out.println("\n# backend " + backend + ": " + code.kernel().description());
+    }
+
+    /** {@value #SOURCE_MIB} MiB of random bytes in a direct buffer (fixed seed). */
+    static ByteBuffer randomSource() {
+        ByteBuffer source = ByteBuffer.allocateDirect(SOURCE_MIB << 20);
         Random rnd = new Random(20261124L);
         byte[] block = new byte[1 << 16];
         while (source.hasRemaining()) {
             rnd.nextBytes(block);
             source.put(block, 0, Math.min(block.length, source.remaining()));
         }
-        reader = (u, offset, dst) -> {
+        return source;
+    }
+
+    /** Unit {@code u} of any size read out of {@code source}, starting at {@code u * 7,340,033} and wrapping around. */
+    static UnitReader reader(ByteBuffer source) {
+        int sourceSize = source.capacity();
+        return (u, offset, dst) -> {
             long from = (u * 7_340_033L + offset) % sourceSize;
             while (dst.hasRemaining()) {
                 int n = (int) Math.min(dst.remaining(), sourceSize - from);
@@ -92,11 +107,6 @@ public class StreamingEncodeBench {
                 from = 0;
             }
         };
-        writer = (u, offset, src) -> {
-            written += src.remaining();
-            src.position(src.limit());
-        };
-        System.out.println("\n# backend " + backend + ": " + code.kernel().description());
     }
 
     static long parseSize(String s) {
