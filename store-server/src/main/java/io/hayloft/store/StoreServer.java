@@ -74,7 +74,7 @@ public final class StoreServer implements AutoCloseable {
         HttpServer started = null;
         try {
             started = HttpServer.start(config.host, config.port, config.limits(),
-                    new StoreHttpHandler(store, authorizer, metrics, transport), disk, config.ioThreads,
+                    new StoreHttpHandler(store, authorizer, metrics, transport, config.encodeStripes), disk, config.ioThreads,
                     config.tls().serverContext());
             http = started;
             if (config.directory == null || config.directory.isBlank()) {

@@ -34,4 +34,10 @@ public final class StoreErrors {
      * reads back. Retryable; a client reads another replica.
      */
     public static final ApiError VOLUME_SYNCING = new ApiError(113, "VOLUME_SYNCING", 503);
+    /** {@code encode-stripe} on a volume that is still writable on this store: seal it first. */
+    public static final ApiError VOLUME_NOT_SEALED = new ApiError(114, "VOLUME_NOT_SEALED", 409);
+    /** {@code encode-stripe} planned for a volume size other than this replica's. */
+    public static final ApiError VOLUME_SIZE_MISMATCH = new ApiError(115, "VOLUME_SIZE_MISMATCH", 409);
+    /** {@code encode-stripe} could not send a block to its target store (named in the message). */
+    public static final ApiError PEER_FAILED = new ApiError(116, "PEER_FAILED", 502);
 }

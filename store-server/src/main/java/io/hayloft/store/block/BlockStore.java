@@ -133,6 +133,65 @@ public final class BlockStore {
     }
 
     /**
+     * A block written in place, for blocks too large to hold in memory (a store encoding a stripe):
+     * positional writes into {@code <name>.blk.enc.tmp}; {@link #commit} forces it, renames it over any
+     * block of that name (replacing what an earlier attempt left) and forces the directory, as
+     * {@link BlockStore#put} does; {@link #close} without a commit deletes the file. One writer per name at a time.
+     */
+    public final class Writer implements java.io.Closeable {
+        private final String name;
+        private final Path tmp;
+        private final FileChannel channel;
+        private boolean committed;
+
+        private Writer(String name) throws IOException {
+            this.name = name;
+            this.tmp = dir.resolve(name + SUFFIX + ".enc.tmp");
+            this.channel = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+
+        /** The file being written: positional reads and writes. */
+        public FileChannel channel() {
+            return channel;
+        }
+
+        /** Writes {@code src} at {@code offset}. */
+        public void write(ByteBuffer src, long offset) throws IOException {
+            long pos = offset;
+            while (src.hasRemaining()) {
+                pos += channel.write(src, pos);
+            }
+        }
+
+        /** Makes the written bytes block {@code name} (durable), recording its CRC32C {@code crc32c} for listings. */
+        public void commit(long crc32c) throws IOException {
+            synchronized (lock(name)) {
+                long length = channel.size();
+                channel.force(true);
+                channel.close();
+                disk.move(tmp, path(name));
+                FileIo.syncDirectory(disk, dir);
+                crcCache.put(name, new BlockInfo(name, length, crc32c));
+                committed = true;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!committed) {
+                channel.close();
+                disk.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    /** Starts writing block {@code name} in place ({@link Writer}). */
+    public Writer writer(String name) throws IOException {
+        return new Writer(checkName(name));
+    }
+
+    /**
      * An open range of a block, for streaming: the caller owns {@link #channel} and closes it (via
      * {@link #close}). The channel reads the block as it was when opened, even if a put replaces
      * it meanwhile (the rename leaves the open file as it was); an append only adds bytes past the range.
