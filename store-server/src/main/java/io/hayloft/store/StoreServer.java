@@ -77,6 +77,7 @@ public final class StoreServer implements AutoCloseable {
                     new StoreHttpHandler(store, authorizer, metrics, transport, config.encodeStripes), disk, config.ioThreads,
                     config.tls().serverContext());
             http = started;
+            started.bindMetrics(metrics.registry());
             if (config.directory == null || config.directory.isBlank()) {
                 heartbeat = null;
             } else {
