@@ -31,6 +31,8 @@ import java.util.zip.CRC32C;
 public final class BlockStore {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     private static final String SUFFIX = ".blk";
+    /** A {@link Writer}'s file until it commits; one left at start-up is deleted. */
+    private static final String WRITER_SUFFIX = SUFFIX + ".enc.tmp";
 
     /** One block in a listing. */
     public record BlockInfo(String name, long length, long crc32c) {
@@ -52,6 +54,11 @@ public final class BlockStore {
         this.dir = dir;
         this.fsync = fsync;
         disk.createDirectories(dir);
+        for (String f : disk.list(dir)) {
+            if (f.endsWith(WRITER_SUFFIX)) {
+                disk.deleteIfExists(dir.resolve(f)); // a stripe encode the store did not finish (it crashed)
+            }
+        }
     }
 
     /** Checks a block name: 1..128 of {@code [A-Za-z0-9._-]}, not starting with a dot or dash. */
@@ -146,7 +153,7 @@ public final class BlockStore {
 
         private Writer(String name) throws IOException {
             this.name = name;
-            this.tmp = dir.resolve(name + SUFFIX + ".enc.tmp");
+            this.tmp = dir.resolve(name + WRITER_SUFFIX);
             this.channel = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
