@@ -162,6 +162,33 @@ class LocalEncodeTest {
         }
     }
 
+    @Test
+    void aStoreStopsAnEncodeWhoseJobTheDirectoryNoLongerPlans() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 8)) {
+            int volume = writeVolumeOfSize(cluster, STRIPE + 16);
+            Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
+            Map<String, Cluster.StoreRef> stores = http.stores();
+            String holder = stores.get(replicaIds(http, volume, stores).get(0)).address();
+            http.sealVolume(holder, volume);
+            List<io.hayloft.common.wire.Wire.EncodeTarget> targets = new ArrayList<>();
+            List<Cluster.StoreRef> refs = new ArrayList<>(stores.values());
+            for (int u = 0; u < K + R; u++) {
+                targets.add(new io.hayloft.common.wire.Wire.EncodeTarget(refs.get(u).id(), refs.get(u).address(),
+                        "v" + volume + "-0badf00d-s0-u" + u));
+            }
+            // a job a crashed raid-node planned and a recovery rolled back: the directory lists no plan
+            io.hayloft.common.wire.Wire.EncodeStripeRequest req = new io.hayloft.common.wire.Wire.EncodeStripeRequest("0badf00d", "rs",
+                    K, R, BLOCK, STRIPE + 16, 0, 4096, targets, holder);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> http.encodeStripe(holder, volume, req, Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(ClusterReads.HttpStatusException.class, e -> {
+                        assertThat(e.status()).isEqualTo(409);
+                        assertThat(e.errorName()).isEqualTo("JOB_NOT_PLANNED");
+                    })
+                    .hasMessageContaining("encode job 0badf00d of volume " + volume + " is not planned");
+            assertThat(cluster.allBlocks()).as("blocks of a job no longer planned").isEmpty();
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private static RaidConfig config(TestCluster cluster, String codec, String encodeAt) {
@@ -174,14 +201,23 @@ class LocalEncodeTest {
         return c.validate();
     }
 
-    /** Seals a replica, plans and writes every block (no commit) on the path {@code encodeAt}. */
+    /**
+     * Seals a replica, plans and records the plan, writes every block on the path {@code encodeAt},
+     * then aborts the plan in the directory (the blocks stay for the test to compare).
+     */
     private static StripeMap writeAll(TestCluster cluster, Cluster http, Map<String, Cluster.StoreRef> stores, int volume,
                                       String codec, String encodeAt) throws Exception {
         RaidConfig config = config(cluster, codec, encodeAt);
         ReplicaSource src = ReplicaSource.open(http, volume, replicaIds(http, volume, stores).stream()
                 .map(id -> stores.get(id).address()).toList());
         EncodeJob job = new EncodeJob(http, config, Checkpoints.NONE);
-        return job.writeAll(job.plan(volume, src.size(), stores), src, stores);
+        StripeMap plan = job.plan(volume, src.size(), stores);
+        http.beginEncoding(plan);
+        try {
+            return job.writeAll(plan, src, stores);
+        } finally {
+            http.abortEncoding(volume, plan.job());
+        }
     }
 
     private static List<String> replicaIds(Cluster http, int volume, Map<String, Cluster.StoreRef> stores) throws Exception {

@@ -40,4 +40,6 @@ public final class StoreErrors {
     public static final ApiError VOLUME_SIZE_MISMATCH = new ApiError(115, "VOLUME_SIZE_MISMATCH", 409);
     /** {@code encode-stripe} could not send a block to its target store (named in the message). */
     public static final ApiError PEER_FAILED = new ApiError(116, "PEER_FAILED", 502);
+    /** {@code encode-stripe} of a job the directory no longer lists as planned (rolled back, committed or replaced). */
+    public static final ApiError JOB_NOT_PLANNED = new ApiError(117, "JOB_NOT_PLANNED", 409);
 }

@@ -60,15 +60,18 @@ public final class StoreHttpHandler implements RequestHandler {
     /** @param peers the store's transport for its calls to other stores (volume pulls, stripe encodes) */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
                             io.hayloft.client.http.HttpTransport peers) {
-        this(store, authorizer, metrics, peers, true);
+        this(store, authorizer, metrics, peers, true, null);
     }
 
-    /** @param encodeStripes whether {@code POST /admin/volumes/{id}/encode-stripe} is served (false: 404, as an older store) */
+    /**
+     * @param encodeStripes whether {@code POST /admin/volumes/{id}/encode-stripe} is served (false: 404, as an older store)
+     * @param directory     the directory's host:port, asked whether a stripe's encode job is still planned; null: not asked
+     */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
-                            io.hayloft.client.http.HttpTransport peers, boolean encodeStripes) {
+                            io.hayloft.client.http.HttpTransport peers, boolean encodeStripes, String directory) {
         this.encodeStripes = encodeStripes;
         this.puller = new VolumePuller(peers);
-        this.encoder = new StripeEncodeEndpoint(store, peers, metrics.registry());
+        this.encoder = new StripeEncodeEndpoint(store, peers, metrics.registry(), directory);
         this.store = store;
         this.authorizer = authorizer;
         this.metrics = metrics;

@@ -73,9 +73,12 @@ final class StripeEncodeEndpoint {
     private final Counter sentBytes;
     private final Counter localBytes;
     private final AtomicInteger threads = new AtomicInteger();
+    private final String directory;
 
-    StripeEncodeEndpoint(Store store, io.hayloft.client.http.HttpTransport peers, MeterRegistry registry) {
+    /** @param directory the directory's host:port, asked whether the job is still planned; null: never asked */
+    StripeEncodeEndpoint(Store store, io.hayloft.client.http.HttpTransport peers, MeterRegistry registry, String directory) {
         this.store = store;
+        this.directory = directory;
         this.peers = peers.clusterRpc();
         this.stripes = Counter.builder("hayloft_encode_stripes").description("stripes this store encoded from its own replicas")
                 .register(registry);
@@ -104,7 +107,7 @@ final class StripeEncodeEndpoint {
         }
         try (Volume.RawRange raw = v.openRaw(0, size)) {
             String holder = r.holder() != null && !r.holder().isBlank() ? r.holder() : req.headers().get(HttpHeaderNames.HOST);
-            Wire.EncodeStripeResult res = encode(r, raw.channel(), holder, req.headers().get(HttpHeaderNames.AUTHORIZATION));
+            Wire.EncodeStripeResult res = encode(volumeId, r, raw.channel(), holder, req.headers().get(HttpHeaderNames.AUTHORIZATION));
             stripes.increment();
             LOG.info("volume {} stripe {} of job {} encoded here: {} bytes read, {} sent", volumeId, r.stripe(), r.job(),
                     res.bytesRead(), res.bytesSent());
@@ -173,13 +176,15 @@ final class StripeEncodeEndpoint {
         return StoreErrors.BAD_ARGUMENT.exception(message);
     }
 
-    private Wire.EncodeStripeResult encode(Wire.EncodeStripeRequest r, FileChannel file, String holder, String authorization)
-            throws IOException {
+    private Wire.EncodeStripeResult encode(long volumeId, Wire.EncodeStripeRequest r, FileChannel file, String holder,
+                                           String authorization) throws IOException {
         int k = r.k();
         int n = k + r.r();
         long b = r.blockSize();
         StripeEncoder core = new StripeEncoder(r.codec(), k, r.r(), b, r.volumeSize(), r.stripe(), r.transferBytes());
-        PeerBlocks peer = new PeerBlocks(peers, authorization, Duration.ofSeconds(60));
+        PeerBlocks peer = new PeerBlocks(peers, directory, authorization, Duration.ofSeconds(60));
+        Runnable stillPlanned = () -> checkPlanned(peer, volumeId, r.job());
+        stillPlanned.run();
         BlockStore blocks = store.blocks();
         AtomicLong read = new AtomicLong();
         AtomicLong sent = new AtomicLong();
@@ -216,6 +221,7 @@ final class StripeEncodeEndpoint {
                     return;
                 }
                 if (off == 0) {
+                    stillPlanned.run();
                     peerCall(t, () -> StripeEncoder.startBlock(peer, t.address(), t.name()));
                 }
                 peerCall(t, () -> peer.appendBlock(t.address(), t.name(), chunk.array(), chunk.limit()));
@@ -244,6 +250,7 @@ final class StripeEncodeEndpoint {
                         return crc;
                     }
                     long[] crc = new long[1];
+                    stillPlanned.run();
                     peerCall(t, () -> crc[0] = StripeEncoder.upload(peer, t.address(), t.name(), ch, b, core.chunkBytes()));
                     sent.addAndGet(b);
                     sentBytes.increment(b);
@@ -254,6 +261,7 @@ final class StripeEncodeEndpoint {
                 crcs[u] = await(parity.get(u - k), r);
             }
             // 4. this store's own blocks become durable, with the CRC32C the listing will report
+            stillPlanned.run();
             for (int u = 0; u < n; u++) {
                 if (isLocal(r.targets().get(u), holder)) {
                     local[u].commit(crcs[u]);
@@ -289,6 +297,30 @@ final class StripeEncodeEndpoint {
         }
     }
 
+    /**
+     * Refuses to go on (409 JOB_NOT_PLANNED) when the directory no longer lists {@code job} as the
+     * volume's planned encode: its raid-node crashed and a recovery rolled it back, or it was
+     * committed or replaced. So an encode left running by a dead raid-node stops creating blocks
+     * at its next block instead of leaving orphans behind the recovery. Not asked without a directory
+     * or a job name.
+     */
+    private void checkPlanned(PeerBlocks peer, long volume, String job) {
+        if (directory == null || job == null || job.isEmpty()) {
+            return;
+        }
+        io.hayloft.common.wire.StripeMap m;
+        try {
+            m = peer.stripeMap((int) volume);
+        } catch (IOException e) {
+            throw StoreErrors.PEER_FAILED.exception("cannot ask the directory at " + directory + " whether encode job " + job
+                    + " of volume " + volume + " is still planned: " + e.getMessage());
+        }
+        if (m == null || !job.equals(m.job()) || !io.hayloft.common.wire.StripeMap.PLANNED.equals(m.status())) {
+            throw StoreErrors.JOB_NOT_PLANNED.exception("encode job " + job + " of volume " + volume + " is not planned in the directory ("
+                    + (m == null ? "no stripe map" : "job " + m.job() + " " + m.status()) + "); stopped");
+        }
+    }
+
     private static boolean isLocal(Wire.EncodeTarget t, String holder) {
         return holder != null && holder.equals(t.address());
     }
@@ -319,8 +351,8 @@ final class StripeEncodeEndpoint {
      * cluster's admin token opens every store's block endpoints).
      */
     static final class PeerBlocks extends ClusterReads implements StripeEncoder.BlockWrites {
-        PeerBlocks(ClusterRpc rpc, String authorization, Duration timeout) {
-            super("", authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null, timeout, rpc);
+        PeerBlocks(ClusterRpc rpc, String directory, String authorization, Duration timeout) {
+            super(directory == null ? "" : directory, authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null, timeout, rpc);
         }
 
         @Override
