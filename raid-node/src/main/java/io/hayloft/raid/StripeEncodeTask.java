@@ -168,6 +168,8 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 config.transferBytes, ts, holder);
         // the whole stripe in one request: the usual deadline plus the stripe's blocks at a floor of 16 MB/s
         Duration deadline = Duration.ofMillis(config.requestTimeoutMillis).plusMillis((k + r) * blockSize / (16L << 10));
+        // The driver sealed one replica; the directory has the volume READ_ONLY, so every replica may be sealed (idempotent).
+        cluster.sealVolume(holder, volume);
         Wire.EncodeStripeResult res = cluster.encodeStripe(holder, volume, req, deadline);
         if (res.stripe() != stripe || res.crc32c() == null || res.crc32c().length != k + r) {
             throw new IOException("replica holder " + holder + " answered stripe " + res.stripe() + " with "

@@ -118,6 +118,8 @@ class LocalEncodeTest {
             assertThat(http.stripeMap(volume).allBlocks()).extracting(StripeMap.Block::store).doesNotContain(victim);
             assertThat(r.stripes()).isEqualTo(4);
             assertThat(encodedOnStores(cluster) - before).as("every stripe encoded on a live holder").isEqualTo(4);
+            assertThat(storesThatEncoded(cluster)).as("stores that encoded stripes (round-robin over the live holders)")
+                    .containsExactlyInAnyOrder(holders.get(0), holders.get(2));
             StripeMap committed = http.stripeMap(volume);
             assertThat(committed.status()).isEqualTo(StripeMap.COMMITTED);
             cluster.assertOnlyMappedBlocks(http, "after the encode with a holder killed");
@@ -223,6 +225,25 @@ class LocalEncodeTest {
     private static List<String> replicaIds(Cluster http, int volume, Map<String, Cluster.StoreRef> stores) throws Exception {
         List<String> out = new ArrayList<>();
         http.volume(volume).get("replicas").forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    /** The running stores whose {@code hayloft_encode_stripes_total} is above 0. */
+    private static List<String> storesThatEncoded(TestCluster cluster) throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        Pattern p = Pattern.compile("(?m)^hayloft_encode_stripes_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$");
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, StoreServer> e : cluster.stores.entrySet()) {
+            if (cluster.stopped.contains(e.getKey())) {
+                continue;
+            }
+            String body = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.getValue().port() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Matcher m = p.matcher(body);
+            if (m.find() && Double.parseDouble(m.group(1)) > 0) {
+                out.add(e.getKey());
+            }
+        }
         return out;
     }
 
