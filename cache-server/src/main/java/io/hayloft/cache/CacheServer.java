@@ -59,6 +59,7 @@ public final class CacheServer implements AutoCloseable {
             // Hits are answered on the event loop from memory; misses, pushes and the rest go to the workers.
             http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads,
                     config.tls().serverContext(), handler::hitOnEventLoop);
+            http.bindMetrics(metrics.registry());
         } catch (RuntimeException | InterruptedException e) {
             workers.shutdownNow();
             fetcher.close();

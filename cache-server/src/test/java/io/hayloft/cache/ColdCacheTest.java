@@ -52,9 +52,18 @@ class ColdCacheTest {
 
     @BeforeEach
     void start() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort(); // the directory must name the cache node before it starts
+        // The directory must name the cache node before it starts, so the port is chosen first. Below the
+        // kernel's ephemeral range (32768-60999 here): the many client connections of the stores (a stripe
+        // encode sends blocks store to store) never take it before the cache binds it.
+        int port = -1;
+        java.util.Random pick = new java.util.Random();
+        for (int tries = 0; port < 0 && tries < 100; tries++) {
+            int candidate = 20_000 + pick.nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(candidate, 1, java.net.InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            } catch (java.io.IOException taken) {
+                // another one
+            }
         }
         cacheAddress = "127.0.0.1:" + port;
         cluster = new TestCluster(dir, 15, d -> {

@@ -58,6 +58,7 @@ public final class DirectoryServer implements AutoCloseable {
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(),
                     new DirectoryHttp(directory, metrics, transport), executor, 0,
                     config.tls().serverContext());
+            this.http.bindMetrics(metrics.registry());
             this.health = new HealthChecker(directory, admin);
             LOG.info("directory {} serving on {}:{} (data {})", meta.clusterId(), config.host, http.port(), config.dataDir);
         } catch (RuntimeException | InterruptedException e) {

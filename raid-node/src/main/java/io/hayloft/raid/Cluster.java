@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: one shared transport; no other state.
  */
-public final class Cluster extends ClusterReads {
+public final class Cluster extends ClusterReads implements StripeEncoder.BlockWrites {
 
     /** A block listed by a store. */
     public record BlockInfo(String name, long length, long crc32c) {
@@ -239,12 +239,31 @@ public final class Cluster extends ClusterReads {
         return call("DELETE", store(store, "/admin/volumes/" + volume), null, false) != null;
     }
 
+    @Override
     public void createBlock(String store, String name) throws IOException {
         call("POST", store(store, "/blocks/" + name + "?op=create"), null, true);
     }
 
     public void appendBlock(String store, String name, byte[] data) throws IOException {
         call("POST", store(store, "/blocks/" + name + "?op=append"), data, true);
+    }
+
+    @Override
+    public void appendBlock(String store, String name, byte[] data, int length) throws IOException {
+        appendBlock(store, name, length == data.length ? data : java.util.Arrays.copyOf(data, length));
+    }
+
+    /**
+     * {@code POST /admin/volumes/<id>/encode-stripe} on {@code store}, a holder of a sealed replica:
+     * it encodes the stripe from its own file and sends the blocks itself (docs/store-api.md).
+     *
+     * @param deadline how long the whole stripe may take
+     */
+    public io.hayloft.common.wire.Wire.EncodeStripeResult encodeStripe(String store, int volume,
+            io.hayloft.common.wire.Wire.EncodeStripeRequest request, Duration deadline) throws IOException {
+        byte[] b = call("POST", store(store, "/admin/volumes/" + volume + "/encode-stripe"), JSON.writeValueAsBytes(request), true,
+                deadline);
+        return JSON.readValue(b, io.hayloft.common.wire.Wire.EncodeStripeResult.class);
     }
 
     public void putBlock(String store, String name, byte[] data) throws IOException {
@@ -268,6 +287,7 @@ public final class Cluster extends ClusterReads {
     }
 
     /** Deletes a block; true if it was there. */
+    @Override
     public boolean deleteBlock(String store, String name) throws IOException {
         return call("DELETE", store(store, "/blocks/" + name), null, false) != null;
     }

@@ -185,8 +185,8 @@ public final class EncodeJob {
                 }
                 targets.add(new StripeEncodeTask.Target(b.store(), ref.address(), b.name()));
             }
-            tasks.add(new StripeEncodeTask(config, plan.volume(), plan.codec(), plan.k(), plan.r(), plan.blockSize(), size,
-                    s.index(), targets, spec));
+            tasks.add(new StripeEncodeTask(config, plan.volume(), plan.job(), plan.codec(), plan.k(), plan.r(), plan.blockSize(),
+                    size, s.index(), targets, spec));
         }
         StripeMap.Stripe[] written = new StripeMap.Stripe[tasks.size()];
         Map<Long, VolumeIndex.Entry> candidates = new HashMap<>();
@@ -228,7 +228,7 @@ public final class EncodeJob {
             VolumeSource shared = src.threadSafe() ? src : new LockedSource(src);
             List<java.util.concurrent.Callable<StripeEncodeTask.Result>> local = new ArrayList<>();
             for (StripeEncodeTask t : tasks) {
-                local.add(() -> t.encode(cluster, shared));
+                local.add(() -> t.run(cluster, shared));
             }
             if (runner != null) {
                 runner.runLocal(local, onDone);

@@ -43,6 +43,15 @@ public final class RaidConfig implements java.io.Serializable {
     public long repairBytesPerSecondPerStore = 0;
     /** A coded volume is reclaimed once more than this fraction of its bytes is dead (deleted or overwritten needles). */
     public double reclaimThreshold = 0.3;
+    /** {@link #encodeAt}: a store holding a sealed replica encodes each stripe from its own file. */
+    public static final String ENCODE_AT_STORE = "store";
+    /** {@link #encodeAt}: the raid-node fetches the volume, computes parity and uploads every block. */
+    public static final String ENCODE_AT_RAID_NODE = "raid-node";
+    /**
+     * Where stripes of a replicated volume are encoded: {@code "store"} (a replica holder reads its
+     * own file and sends the blocks; the raid-node path when no holder can) or {@code "raid-node"}.
+     */
+    public String encodeAt = ENCODE_AT_STORE;
     /** Directory for the raid-node's per-stripe spool files; null: the system temp directory. */
     public String spoolDir;
     /**
@@ -85,6 +94,9 @@ public final class RaidConfig implements java.io.Serializable {
         }
         if (repairWindowBytes < 2 || repairWindowBytes % 2 != 0) {
             throw new IllegalArgumentException("repairWindowBytes must be an even number >= 2, was " + repairWindowBytes);
+        }
+        if (!ENCODE_AT_STORE.equals(encodeAt) && !ENCODE_AT_RAID_NODE.equals(encodeAt)) {
+            throw new IllegalArgumentException("encodeAt must be 'store' or 'raid-node', was '" + encodeAt + "'");
         }
         if (requestTimeoutMillis < 1) {
             throw new IllegalArgumentException("requestTimeoutMillis must be >= 1, was " + requestTimeoutMillis);

@@ -134,6 +134,7 @@ public final class RaidPolicy {
         c.indexReplicas = base.indexReplicas;
         c.requestTimeoutMillis = base.requestTimeoutMillis;
         c.spoolDir = base.spoolDir;
+        c.encodeAt = base.encodeAt;
         c.tlsFrom(base);
         c.codec = codec;
         c.k = k;

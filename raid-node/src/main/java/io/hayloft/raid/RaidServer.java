@@ -149,6 +149,7 @@ public final class RaidServer implements AutoCloseable {
             node.recover();
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this, config.adminToken), httpExecutor, 1,
                     config.tls().serverContext());
+            this.http.bindMetrics(metrics.endpoint.registry());
         } catch (Exception e) {
             shutDownExecutors();
             lease.close();

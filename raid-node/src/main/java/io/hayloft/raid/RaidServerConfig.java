@@ -24,6 +24,8 @@ public final class RaidServerConfig {
     public int indexReplicas = 3;
     /** Deadline of one request to the directory or a store. */
     public long requestTimeoutMillis = 10_000;
+    /** Where stripes are encoded: {@code store} (a replica holder, the default) or {@code raid-node} ({@link RaidConfig#encodeAt}). */
+    public String encodeAt = RaidConfig.ENCODE_AT_STORE;
     /** Directory for spool files; null: the system temp directory. */
     public String spoolDir;
     /**
@@ -82,6 +84,7 @@ public final class RaidServerConfig {
         c.indexReplicas = indexReplicas;
         c.requestTimeoutMillis = requestTimeoutMillis;
         c.spoolDir = spoolDir;
+        c.encodeAt = encodeAt;
         c.tlsKeyStore = tlsKeyStore;
         c.tlsKeyStorePassword = tlsKeyStorePassword;
         c.tlsTrustStore = tlsTrustStore;

@@ -380,6 +380,7 @@ public final class ReclaimJob {
         c.requestTimeoutMillis = config.requestTimeoutMillis;
         c.workers = config.workers;
         c.spoolDir = config.spoolDir;
+        c.encodeAt = config.encodeAt;
         c.tlsFrom(config);
         return c.validate();
     }

@@ -1,9 +1,8 @@
 package io.hayloft.raid;
 
-import io.hayloft.store.volume.Needle;
 import io.hayloft.common.wire.VolumeIndex;
-import io.hayloft.erasure.CodecKind;
-import io.hayloft.erasure.ErasureCodec;
+import io.hayloft.common.wire.Wire;
+import io.hayloft.erasure.UnitReader;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
@@ -15,28 +14,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Encodes one stripe of a volume (step 3 of the encode protocol, docs/raid.md): copies its {@code k}
- * data blocks from the volume source into local spool files (transfer-sized reads, zero-padded past
- * the end of the volume), computes the {@code r} parity blocks from the spool with the streaming
- * codec, and uploads all {@code k + r} blocks to their planned stores computing each one's CRC32C.
- *
- * <p>While copying it also collects the <em>candidate</em> needle headers of its range: every
- * 8-byte-aligned volume offset in {@code [stripe start, stripe end)} holding the needle header magic,
- * parsed with {@link NeedleFormat#header} (a header that crosses a copy chunk or the stripe's end is
- * read whole from the source). Candidates may include false positives inside photo data; the driver
- * keeps only those on the needle chain ({@link EncodeJob#chain}), so stripes need no order. Each
- * candidate carries the CRC32C of its needle's footer (read from the spool, or from the source when
- * the footer lies past the stripe); a candidate with no footer magic where its header says is no
- * needle and is dropped.
+ * Encodes one stripe of a volume (step 3 of the encode protocol, docs/raid.md). With
+ * {@link RaidConfig#encodeAt} {@code "store"} (the default) and a replica source, a store holding a
+ * sealed replica does it from its own volume file ({@link #run}: round-robin over the replica holders,
+ * the next one on failure); otherwise, or when every holder failed, the raid-node path
+ * ({@link #encode(Cluster, VolumeSource)}): it copies the {@code k} data blocks from the volume source
+ * into local spool files (transfer-sized reads, zero-padded past the end of the volume), computes the
+ * {@code r} parity blocks from the spool with the streaming codec, and uploads all {@code k + r}
+ * blocks to their planned stores computing each one's CRC32C. Both run the one core,
+ * {@link StripeEncoder} (cold-read), which also collects the stripe's candidate needle headers with
+ * their footer CRC32C; the driver keeps only those on the needle chain ({@link EncodeJob#chain}), so
+ * stripes need no order.
  *
  * <p>The task holds only serializable values (configuration, the stripe's shape and block targets, a
  * {@link ReplicaSource.Spec}), so any {@link JobRunner} can run it; {@link #encode(Cluster, VolumeSource)}
- * runs the same logic on a source that cannot travel (a reclaim's local image). It is idempotent: a
- * block left by an earlier attempt is replaced. Needs {@code (k + r) × blockSize} bytes of spool disk
- * while it runs.
+ * runs the raid-node path on a source that cannot travel (a reclaim's local image). It is idempotent:
+ * a block left by an earlier attempt is replaced. The raid-node path needs {@code (k + r) × blockSize}
+ * bytes of spool disk while it runs.
  *
  * <p>Immutable; thread-safe. Each run works on its own spool directory.
  */
@@ -44,6 +42,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
 
     private static final long serialVersionUID = 1L;
     private static final Map<String, Cluster> CLUSTERS = new ConcurrentHashMap<>();
+    private static final Logger LOG = LoggerFactory.getLogger(StripeEncodeTask.class);
 
     /** Where one unit of the stripe goes. */
     public record Target(String store, String address, String name) implements Serializable {
@@ -53,8 +52,21 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
      * What a stripe task sends back: each unit's CRC32C (every block is {@code blockSize} long), the
      * candidate needles of its range (header fields and footer CRC32C), and the bytes it read from the source.
      */
-    public record Result(int stripe, long[] crc32c, List<VolumeIndex.Entry> candidates, long bytesRead) implements Serializable {
+    public record Result(int stripe, long[] crc32c, List<VolumeIndex.Entry> candidates, long bytesRead, long bytesSent,
+                         String encodedBy) implements Serializable {
+        /** A result of the raid-node path that does not count what it sent. */
+        public Result(int stripe, long[] crc32c, List<VolumeIndex.Entry> candidates, long bytesRead) {
+            this(stripe, crc32c, candidates, bytesRead, 0, ENCODED_HERE);
+        }
+
+        /** True when a replica holder encoded the stripe (not the raid-node path). */
+        public boolean onStore() {
+            return !ENCODED_HERE.equals(encodedBy);
+        }
     }
+
+    /** {@link Result#encodedBy()} of a stripe encoded by the raid-node path. */
+    public static final String ENCODED_HERE = "raid-node";
 
     private final RaidConfig config;
     private final int volume;
@@ -66,6 +78,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
     private final int stripe;
     private final List<Target> targets;
     private final ReplicaSource.Spec source;
+    private final String job;
 
     /**
      * @param config  transfer size, spool directory and how to reach the cluster
@@ -74,6 +87,12 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
      */
     public StripeEncodeTask(RaidConfig config, int volume, String codec, int k, int r, long blockSize, long size, int stripe,
                             List<Target> targets, ReplicaSource.Spec source) {
+        this(config, volume, null, codec, k, r, blockSize, size, stripe, targets, source);
+    }
+
+    /** As above, naming the encode job ({@code job}, may be null) in a replica holder's logs. */
+    public StripeEncodeTask(RaidConfig config, int volume, String job, String codec, int k, int r, long blockSize, long size,
+                            int stripe, List<Target> targets, ReplicaSource.Spec source) {
         if (targets.size() != k + r) {
             throw new IllegalArgumentException("stripe " + stripe + " of volume " + volume + " needs " + (k + r)
                     + " block targets, got " + targets.size());
@@ -88,20 +107,23 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
         this.stripe = stripe;
         this.targets = List.copyOf(targets);
         this.source = source;
+        this.job = job;
     }
 
     public int stripe() {
         return stripe;
     }
 
-    /** Runs where it lands: opens the replicas through a per-JVM cluster client and encodes. */
+    /**
+     * Runs where it lands, through a per-JVM cluster client: on a replica holder or from the replicas
+     * ({@link #run}).
+     */
     @Override
     public Result call() throws IOException {
         if (source == null) {
             throw new IllegalStateException("stripe task of volume " + volume + " carries no source; call encode(cluster, source)");
         }
-        Cluster cluster = cluster(config);
-        return encode(cluster, source.open(cluster));
+        return run(cluster(config), null);
     }
 
     /** One HTTP client per configuration per JVM, shared by the tasks that land there. */
@@ -110,72 +132,81 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 x -> c.cluster());
     }
 
-    /** Encodes the stripe from {@code src}, uploading through {@code cluster}. */
+    /**
+     * Encodes the stripe where {@link RaidConfig#encodeAt} says. With {@code "store"} and a replica
+     * source, a replica holder encodes it from its own file ({@code POST /admin/volumes/ID/encode-stripe}):
+     * the holders are tried round-robin from {@code stripe mod holders} (so the stripes of one volume
+     * run on different stores), the next one when a holder fails (no connection, 5xx, an older store
+     * without the endpoint, a timeout); when every holder failed, the raid-node path
+     * ({@link #encode(Cluster, VolumeSource)}) encodes it. Blocks a failed attempt left are replaced.
+     *
+     * @param src the source for the raid-node path, or null to open this task's replica source
+     */
+    public Result run(Cluster cluster, VolumeSource src) throws IOException {
+        if (source != null && !RaidConfig.ENCODE_AT_RAID_NODE.equals(config.encodeAt)) {
+            List<String> holders = source.replicas();
+            for (int i = 0; i < holders.size(); i++) {
+                String holder = holders.get((stripe + i) % holders.size());
+                try {
+                    return onStore(cluster, holder);
+                } catch (IOException e) {
+                    LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); {}", volume, stripe, holder,
+                            e.toString(), i + 1 < holders.size() ? "trying the next holder" : "encoding on the raid-node");
+                }
+            }
+        }
+        return encode(cluster, src != null ? src : source.open(cluster));
+    }
+
+    /** Asks replica holder {@code holder} to encode the stripe from its own volume file. */
+    Result onStore(Cluster cluster, String holder) throws IOException {
+        List<Wire.EncodeTarget> ts = new ArrayList<>(targets.size());
+        for (Target t : targets) {
+            ts.add(new Wire.EncodeTarget(t.store(), t.address(), t.name()));
+        }
+        Wire.EncodeStripeRequest req = new Wire.EncodeStripeRequest(job, codec, k, r, blockSize, size, stripe,
+                config.transferBytes, ts, holder);
+        // the whole stripe in one request: the usual deadline plus the stripe's blocks at a floor of 16 MB/s
+        Duration deadline = Duration.ofMillis(config.requestTimeoutMillis).plusMillis((k + r) * blockSize / (16L << 10));
+        // The driver sealed one replica; the directory has the volume READ_ONLY, so every replica may be sealed (idempotent).
+        cluster.sealVolume(holder, volume);
+        Wire.EncodeStripeResult res = cluster.encodeStripe(holder, volume, req, deadline);
+        if (res.stripe() != stripe || res.crc32c() == null || res.crc32c().length != k + r) {
+            throw new IOException("replica holder " + holder + " answered stripe " + res.stripe() + " with "
+                    + (res.crc32c() == null ? 0 : res.crc32c().length) + " CRCs for stripe " + stripe + " of " + (k + r) + " units");
+        }
+        return new Result(stripe, res.crc32c(), res.candidates(), res.bytesRead(), res.bytesSent(), holder);
+    }
+
+    /**
+     * Encodes the stripe on this JVM (the raid-node path) from {@code src}, uploading through
+     * {@code cluster}: data units copied into spool files, parity computed from the spool, every
+     * block uploaded from its spool file ({@link StripeEncoder}).
+     */
     public Result encode(Cluster cluster, VolumeSource src) throws IOException {
         int n = k + r;
         long b = blockSize;
-        long stripeStart = (long) stripe * k * b;
         Path spoolDir = Path.of(config.spoolDir == null ? System.getProperty("java.io.tmpdir") : config.spoolDir);
         FileChannel[] spool = new FileChannel[n];
         Path dir = SpoolDisk.tempDirectory(spoolDir, "hayloft-spool-v" + volume + "-s" + stripe + "-");
-        List<VolumeIndex.Entry> candidates = new ArrayList<>();
-        List<Long> split = new ArrayList<>();
-        long read = 0;
-        // 8-aligned chunks: a header magic at an aligned offset never straddles two chunks.
-        int step = Math.max(8, config.transferBytes & -8);
-        try (ErasureCodec coder = ErasureCodec.create(CodecKind.fromWireName(codec), k, r)) {
+        StripeEncoder core = new StripeEncoder(codec, k, r, b, size, stripe, config.transferBytes);
+        try {
             for (int u = 0; u < n; u++) {
                 spool[u] = SpoolDisk.get().open(dir.resolve("u" + u), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                         StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE);
             }
-            for (int u = 0; u < k; u++) {
-                long base = stripeStart + u * b;
-                for (long off = 0; off < b; off += step) {
-                    int len = (int) Math.min(step, b - off);
-                    byte[] chunk = new byte[len];
-                    long avail = Math.min(len, size - (base + off));
-                    if (avail > 0) {
-                        byte[] raw = src.read(base + off, (int) avail);
-                        System.arraycopy(raw, 0, chunk, 0, raw.length);
-                        read += raw.length;
-                        scan(chunk, (int) avail, base + off, candidates, split);
-                    }
-                    EncodeJob.writeFully(spool[u], ByteBuffer.wrap(chunk), off);
-                }
-            }
-            for (long at : split) { // headers across a chunk or the stripe's end: read whole from the source
-                ByteBuffer h = ByteBuffer.wrap(src.read(at, Needle.HEADER_SIZE));
-                read += Needle.HEADER_SIZE;
-                candidates.add(NeedleFormat.header(h, at));
-            }
-            List<VolumeIndex.Entry> withFooters = new ArrayList<>(candidates.size());
-            long stripeEnd = Math.min(size, stripeStart + k * b);
-            for (VolumeIndex.Entry c : candidates) {
-                long footer = c.offset() + Needle.HEADER_SIZE + (long) c.dataSize();
-                if (c.dataSize() < 0 || footer + Needle.FOOTER_SIZE > size) {
-                    continue; // no needle there: a false candidate inside photo data
-                }
-                ByteBuffer f;
-                if (footer + Needle.FOOTER_SIZE <= stripeEnd) {
-                    f = ByteBuffer.allocate(Needle.FOOTER_SIZE);
-                    readSpool(spool, b, footer - stripeStart, f);
-                    f.flip();
-                } else { // a needle running into the next stripe: its footer from the source
-                    f = ByteBuffer.wrap(src.read(footer, Needle.FOOTER_SIZE));
-                    read += Needle.FOOTER_SIZE;
-                }
-                if (f.getInt(0) == Needle.FOOTER_MAGIC) {
-                    withFooters.add(c.withCrc(f.getInt(4)));
-                }
-            }
-            coder.encode(b, (unit, off, dst) -> EncodeJob.readFully(spool[unit], dst, off),
-                    (unit, off, s) -> EncodeJob.writeFully(spool[unit], s, off));
+            UnitReader spooled = (unit, off, dst) -> EncodeJob.readFully(spool[unit], dst, off);
+            StripeEncoder.Data data = core.copyData((off, dst) -> dst.put(src.read(off, dst.remaining())),
+                    (unit, off, chunk) -> EncodeJob.writeFully(spool[unit], chunk, off), spooled, null);
+            core.encodeParity(spooled, (unit, off, s) -> EncodeJob.writeFully(spool[unit], s, off));
             long[] crcs = new long[n];
+            long sent = 0;
             for (int u = 0; u < n; u++) {
                 Target t = targets.get(u);
-                crcs[u] = upload(cluster, config.transferBytes, t.address(), t.name(), spool[u], b);
+                crcs[u] = StripeEncoder.upload(cluster, t.address(), t.name(), spool[u], b, config.transferBytes);
+                sent += b;
             }
-            return new Result(stripe, crcs, withFooters, read);
+            return new Result(stripe, crcs, data.candidates(), data.bytesRead(), sent, ENCODED_HERE);
         } finally {
             for (FileChannel c : spool) {
                 if (c != null) {
@@ -186,62 +217,12 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
         }
     }
 
-    /** Reads {@code dst.remaining()} bytes at {@code pos} of the stripe's data (units of {@code b} bytes, back to back). */
-    private static void readSpool(FileChannel[] spool, long b, long pos, ByteBuffer dst) throws IOException {
-        while (dst.hasRemaining()) {
-            int u = (int) (pos / b);
-            long off = pos % b;
-            int n = (int) Math.min(dst.remaining(), b - off);
-            ByteBuffer part = dst.slice().limit(n);
-            EncodeJob.readFully(spool[u], part, off);
-            dst.position(dst.position() + n);
-            pos += n;
-        }
-    }
-
-    /**
-     * Adds the headers at 8-aligned offsets of {@code chunk} (volume offset {@code at}, {@code avail}
-     * real bytes) that hold the magic; offsets whose 32 header bytes run past the chunk go to
-     * {@code split} when the volume holds them.
-     */
-    private void scan(byte[] chunk, int avail, long at, List<VolumeIndex.Entry> out, List<Long> split) {
-        ByteBuffer buf = ByteBuffer.wrap(chunk);
-        int from = (int) Math.max(0, NeedleFormat.SUPERBLOCK_SIZE - at);
-        for (int p = (from + 7) & -8; p + 4 <= avail; p += 8) {
-            if (buf.getInt(p) != Needle.HEADER_MAGIC) {
-                continue;
-            }
-            if (p + Needle.HEADER_SIZE <= avail) {
-                out.add(NeedleFormat.header(buf.position(p), at + p));
-            } else if (at + p + Needle.HEADER_SIZE <= size) {
-                split.add(at + p);
-            }
-        }
-    }
-
     /**
      * Streams a spooled block to its store in transfer-sized appends; returns its CRC32C. A block of
      * that name left by an earlier attempt of the same task is deleted and written again.
      */
     static long upload(Cluster cluster, int transferBytes, String store, String name, FileChannel from, long length)
             throws IOException {
-        CRC32C crc = new CRC32C();
-        try {
-            cluster.createBlock(store, name);
-        } catch (Cluster.HttpStatusException e) {
-            if (e.status() != 409) {
-                throw e;
-            }
-            cluster.deleteBlock(store, name);
-            cluster.createBlock(store, name);
-        }
-        for (long off = 0; off < length; off += transferBytes) {
-            int len = (int) Math.min(transferBytes, length - off);
-            ByteBuffer chunk = ByteBuffer.allocate(len);
-            EncodeJob.readFully(from, chunk, off);
-            crc.update(chunk.array(), 0, len);
-            cluster.appendBlock(store, name, chunk.array());
-        }
-        return crc.getValue();
+        return StripeEncoder.upload(cluster, store, name, from, length, transferBytes);
     }
 }

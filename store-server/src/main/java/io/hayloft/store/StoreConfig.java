@@ -24,6 +24,8 @@ import java.util.Locale;
  * diskThreads            32           threads doing disk I/O for requests
  * ioThreads              0            Netty event loop threads (0: 2 x cores)
  * idxFlushMillis         200          how often queued .idx records are written
+ * encodeStripes          true         serve POST /admin/volumes/{id}/encode-stripe (false: 404, as an older
+ *                                     store; the raid-node then encodes on another holder or itself)
  * directory              (none)       host:port of the directory to register and heartbeat with
  * storeId                (generated)  this store's id; kept in store.id in the first data directory
  * rack                   default      failure domain; replicas of a volume go to distinct racks
@@ -57,6 +59,7 @@ public final class StoreConfig {
     public int diskThreads = 32;
     public int ioThreads = 0;
     public int idxFlushMillis = 200;
+    public boolean encodeStripes = true;
     public String directory;
     public String storeId;
     public String rack = "default";

@@ -74,9 +74,11 @@ public final class StoreServer implements AutoCloseable {
         HttpServer started = null;
         try {
             started = HttpServer.start(config.host, config.port, config.limits(),
-                    new StoreHttpHandler(store, authorizer, metrics, transport), disk, config.ioThreads,
+                    new StoreHttpHandler(store, authorizer, metrics, transport, config.encodeStripes,
+                            config.directory == null || config.directory.isBlank() ? null : config.directory), disk, config.ioThreads,
                     config.tls().serverContext());
             http = started;
+            started.bindMetrics(metrics.registry());
             if (config.directory == null || config.directory.isBlank()) {
                 heartbeat = null;
             } else {

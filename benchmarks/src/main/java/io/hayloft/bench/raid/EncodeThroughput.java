@@ -27,26 +27,42 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code hayloft bench encode}: end-to-end encode throughput of one volume (seal, copy from a replica
- * over HTTP, spool, parity, upload k + r blocks with CRC32C, needle index, verify, commit, drop the
- * replicas) on an embedded cluster of 15 stores, for each block size and number of workers (stripes
- * of the volume in parallel), next to the codec's own in-memory encode throughput measured in the same
- * run. MB/s are volume bytes (10^6) per second. Not thread-safe; one run per process.
+ * {@code hayloft bench encode}: end-to-end encode throughput of one volume (seal, stripes encoded, needle
+ * index, verify, commit, drop the replicas) on an embedded cluster of 15 stores, for each codec, block
+ * size, number of workers (stripes of the volume in parallel) and place of encoding ({@code --encode-at}:
+ * {@code store}, a replica holder reads its own file and sends the blocks; {@code raid-node}, the
+ * raid-node fetches the volume over HTTP, spools it, computes parity and uploads every block), next to
+ * the codec's own in-memory encode throughput measured in the same run. Per encode it reports the
+ * network bytes per volume byte: {@code in/B} the bytes every server of the cluster received
+ * ({@code hayloft_http_received_bytes_total} deltas on the stores and the directory), {@code out/B}
+ * what they sent (the replica reads of the raid-node path; on the store path only the index check,
+ * the block listings of the verification and JSON answers). With {@code --dd} it first reads the
+ * volume file of a replica with {@code dd iflag=direct} (past the page cache, no root needed) to show
+ * what the disk reads. MB/s are volume bytes (10^6) per second. Not thread-safe; one run per process.
  */
 @Command(name = "encode", mixinStandardHelpOptions = true,
-        description = "Raid-node encode throughput end to end (MB/s) vs the codec's own, by block size and workers.")
+        description = {"Encode throughput end to end (MB/s) vs the codec's own, by codec, block size, workers and place of",
+                "encoding, with the network bytes per volume byte; e.g. the issue-15 run:",
+                "  hayloft bench encode --volume-mib 1024 --codec rs,hh-xor+ --encode-at store,raid-node --block-mib 16 --workers 4 --dd"})
 public final class EncodeThroughput implements Callable<Integer> {
 
     @Option(names = "--block-mib", defaultValue = "4,64", split = ",", description = "block sizes in MiB (default ${DEFAULT-VALUE})")
     List<Integer> blockMib;
     @Option(names = "--workers", defaultValue = "1,2", split = ",", description = "worker counts (default ${DEFAULT-VALUE})")
     List<Integer> workers;
-    @Option(names = "--stripes", defaultValue = "4", description = "stripes per volume (default ${DEFAULT-VALUE})")
+    @Option(names = "--stripes", defaultValue = "4", description = "stripes per volume when --volume-mib is 0 (default ${DEFAULT-VALUE})")
     int stripes;
-    @Option(names = "--codec", defaultValue = "hh-xor+", description = "codec (default ${DEFAULT-VALUE})")
-    String codec;
+    @Option(names = "--volume-mib", defaultValue = "0", description = "volume size in MiB (0: --stripes full stripes) (default ${DEFAULT-VALUE})")
+    long volumeMib;
+    @Option(names = "--codec", defaultValue = "hh-xor+", split = ",", description = "codecs (default ${DEFAULT-VALUE})")
+    List<String> codecs;
+    @Option(names = "--encode-at", defaultValue = "store", split = ",",
+            description = "where stripes are encoded: store, raid-node or both (default ${DEFAULT-VALUE})")
+    List<String> encodeAt;
     @Option(names = "--photo-mib", defaultValue = "4", description = "photo size in MiB (default ${DEFAULT-VALUE})")
     int photoMib;
+    @Option(names = "--dd", description = "read each volume file once with dd iflag=direct before encoding it (the disk's speed)")
+    boolean dd;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -55,36 +71,101 @@ public final class EncodeThroughput implements Callable<Integer> {
         Path dir = Files.createTempDirectory("hayloft-encode-bench");
         int k = 10;
         int r = 4;
-        System.out.printf(Locale.ROOT, "%-9s %5s %7s %9s %8s %10s %11s %11s %7s%n", "block MiB", "work", "stripes", "volume MB",
-                "secs", "e2e MB/s", "codec MB/s", "stream MB/s", "e2e/codec");
+        System.out.printf(Locale.ROOT, "%-8s %-9s %-9s %4s %7s %9s %8s %9s %7s %7s %8s %10s %11s %9s%n", "codec", "at", "block MiB",
+                "work", "stripes", "volume MB", "secs", "e2e MB/s", "in/B", "out/B", "dd MB/s", "codec MB/s", "stream MB/s",
+                "e2e/codec");
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("c")).withStores(15, 15)
                 .withReplication(3).withVolumeLimit(8L << 30).withTiming(1000, 500, 3).withFsync(false))) {
-            for (int mib : blockMib) {
-                long block = (long) mib << 20;
+            for (String codec : codecs) {
                 double codecMbps = codecThroughput(CodecKind.fromWireName(codec), k, r, false);
                 double streamMbps = codecThroughput(CodecKind.fromWireName(codec), k, r, true);
-                for (int w : workers) {
-                    int volume = fill(cluster, (long) stripes * k * block);
-                    RaidConfig config = new RaidConfig();
-                    config.directory = cluster.directoryAddress();
-                    config.codec = codec;
-                    config.k = k;
-                    config.r = r;
-                    config.blockSize = block;
-                    config.workers = w;
-                    config.spoolDir = dir.toString();
-                    try (ThreadPoolRunner runner = new ThreadPoolRunner(w)) {
-                        EncodeJob.Result res = new RaidNode(config, runner).encode(volume);
-                        double secs = res.nanos() / 1e9;
-                        double mbps = res.volumeBytes() / 1e6 / secs;
-                        System.out.printf(Locale.ROOT, "%-9d %5d %7d %9.0f %8.2f %10.1f %11.1f %11.1f %7.4f%n", mib, w, res.stripes(),
-                                res.volumeBytes() / 1e6, secs, mbps, codecMbps, streamMbps, mbps / codecMbps);
+                for (int mib : blockMib) {
+                    long block = (long) mib << 20;
+                    for (int w : workers) {
+                        for (String at : encodeAt) {
+                            int volume = fill(cluster, volumeMib > 0 ? volumeMib << 20 : (long) stripes * k * block);
+                            double ddMbps = dd ? dd(cluster, volume) : Double.NaN;
+                            RaidConfig config = new RaidConfig();
+                            config.directory = cluster.directoryAddress();
+                            config.codec = codec;
+                            config.k = k;
+                            config.r = r;
+                            config.blockSize = block;
+                            config.workers = w;
+                            config.encodeAt = at;
+                            config.transferBytes = 8 << 20;
+                            config.requestTimeoutMillis = 60_000;
+                            config.spoolDir = dir.toString();
+                            long[] before = networkBytes(cluster);
+                            try (ThreadPoolRunner runner = new ThreadPoolRunner(w)) {
+                                EncodeJob.Result res = new RaidNode(config, runner).encode(volume);
+                                long[] after = networkBytes(cluster);
+                                double secs = res.nanos() / 1e9;
+                                double mbps = res.volumeBytes() / 1e6 / secs;
+                                double vb = Math.max(1, res.volumeBytes());
+                                System.out.printf(Locale.ROOT, "%-8s %-9s %-9d %4d %7d %9.0f %8.2f %9.1f %7.3f %7.3f %8s %10.1f %11.1f %9.4f%n",
+                                        codec, at, mib, w, res.stripes(), res.volumeBytes() / 1e6, secs, mbps,
+                                        (after[0] - before[0]) / vb, (after[1] - before[1]) / vb,
+                                        Double.isNaN(ddMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddMbps), codecMbps, streamMbps,
+                                        mbps / codecMbps);
+                            }
+                        }
                     }
                 }
             }
         }
         io.hayloft.common.io.FileTrees.delete(dir);
         return 0;
+    }
+
+    /** Bytes received and sent by every server of the cluster (stores and directory), from their /metrics. */
+    private long[] networkBytes(EmbeddedCluster cluster) throws Exception {
+        long[] out = new long[2];
+        List<String> servers = new java.util.ArrayList<>();
+        servers.add(cluster.directoryAddress());
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            servers.add(cluster.storeAddress(i));
+        }
+        java.util.regex.Pattern in = java.util.regex.Pattern.compile("(?m)^hayloft_http_received_bytes_total(?:\\{[^}]*\\})? (\\S+)$");
+        java.util.regex.Pattern sent = java.util.regex.Pattern.compile("(?m)^hayloft_http_sent_bytes_total(?:\\{[^}]*\\})? (\\S+)$");
+        for (String s : servers) {
+            String text = http.send(HttpRequest.newBuilder(URI.create("http://" + s + "/metrics")).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Matcher a = in.matcher(text);
+            java.util.regex.Matcher b = sent.matcher(text);
+            if (a.find() && b.find()) {
+                out[0] += (long) Double.parseDouble(a.group(1));
+                out[1] += (long) Double.parseDouble(b.group(1));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Reads the volume file of the first replica of {@code volume} with {@code dd bs=4M iflag=direct}
+     * (O_DIRECT: from the disk, not the page cache the fill left it in); MB/s, or NaN when dd fails.
+     */
+    private static double dd(EmbeddedCluster cluster, int volume) throws Exception {
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            try (java.util.stream.Stream<Path> files = Files.walk(cluster.storeDir(i))) {
+                Path dat = files.filter(p -> p.getFileName().toString().equals(volume + ".dat")).findFirst().orElse(null);
+                if (dat == null) {
+                    continue;
+                }
+                long size = Files.size(dat);
+                Process p = new ProcessBuilder("dd", "if=" + dat, "of=/dev/null", "bs=4M", "iflag=direct").redirectErrorStream(true).start();
+                long t0 = System.nanoTime();
+                String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                int code = p.waitFor();
+                double secs = (System.nanoTime() - t0) / 1e9;
+                if (code != 0) {
+                    System.err.println("dd failed: " + text.trim());
+                    return Double.NaN;
+                }
+                return size / 1e6 / secs;
+            }
+        }
+        return Double.NaN;
     }
 
     /**
@@ -100,7 +181,7 @@ public final class EncodeThroughput implements Callable<Integer> {
         long written = 0;
         while (written < photos) {
             Wire.Lease a = cluster.directory().directory().hotPath().lease(
-                    new Wire.LeaseRequest((int) Math.min(8, photos - written), List.of()));
+                    new Wire.LeaseRequest((int) Math.max(1, Math.min(8, photos - written)), List.of()));
             if (volume < 0) {
                 volume = a.volume();
                 replicas = a.replicas();

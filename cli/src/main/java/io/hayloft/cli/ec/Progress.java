@@ -48,9 +48,16 @@ public final class Progress implements AutoCloseable {
         return new Progress(err, forced || System.console() != null, label, total);
     }
 
+    private String detail = "";
+
     /** A bar that never draws. */
     public static Progress none() {
         return new Progress(null, false, "", 0);
+    }
+
+    /** Text drawn after the byte counts (e.g. "3/8 stripes"); shown at the next redraw. */
+    public void detail(String text) {
+        detail = text == null ? "" : text;
     }
 
     /** Records {@code bytes} more bytes done. */
@@ -74,6 +81,9 @@ public final class Progress implements AutoCloseable {
         }
         sb.append("] ").append(String.format(Locale.ROOT, "%3d%%  %s / %s", 100 * done / total,
                 SizeConverter.format(done), SizeConverter.format(total)));
+        if (!detail.isEmpty()) {
+            sb.append("  ").append(detail);
+        }
         err.print(sb);
         err.flush();
         drawn = true;

@@ -67,6 +67,9 @@ public final class RaidCommand implements Runnable {
         int repairWorkers;
         @Option(names = "--repair-bandwidth", defaultValue = "0", description = "repair bytes/s per store, 0 = unlimited")
         long repairBandwidth;
+        @Option(names = "--encode-at", defaultValue = "store", description = {"where stripes are encoded: store (a replica holder",
+                "reads its own file and sends the blocks; the raid-node when none can) or raid-node (default ${DEFAULT-VALUE})"})
+        String encodeAt;
         @Option(names = "--progress", description = "Show a progress bar on stderr even when it is not a terminal.")
         boolean progress;
 
@@ -84,6 +87,7 @@ public final class RaidCommand implements Runnable {
             c.workers = workers;
             c.repairWorkers = repairWorkers;
             c.repairBytesPerSecondPerStore = repairBandwidth;
+            c.encodeAt = encodeAt;
             return c.validate();
         }
 
@@ -149,7 +153,7 @@ public final class RaidCommand implements Runnable {
         private int encode(RaidNode node) throws Exception {
             node.recover();
             EncodeJob.Result r;
-            EncodeProgress bar = new EncodeProgress(node, volume, bars());
+            EncodeProgress bar = new EncodeProgress(node, volume, bars(), encodeAt);
             try {
                 r = node.encode(volume, bar);
             } finally {

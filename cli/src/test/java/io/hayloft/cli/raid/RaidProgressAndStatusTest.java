@@ -58,7 +58,9 @@ class RaidProgressAndStatusTest {
 
             Run encode = run("raid", "encode", Integer.toString(volume), "--directory", d, "--block-size", "16384", "--progress");
             assertThat(encode.code()).as(encode.err()).isZero();
-            assertThat(encode.err()).contains("encode v" + volume + " [", "100%");
+            assertThat(encode.err()).contains("encode v" + volume + " on stores [", "100%");
+            int stripes = new Cluster(cluster.directoryAddress(), null, Duration.ofSeconds(5)).stripeMap(volume).stripes().size();
+            assertThat(encode.err()).as("stripes done on the bar").contains(stripes + "/" + stripes + " stripes");
 
             Cluster c = new Cluster(d, null, Duration.ofSeconds(5));
             StripeMap.Block lost = c.stripeMap(volume).stripes().get(0).blocks().get(1);

@@ -132,4 +132,35 @@ public final class Wire {
             deleteHeads = deleteHeads == null ? java.util.Map.of() : java.util.Map.copyOf(deleteHeads);
         }
     }
+    /**
+     * Where one unit of a stripe goes, in {@link EncodeStripeRequest#targets}: the store's id, its
+     * address (host:port) and the block's name.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record EncodeTarget(String store, String address, String name) {
+    }
+
+    /**
+     * {@code POST /admin/volumes/{id}/encode-stripe} on a store holding a sealed replica (docs/store-api.md):
+     * encode stripe {@code stripe} of the volume with codec {@code codec} ({@code k} data, {@code r}
+     * parity units of {@code blockSize} bytes) into the {@code k + r} blocks of {@code targets} (unit
+     * order). {@code volumeSize} is the size the raid-node planned with (the store refuses a replica of
+     * another size); {@code transferBytes} the chunk of each block upload; {@code holder} the address
+     * the caller reached this store at: targets with that address are written into its own block store
+     * (null: the request's Host header). {@code job} names the encode job in logs.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record EncodeStripeRequest(String job, String codec, int k, int r, long blockSize, long volumeSize, int stripe,
+                                      int transferBytes, List<EncodeTarget> targets, String holder) {
+    }
+
+    /**
+     * The answer to {@link EncodeStripeRequest}: each unit's CRC32C (every block is {@code blockSize}
+     * long), the candidate needle headers of the stripe's range (footer CRC32C filled in; the raid-node
+     * keeps those on the needle chain), the bytes read from the volume file and the bytes sent to other stores.
+     */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record EncodeStripeResult(int stripe, long[] crc32c, List<VolumeIndex.Entry> candidates, long bytesRead,
+                                     long bytesSent) {
+    }
 }

@@ -34,6 +34,14 @@ public final class StoreErrors {
      * reads back. Retryable; a client reads another replica.
      */
     public static final ApiError VOLUME_SYNCING = new ApiError(113, "VOLUME_SYNCING", 503);
+    /** {@code encode-stripe} on a volume that is still writable on this store: seal it first. */
+    public static final ApiError VOLUME_NOT_SEALED = new ApiError(114, "VOLUME_NOT_SEALED", 409);
+    /** {@code encode-stripe} planned for a volume size other than this replica's. */
+    public static final ApiError VOLUME_SIZE_MISMATCH = new ApiError(115, "VOLUME_SIZE_MISMATCH", 409);
+    /** {@code encode-stripe} could not send a block to its target store (named in the message). */
+    public static final ApiError PEER_FAILED = new ApiError(116, "PEER_FAILED", 502);
+    /** {@code encode-stripe} of a job the directory no longer lists as planned (rolled back, committed or replaced). */
+    public static final ApiError JOB_NOT_PLANNED = new ApiError(117, "JOB_NOT_PLANNED", 409);
     /**
      * {@code POST /blocks/<name>?op=pull}: the source store could not be read to the end (down, the
      * block shorter than asked, the stream cut); the block was left as it was. Retryable.

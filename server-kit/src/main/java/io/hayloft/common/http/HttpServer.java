@@ -71,6 +71,9 @@ public final class HttpServer implements AutoCloseable {
     private final EventLoopGroup workers;
     private final Channel channel;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Bytes read from and written to this server's sockets (TLS records included), for {@link #bindMetrics}. */
+    private final java.util.concurrent.atomic.LongAdder receivedBytes = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder sentBytes = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
     /** Set while a request of the channel is being processed: idle time then is ours, not the client's. */
     private static final io.netty.util.AttributeKey<Boolean> BUSY = io.netty.util.AttributeKey.valueOf("hayloft.busy");
@@ -94,6 +97,7 @@ public final class HttpServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             ChannelPipeline p = ch.pipeline();
+                            p.addLast(new ByteCounter(receivedBytes, sentBytes));
                             if (tls != null) {
                                 p.addLast(new PlainHttpRefusal());
                                 p.addLast(tls.newHandler(ch.alloc()));
@@ -162,6 +166,61 @@ public final class HttpServer implements AutoCloseable {
     /** The port actually bound. */
     public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    /** Bytes received on this server's sockets since it started (request heads and bodies, TLS records included). */
+    public long receivedBytes() {
+        return receivedBytes.sum();
+    }
+
+    /** Bytes sent on this server's sockets since it started. */
+    public long sentBytes() {
+        return sentBytes.sum();
+    }
+
+    /**
+     * Registers this server's socket byte counters in {@code registry}: {@code hayloft_http_received_bytes_total}
+     * and {@code hayloft_http_sent_bytes_total} on its {@code /metrics}.
+     */
+    public HttpServer bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+        io.micrometer.core.instrument.FunctionCounter.builder("hayloft_http_received_bytes", receivedBytes,
+                java.util.concurrent.atomic.LongAdder::sum).description("bytes received on the server's sockets")
+                .baseUnit("bytes").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("hayloft_http_sent_bytes", sentBytes,
+                java.util.concurrent.atomic.LongAdder::sum).description("bytes sent on the server's sockets")
+                .baseUnit("bytes").register(registry);
+        return this;
+    }
+
+    /** First handler of every channel: counts the bytes read from and written to the socket. Stateless apart from the adders. */
+    private static final class ByteCounter extends io.netty.channel.ChannelDuplexHandler {
+        private final java.util.concurrent.atomic.LongAdder in;
+        private final java.util.concurrent.atomic.LongAdder out;
+
+        ByteCounter(java.util.concurrent.atomic.LongAdder in, java.util.concurrent.atomic.LongAdder out) {
+            this.in = in;
+            this.out = out;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof io.netty.buffer.ByteBuf b) {
+                in.add(b.readableBytes());
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise promise) {
+            if (msg instanceof io.netty.buffer.ByteBuf b) {
+                out.add(b.readableBytes());
+            } else if (msg instanceof io.netty.buffer.ByteBufHolder h) {
+                out.add(h.content().readableBytes());
+            } else if (msg instanceof io.netty.channel.FileRegion f) {
+                out.add(f.count() - f.transferred());
+            }
+            ctx.write(msg, promise);
+        }
     }
 
     /** Requests being processed right now. */

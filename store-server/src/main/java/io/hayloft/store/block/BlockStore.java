@@ -31,6 +31,8 @@ import java.util.zip.CRC32C;
 public final class BlockStore {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
     private static final String SUFFIX = ".blk";
+    /** A {@link Writer}'s file until it commits; one left at start-up is deleted. */
+    private static final String WRITER_SUFFIX = SUFFIX + ".enc.tmp";
 
     /** One block in a listing. */
     public record BlockInfo(String name, long length, long crc32c) {
@@ -52,6 +54,11 @@ public final class BlockStore {
         this.dir = dir;
         this.fsync = fsync;
         disk.createDirectories(dir);
+        for (String f : disk.list(dir)) {
+            if (f.endsWith(WRITER_SUFFIX)) {
+                disk.deleteIfExists(dir.resolve(f)); // a stripe encode the store did not finish (it crashed)
+            }
+        }
     }
 
     /** Checks a block name: 1..128 of {@code [A-Za-z0-9._-]}, not starting with a dot or dash. */
@@ -189,6 +196,65 @@ public final class BlockStore {
             crcCache.put(name, info);
             return info;
         }
+    }
+
+    /**
+     * A block written in place, for blocks too large to hold in memory (a store encoding a stripe):
+     * positional writes into {@code <name>.blk.enc.tmp}; {@link #commit} forces it, renames it over any
+     * block of that name (replacing what an earlier attempt left) and forces the directory, as
+     * {@link BlockStore#put} does; {@link #close} without a commit deletes the file. One writer per name at a time.
+     */
+    public final class Writer implements java.io.Closeable {
+        private final String name;
+        private final Path tmp;
+        private final FileChannel channel;
+        private boolean committed;
+
+        private Writer(String name) throws IOException {
+            this.name = name;
+            this.tmp = dir.resolve(name + WRITER_SUFFIX);
+            this.channel = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+
+        /** The file being written: positional reads and writes. */
+        public FileChannel channel() {
+            return channel;
+        }
+
+        /** Writes {@code src} at {@code offset}. */
+        public void write(ByteBuffer src, long offset) throws IOException {
+            long pos = offset;
+            while (src.hasRemaining()) {
+                pos += channel.write(src, pos);
+            }
+        }
+
+        /** Makes the written bytes block {@code name} (durable), recording its CRC32C {@code crc32c} for listings. */
+        public void commit(long crc32c) throws IOException {
+            synchronized (lock(name)) {
+                long length = channel.size();
+                channel.force(true);
+                channel.close();
+                disk.move(tmp, path(name));
+                FileIo.syncDirectory(disk, dir);
+                crcCache.put(name, new BlockInfo(name, length, crc32c));
+                committed = true;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!committed) {
+                channel.close();
+                disk.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    /** Starts writing block {@code name} in place ({@link Writer}). */
+    public Writer writer(String name) throws IOException {
+        return new Writer(checkName(name));
     }
 
     /**

@@ -52,16 +52,29 @@ public final class StoreHttpHandler implements RequestHandler {
     private final PrometheusEndpoint metrics;
     private final VolumePuller puller;
     private final io.hayloft.client.http.HttpTransport peers;
+    private final StripeEncodeEndpoint encoder;
+    private final boolean encodeStripes;
 
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics) {
         this(store, authorizer, metrics, io.hayloft.client.http.HttpTransport.builder().build());
     }
 
-    /** @param peers the store's transport for its calls to other stores (volume pulls) */
+    /** @param peers the store's transport for its calls to other stores (volume pulls, stripe encodes) */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
                             io.hayloft.client.http.HttpTransport peers) {
+        this(store, authorizer, metrics, peers, true, null);
+    }
+
+    /**
+     * @param encodeStripes whether {@code POST /admin/volumes/{id}/encode-stripe} is served (false: 404, as an older store)
+     * @param directory     the directory's host:port, asked whether a stripe's encode job is still planned; null: not asked
+     */
+    public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
+                            io.hayloft.client.http.HttpTransport peers, boolean encodeStripes, String directory) {
+        this.encodeStripes = encodeStripes;
         this.puller = new VolumePuller(peers);
         this.peers = peers;
+        this.encoder = new StripeEncodeEndpoint(store, peers, metrics.registry(), directory);
         this.store = store;
         this.authorizer = authorizer;
         this.metrics = metrics;
@@ -333,6 +346,11 @@ public final class StoreHttpHandler implements RequestHandler {
             authorizer.authorize(req, "admin.pull", vol);
             String from = new QueryStringDecoder(req.uri()).parameters().getOrDefault("from", List.of("")).get(0);
             return HttpResponses.json(HttpResponseStatus.CREATED, puller.pull(store, vol, from));
+        }
+        if (seg.size() == 4 && "encode-stripe".equals(seg.get(3)) && encodeStripes) {
+            allow(m, HttpMethod.POST);
+            authorizer.authorize(req, "admin.encode", vol);
+            return encoder.handle(req, vol);
         }
         if (seg.size() == 4 && "compact".equals(seg.get(3))) {
             allow(m, HttpMethod.POST);

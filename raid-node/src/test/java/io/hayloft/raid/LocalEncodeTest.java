@@ -1,0 +1,312 @@
+package io.hayloft.raid;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hayloft.common.wire.StripeMap;
+import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.store.StoreServer;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Stripes encoded on the replica holders ({@code encodeAt: store}, {@code POST
+ * /admin/volumes/ID/encode-stripe}) against the raid-node path, on real stores: byte-identical blocks
+ * and the same stripe-map CRCs for every codec at volume sizes on and next to block and stripe
+ * boundaries (real volumes are 8-aligned, so "next to" is ±8 bytes), an empty volume and a last block
+ * part-empty; a replica holder killed during the encode (the next holder takes its stripes, the
+ * commit goes through, no orphan block); stores without the endpoint (the raid-node path).
+ */
+class LocalEncodeTest {
+
+    static final long BLOCK = 8192;
+    static final int K = 4;
+    static final int R = 2;
+    static final long STRIPE = K * BLOCK;
+
+    @TempDir
+    Path dir;
+
+    private final Random random = new Random(15);
+
+    @Test
+    void theStoresProduceTheRaidNodesBlocksForEveryCodecAndBoundary() throws Exception {
+        long[] sizes = {32, BLOCK - 8, BLOCK, BLOCK + 8, 3 * BLOCK + 4000, STRIPE - 8, STRIPE, STRIPE + 8, 2 * STRIPE + BLOCK + 16};
+        try (TestCluster cluster = new TestCluster(dir, 8)) {
+            Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
+            List<Integer> volumes = new ArrayList<>();
+            for (long size : sizes) {
+                volumes.add(writeVolumeOfSize(cluster, size));
+            }
+            Map<String, Cluster.StoreRef> stores = http.stores();
+            for (String codec : List.of("rs", "hh-xor", "hh-xor+", "hh-nonxor")) {
+                for (int i = 0; i < sizes.length; i++) {
+                    int volume = volumes.get(i);
+                    String what = codec + " volume of " + sizes[i] + " bytes";
+                    double before = encodedOnStores(cluster);
+                    StripeMap atStore = writeAll(cluster, http, stores, volume, codec, RaidConfig.ENCODE_AT_STORE);
+                    assertThat(encodedOnStores(cluster) - before).as("stripes encoded on stores, %s", what)
+                            .isEqualTo(atStore.stripes().size());
+                    StripeMap atRaidNode = writeAll(cluster, http, stores, volume, codec, RaidConfig.ENCODE_AT_RAID_NODE);
+                    assertThat(atStore.volumeBytes()).as(what).isEqualTo(sizes[i]);
+                    assertThat(atStore.stripes()).as(what).hasSameSizeAs(atRaidNode.stripes());
+                    assertThat(atStore.index().crc32c()).as("index block CRC, %s", what).isEqualTo(atRaidNode.index().crc32c());
+                    for (int s = 0; s < atStore.stripes().size(); s++) {
+                        for (int u = 0; u < K + R; u++) {
+                            StripeMap.Block a = atStore.stripes().get(s).blocks().get(u);
+                            StripeMap.Block b = atRaidNode.stripes().get(s).blocks().get(u);
+                            assertThat(a.crc32c()).as("CRC of stripe %d unit %d, %s", s, u, what).isEqualTo(b.crc32c());
+                            assertThat(http.readBlock(stores.get(a.store()).address(), a.name()))
+                                    .as("bytes of stripe %d unit %d, %s", s, u, what)
+                                    .isEqualTo(http.readBlock(stores.get(b.store()).address(), b.name()));
+                        }
+                    }
+                    for (StripeMap.Block b : atStore.allBlocks()) {
+                        http.deleteBlock(stores.get(b.store()).address(), b.name());
+                    }
+                    for (StripeMap.Block b : atRaidNode.allBlocks()) {
+                        http.deleteBlock(stores.get(b.store()).address(), b.name());
+                    }
+                }
+            }
+            assertThat(cluster.allBlocks()).as("blocks left after the deletes").isEmpty();
+        }
+    }
+
+    @Test
+    void aReplicaHolderKilledDuringTheEncodeHandsItsStripesToTheNextAndTheCommitGoesThrough() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 15)) {
+            int volume = writeVolumeOfSize(cluster, 4 * STRIPE - 800);
+            RaidConfig config = config(cluster, "hh-xor+", RaidConfig.ENCODE_AT_STORE);
+            config.workers = 1; // stripes in order: the kill lands between stripe 0 and stripe 1
+            Cluster http = new Cluster(config.directory, null, Duration.ofSeconds(10));
+            List<String> holders = replicaIds(http, volume, http.stores());
+            // the holder of stripe 1 (round-robin); draining, it still serves its replica but takes no block of the plan
+            String victim = holders.get(1);
+            http.drainStore(victim);
+            String[] killed = {null};
+            EncodeJob job = new EncodeJob(http, config, step -> {
+                if (step.equals("stripe-0") && killed[0] == null) {
+                    try {
+                        cluster.stores.get(victim).close();
+                        cluster.stopped.add(victim);
+                        killed[0] = victim;
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            });
+            double before = encodedOnStores(cluster);
+
+            EncodeJob.Result r = job.encode(volume);
+
+            assertThat(killed[0]).isEqualTo(victim);
+            assertThat(http.stripeMap(volume).allBlocks()).extracting(StripeMap.Block::store).doesNotContain(victim);
+            assertThat(r.stripes()).isEqualTo(4);
+            assertThat(encodedOnStores(cluster) - before).as("every stripe encoded on a live holder").isEqualTo(4);
+            assertThat(storesThatEncoded(cluster)).as("stores that encoded stripes (round-robin over the live holders)")
+                    .containsExactlyInAnyOrder(holders.get(0), holders.get(2));
+            StripeMap committed = http.stripeMap(volume);
+            assertThat(committed.status()).isEqualTo(StripeMap.COMMITTED);
+            cluster.assertOnlyMappedBlocks(http, "after the encode with a holder killed");
+            try (ColdReader reader = new ColdReader(http)) {
+                cluster.assertColdReads(reader, List.of(), "after the encode with a holder killed");
+            }
+        }
+    }
+
+    @Test
+    void storesWithoutTheEndpointLeaveTheStripesToTheRaidNode() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 8)) {
+            int volume = writeVolumeOfSize(cluster, 2 * STRIPE + 40);
+            for (String id : List.copyOf(cluster.stores.keySet())) { // restart every store as an "older" one
+                StoreServer old = cluster.stores.get(id);
+                int port = old.port();
+                old.close();
+                io.hayloft.store.StoreConfig c = new io.hayloft.store.StoreConfig();
+                c.dataDirs = List.of(dir.resolve(id).toString());
+                c.host = "127.0.0.1";
+                c.port = port;
+                c.directory = cluster.directory.address();
+                c.storeId = id;
+                c.rack = "rack-" + id;
+                c.heartbeatMillis = 1000;
+                c.idxFlushMillis = 50;
+                c.encodeStripes = false;
+                cluster.stores.put(id, StoreServer.start(c));
+            }
+            RaidConfig config = config(cluster, "rs", RaidConfig.ENCODE_AT_STORE);
+            Cluster http = new Cluster(config.directory, null, Duration.ofSeconds(10));
+
+            EncodeJob.Result r = new EncodeJob(http, config, Checkpoints.NONE).encode(volume);
+
+            assertThat(r.stripes()).isEqualTo(3);
+            assertThat(encodedOnStores(cluster)).as("no stripe encoded on a store").isZero();
+            assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.COMMITTED);
+            cluster.assertOnlyMappedBlocks(http, "after the raid-node path");
+            try (ColdReader reader = new ColdReader(http)) {
+                cluster.assertColdReads(reader, List.of(), "after the raid-node path");
+            }
+        }
+    }
+
+    @Test
+    void aStoreStopsAnEncodeWhoseJobTheDirectoryNoLongerPlans() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 8)) {
+            int volume = writeVolumeOfSize(cluster, STRIPE + 16);
+            Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
+            Map<String, Cluster.StoreRef> stores = http.stores();
+            String holder = stores.get(replicaIds(http, volume, stores).get(0)).address();
+            http.sealVolume(holder, volume);
+            List<io.hayloft.common.wire.Wire.EncodeTarget> targets = new ArrayList<>();
+            List<Cluster.StoreRef> refs = new ArrayList<>(stores.values());
+            for (int u = 0; u < K + R; u++) {
+                targets.add(new io.hayloft.common.wire.Wire.EncodeTarget(refs.get(u).id(), refs.get(u).address(),
+                        "v" + volume + "-0badf00d-s0-u" + u));
+            }
+            // a job a crashed raid-node planned and a recovery rolled back: the directory lists no plan
+            io.hayloft.common.wire.Wire.EncodeStripeRequest req = new io.hayloft.common.wire.Wire.EncodeStripeRequest("0badf00d", "rs",
+                    K, R, BLOCK, STRIPE + 16, 0, 4096, targets, holder);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> http.encodeStripe(holder, volume, req, Duration.ofSeconds(10)))
+                    .isInstanceOfSatisfying(ClusterReads.HttpStatusException.class, e -> {
+                        assertThat(e.status()).isEqualTo(409);
+                        assertThat(e.errorName()).isEqualTo("JOB_NOT_PLANNED");
+                    })
+                    .hasMessageContaining("encode job 0badf00d of volume " + volume + " is not planned");
+            assertThat(cluster.allBlocks()).as("blocks of a job no longer planned").isEmpty();
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static RaidConfig config(TestCluster cluster, String codec, String encodeAt) {
+        RaidConfig c = cluster.raidConfig(codec, BLOCK);
+        c.k = K;
+        c.r = R;
+        c.transferBytes = 4096;
+        c.encodeAt = encodeAt;
+        c.indexReplicas = 2;
+        return c.validate();
+    }
+
+    /**
+     * Seals a replica, plans and records the plan, writes every block on the path {@code encodeAt},
+     * then aborts the plan in the directory (the blocks stay for the test to compare).
+     */
+    private static StripeMap writeAll(TestCluster cluster, Cluster http, Map<String, Cluster.StoreRef> stores, int volume,
+                                      String codec, String encodeAt) throws Exception {
+        RaidConfig config = config(cluster, codec, encodeAt);
+        ReplicaSource src = ReplicaSource.open(http, volume, replicaIds(http, volume, stores).stream()
+                .map(id -> stores.get(id).address()).toList());
+        EncodeJob job = new EncodeJob(http, config, Checkpoints.NONE);
+        StripeMap plan = job.plan(volume, src.size(), stores);
+        http.beginEncoding(plan);
+        try {
+            return job.writeAll(plan, src, stores);
+        } finally {
+            http.abortEncoding(volume, plan.job());
+        }
+    }
+
+    private static List<String> replicaIds(Cluster http, int volume, Map<String, Cluster.StoreRef> stores) throws Exception {
+        List<String> out = new ArrayList<>();
+        http.volume(volume).get("replicas").forEach(n -> out.add(n.asText()));
+        return out;
+    }
+
+    /** The running stores whose {@code hayloft_encode_stripes_total} is above 0. */
+    private static List<String> storesThatEncoded(TestCluster cluster) throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        Pattern p = Pattern.compile("(?m)^hayloft_encode_stripes_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$");
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, StoreServer> e : cluster.stores.entrySet()) {
+            if (cluster.stopped.contains(e.getKey())) {
+                continue;
+            }
+            String body = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.getValue().port() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Matcher m = p.matcher(body);
+            if (m.find() && Double.parseDouble(m.group(1)) > 0) {
+                out.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    /** The sum of {@code hayloft_encode_stripes_total} over the running stores. */
+    private static double encodedOnStores(TestCluster cluster) throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        Pattern p = Pattern.compile("(?m)^hayloft_encode_stripes_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$");
+        double sum = 0;
+        for (Map.Entry<String, StoreServer> e : cluster.stores.entrySet()) {
+            if (cluster.stopped.contains(e.getKey())) {
+                continue;
+            }
+            String body = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.getValue().port() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Matcher m = p.matcher(body);
+            if (m.find()) {
+                sum += Double.parseDouble(m.group(1));
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Writes a new volume of exactly {@code size} bytes (8-aligned, at least the 32-byte superblock;
+     * 32: no needle) on every replica and marks it read-only.
+     */
+    private int writeVolumeOfSize(TestCluster cluster, long size) throws Exception {
+        List<Integer> lengths = new ArrayList<>();
+        long left = size - NeedleFormat.SUPERBLOCK_SIZE;
+        while (left > 0) {
+            long len = left > 2400 ? 8L * (40 + random.nextInt(200)) : left;
+            if (left - len > 0 && left - len < 48) {
+                len = left - 48;
+            }
+            lengths.add((int) len);
+            left -= len;
+        }
+        TestCluster.Leased a = cluster.lease(Math.max(1, lengths.size()));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream batch = new DataOutputStream(bytes);
+        Map<Long, TestCluster.Photo> written = new LinkedHashMap<>();
+        for (int i = 0; i < lengths.size(); i++) {
+            TestCluster.Key p = a.photos().get(i);
+            byte[] data = new byte[lengths.get(i) - 40]; // header 32 + footer 8, already 8-aligned
+            random.nextBytes(data);
+            batch.writeLong(p.key());
+            batch.writeLong(Long.parseUnsignedLong(p.cookie(), 16));
+            batch.writeInt(0);
+            batch.writeInt(data.length);
+            batch.write(data);
+            written.put(p.key(), new TestCluster.Photo(p.key(), a.volume(), p.cookie(), data));
+        }
+        if (!lengths.isEmpty()) {
+            for (String replica : a.replicas()) {
+                int code = cluster.send("POST", "http://" + replica + "/" + a.volume() + "/batch", bytes.toByteArray());
+                assertThat(code).as("batch to %s", replica).isEqualTo(201);
+            }
+        }
+        cluster.photos.putAll(written);
+        cluster.directory.directory().markReadOnly(a.volume(), "test");
+        Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
+        assertThat(http.volumeSize(a.replicas().get(0), a.volume())).as("volume size").isEqualTo(size);
+        assertThat(VolumeIndex.needleLength(0)).isEqualTo(40);
+        return a.volume();
+    }
+}
