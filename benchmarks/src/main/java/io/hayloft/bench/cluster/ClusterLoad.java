@@ -80,7 +80,7 @@ public final class ClusterLoad implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "8", description = "Duration of each scenario (default ${DEFAULT-VALUE}).")
     double seconds;
 
-    @Option(names = "--warmup", defaultValue = "2", description = "Warm-up seconds before each scenario (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "15", description = "Warm-up seconds before each scenario (default ${DEFAULT-VALUE}; the client's JIT needs 10-20 s: with 2 s a 1 KiB get measured a third of its warm rate).")
     double warmup;
 
     @Option(names = "--concurrency", defaultValue = "16", description = "Operations in flight, and wrk's connections (default ${DEFAULT-VALUE}).")
@@ -212,15 +212,28 @@ public final class ClusterLoad implements Callable<Integer> {
                 client.put(payload(size));
                 return 1;
             }, size, concurrency));
-            // One store's own single-write rate: new keys far above the allocator's, on a volume it holds.
-            PhotoId sample = client.put(payload(size)).id();
-            places = places(directory);
-            String target = places.getOrDefault(sample.volume(), List.of()).stream().findFirst().orElse(null);
-            if (target != null) {
+            // One store's own single-write rate: new keys far above the allocator's, on a volume it holds;
+            // when that volume fills (long runs), on the next volume the client writes to.
+            java.util.concurrent.atomic.AtomicReference<StoreTarget> at = new java.util.concurrent.atomic.AtomicReference<>(
+                    storeTarget(client, directory, size));
+            if (at.get() != null) {
                 AtomicLong next = new AtomicLong((1L << 62) + ThreadLocalRandom.current().nextLong(1L << 40));
                 Row w = run("store write " + s + " (StoreClient, 1 store)", dirAddr, () -> {
-                    PhotoId id = new PhotoId(sample.volume(), next.getAndIncrement(), 0, ThreadLocalRandom.current().nextLong() | 1);
-                    Futures.await(stores.write(target, id, payload(size), ""));
+                    StoreTarget t = at.get();
+                    PhotoId id = new PhotoId(t.volume(), next.getAndIncrement(), 0, ThreadLocalRandom.current().nextLong() | 1);
+                    try {
+                        Futures.await(stores.write(t.address(), id, payload(size), ""));
+                    } catch (io.hayloft.client.store.StoreException e) {
+                        if (e.code() != io.hayloft.client.store.StoreException.VOLUME_READ_ONLY) {
+                            throw e;
+                        }
+                        synchronized (at) {
+                            if (at.get() == t) {
+                                at.set(storeTarget(client, directory, size));
+                            }
+                        }
+                        return 0;
+                    }
                     return 1;
                 }, size, concurrency);
                 rows.add(w);
@@ -394,6 +407,17 @@ public final class ClusterLoad implements Callable<Integer> {
             }
             return 1;
         }, size, concurrency);
+    }
+
+    /** A volume the client writes to now and the first of its replicas. */
+    private record StoreTarget(int volume, String address) {
+    }
+
+    /** The volume of a fresh put and its first replica, or null when the map lists none. */
+    private StoreTarget storeTarget(HayloftClient client, DirectoryClient directory, int size) {
+        PhotoId sample = client.put(payload(size)).id();
+        String address = places(directory).getOrDefault(sample.volume(), List.of()).stream().findFirst().orElse(null);
+        return address == null ? null : new StoreTarget(sample.volume(), address);
     }
 
     private static Row ratio(String name, Row a, Row b) {
