@@ -223,6 +223,18 @@ class TlsClusterProcessesTest {
             assertThat(JSON.readTree(run.body()).path("encoded").toString()).as(run.body()).contains(Integer.toString(volume));
             JsonNode v = JSON.readTree(send("GET", "https://" + directory + "/v1/volumes/" + volume, null).body());
             assertThat(v.path("state").asText()).as("%s", v).isEqualTo("ERASURE_CODED");
+            // encodeAt: store (docs/deploy/raid.yaml): the replica holders encoded the stripes themselves over
+            // mutual TLS (store to store, store to directory), not the raid-node's fallback.
+            double byStores = 0;
+            for (String store : stores) {
+                String metrics = send("GET", "https://" + store + "/metrics", ADMIN).body();
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^hayloft_encode_stripes_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$")
+                        .matcher(metrics);
+                while (m.find()) {
+                    byStores += Double.parseDouble(m.group(1));
+                }
+            }
+            assertThat(byStores).as("stripes encoded by the stores themselves").isGreaterThanOrEqualTo(1);
             List<Integer> coded = new ArrayList<>();
             for (int i = 0; i < put.size(); i++) {
                 if (put.get(i).id().volume() == volume) {

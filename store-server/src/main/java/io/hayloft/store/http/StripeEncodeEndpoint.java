@@ -1,7 +1,5 @@
 package io.hayloft.store.http;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
@@ -57,7 +55,6 @@ import org.slf4j.LoggerFactory;
  */
 final class StripeEncodeEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(StripeEncodeEndpoint.class);
-    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     /** Stripes encoded at once on one store. */
     static final int MAX_CONCURRENT = 4;
     /** Units of one stripe read and sent at once. */
@@ -121,7 +118,7 @@ final class StripeEncodeEndpoint {
     private static Wire.EncodeStripeRequest parse(FullHttpRequest req) {
         Wire.EncodeStripeRequest r;
         try {
-            r = JSON.readValue((java.io.InputStream) new io.netty.buffer.ByteBufInputStream(req.content().duplicate()), Wire.EncodeStripeRequest.class);
+            r = io.hayloft.client.http.HttpTransport.JSON.readValue((java.io.InputStream) new io.netty.buffer.ByteBufInputStream(req.content().duplicate()), Wire.EncodeStripeRequest.class);
         } catch (IOException | RuntimeException e) {
             throw bad("body is not an encode-stripe request (JSON Wire.EncodeStripeRequest): " + e.getMessage());
         }

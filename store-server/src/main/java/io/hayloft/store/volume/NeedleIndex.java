@@ -216,23 +216,11 @@ public final class NeedleIndex {
      * the needle it then reads, and on a mismatch ask {@link #get}. Lock-free.
      */
     public long first(long key, int alt) {
-        long h = hash(key, alt);
-        int tag = (int) h;
-        long fp = (h >>> 56) & FP_MASK;
-        Table t = table;
-        int[] tags = t.tags;
-        long[] slots = t.slots;
-        int cap = slots.length;
-        for (int i = home(tag, cap);; i = i + 1 == cap ? 0 : i + 1) {
-            long s = slotAcquire(slots, i);
-            if (s == 0) {
-                return 0;
-            }
-            if (tags[i] == tag && (s & FP_MASK) == fp) {
-                return s;
-            }
-        }
+        return get(key, alt, ANY);
     }
+
+    /** A check that takes the first fingerprint match ({@link #first}). */
+    private static final KeyCheck ANY = (offset, key, alt) -> true;
 
     /**
      * The packed entry of (key, alt), or 0: the first slot whose fingerprint matches and whose
