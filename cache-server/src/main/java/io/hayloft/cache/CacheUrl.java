@@ -3,7 +3,6 @@ package io.hayloft.cache;
 import io.hayloft.common.http.ApiException;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -33,7 +32,7 @@ public record CacheUrl(String store, NeedleKey needle, long cookie, boolean hasC
         /** The store's path for this needle with {@code cookie}: {@code /<volume>/<key>/<alt>?cookie=<hex>}. */
         public String storePath(long cookie) {
             return "/" + volume + "/" + Long.toUnsignedString(key) + "/" + Integer.toUnsignedString(alt) + "?cookie="
-                    + String.format(Locale.ROOT, "%016x", cookie);
+                    + io.hayloft.common.wire.PhotoId.hex16(cookie);
         }
 
         @Override

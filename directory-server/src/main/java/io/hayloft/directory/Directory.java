@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -388,6 +387,6 @@ public final class Directory {
     }
 
     static String hex(long cookie) {
-        return String.format(Locale.ROOT, "%016x", cookie);
+        return io.hayloft.common.wire.PhotoId.hex16(cookie);
     }
 }

@@ -119,6 +119,14 @@ public final class ClusterLoad implements Callable<Integer> {
     @Option(names = "--reads-only", description = "Skip the put scenarios (the working set is still put first).")
     boolean readsOnly;
 
+    @Option(names = "--passes", defaultValue = "1",
+            description = "Run every scenario this many times and report the last pass (default ${DEFAULT-VALUE}; 2 warms the JIT "
+                    + "for all scenarios before any is measured: otherwise the first scenario, the single put, also pays the compilation of the shared code).")
+    int passes;
+
+    @Option(names = "--writes-only", description = "Only the put scenarios (no working set, no gets, no wrk).")
+    boolean writesOnly;
+
     @Option(names = "--transport", description = "Also read the same objects from the same store with other HTTP clients: "
             + "java.net.http's blocking send (one thread per request in flight) and Apache HttpClient 5 async (HTTP/1.1).")
     boolean transport;
@@ -152,6 +160,9 @@ public final class ClusterLoad implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--sizes must be >= 0, got " + s);
             }
         }
+        if (passes < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--passes must be >= 1, got " + passes);
+        }
         if (wrk && !onPath("wrk")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--wrk: no wrk on the PATH (apt-get install wrk)");
         }
@@ -170,8 +181,16 @@ public final class ClusterLoad implements Callable<Integer> {
             StoreClient stores = new StoreClient(http);
             DirectoryClient directory = new DirectoryClient(http, List.of(dirAddr), null);
             try (HayloftClient client = HayloftClient.builder().directory(dirAddr).requestTimeout(Duration.ofSeconds(30)).build()) {
-                for (int size : sizes) {
-                    rows.addAll(size(size, client, stores, directory, dirAddr));
+                for (int pass = 1; pass <= passes; pass++) {
+                    if (pass < passes) { // a warm-up pass: every scenario once, its figures dropped
+                        for (int size : sizes) {
+                            size(size, client, stores, directory, dirAddr);
+                        }
+                        continue;
+                    }
+                    for (int size : sizes) {
+                        rows.addAll(size(size, client, stores, directory, dirAddr));
+                    }
                 }
             }
         } finally {
@@ -238,11 +257,42 @@ public final class ClusterLoad implements Callable<Integer> {
                 }, size, concurrency);
                 rows.add(w);
                 rows.add(ratio("put " + s + " / store write", rows.get(rows.size() - 2), w));
+                // The put's transport floor: the same three StoreClient writes a put makes (one per
+                // replica, in parallel), with none of the client's put logic (no lease, no plan).
+                Row fan = run("store write x3 " + s + " (StoreClient, 3 replicas)", dirAddr, () -> {
+                    StoreTarget t = at.get();
+                    List<String> replicas = places(t.volume(), directory);
+                    PhotoId id = new PhotoId(t.volume(), next.getAndIncrement(), 0, ThreadLocalRandom.current().nextLong() | 1);
+                    byte[] data = payload(size);
+                    List<CompletableFuture<Void>> writes = new ArrayList<>(replicas.size());
+                    for (String r : replicas) {
+                        writes.add(stores.write(r, id, data, ""));
+                    }
+                    try {
+                        Futures.await(CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])));
+                    } catch (io.hayloft.client.store.StoreException e) {
+                        if (e.code() != io.hayloft.client.store.StoreException.VOLUME_READ_ONLY) {
+                            throw e;
+                        }
+                        synchronized (at) {
+                            if (at.get() == t) {
+                                at.set(storeTarget(client, directory, size));
+                            }
+                        }
+                        return 0;
+                    }
+                    return 1;
+                }, size, concurrency);
+                rows.add(fan);
+                rows.add(ratio("put " + s + " / store write x3", rows.get(rows.size() - 4), fan));
             }
             rows.add(run("put " + s + " batched x" + batch, dirAddr, () -> {
                 client.putAll(batchOf(size));
                 return batch;
             }, size, batchConcurrency));
+        }
+        if (writesOnly) {
+            return rows;
         }
         List<PhotoId> set = preload(client, size, size >= 65536 ? largeKeys : keys);
         PhotoId[] ids = set.toArray(new PhotoId[0]);
@@ -482,6 +532,13 @@ public final class ClusterLoad implements Callable<Integer> {
     }
 
     /** Volume id to the addresses of its replicas' stores, from the directory's volume and store lists. */
+    private final Map<Integer, List<String>> replicaCache = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The replica addresses of one volume (asked once per volume). */
+    private List<String> places(int volume, DirectoryClient directory) {
+        return replicaCache.computeIfAbsent(volume, v -> places(directory).getOrDefault(v, List.of()));
+    }
+
     private static Map<Integer, List<String>> places(DirectoryClient directory) {
         Map<String, String> address = new HashMap<>();
         for (JsonNode s : Futures.await(directory.stores())) {

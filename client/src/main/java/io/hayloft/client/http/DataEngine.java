@@ -78,7 +78,7 @@ final class DataEngine {
     }
 
     /** Sends once more only an idempotent request whose connection the server had closed (never on a status). */
-    private static final class StaleConnectionRetry implements HttpRequestRetryStrategy {
+    static final class StaleConnectionRetry implements HttpRequestRetryStrategy {
         @Override
         public boolean retryRequest(HttpRequest request, IOException exception, int execCount, HttpContext context) {
             if (execCount > 1) {

@@ -46,7 +46,10 @@ import javax.net.ssl.SSLContext;
  * second engine, Apache HttpClient 5 classic (see {@code DataEngine}): blocking, on the CALLING thread,
  * with the same typed errors and {@link Listener} reports; at 16 requests in flight it reads at about
  * 0.76 of wrk's rate where java.net.http's blocking {@code send} reaches 0.42 (docs/client.md
- * "Threads"). What follows is about the java.net.http calls (directory, admin, {@link #call}).
+ * "Threads"). The asynchronous writes ({@link #exchangeAsync} with PUT, POST or DELETE) use a third,
+ * {@code AsyncDataEngine}: HttpClient 5's non-blocking client on a few reactor threads, so a put to
+ * three replicas holds no thread per request. What follows is about the java.net.http calls
+ * (directory, admin, {@link #call}).
  *
  * <p>Each exchange is one blocking {@link HttpClient#send} on a thread of the transport's own cached
  * pool (daemon threads {@code hayloft-http-N}, one per request in flight, idle ones end after 60 s),
@@ -112,6 +115,7 @@ public final class HttpTransport {
     private final String scheme;
     private final SSLContext ssl;
     private final Duration requestTimeout;
+    private final Duration connectTimeout;
     private final Duration deadline;
     private final int maxAttempts;
     private final Duration backoffBase;
@@ -138,6 +142,7 @@ public final class HttpTransport {
         this.scheme = ssl == null ? "http" : "https";
         this.ssl = ssl;
         this.requestTimeout = b.requestTimeout;
+        this.connectTimeout = b.connectTimeout;
         this.deadline = b.deadline == null ? b.requestTimeout : b.deadline;
         this.maxAttempts = b.maxAttempts;
         this.backoffBase = b.backoffBase;
@@ -569,14 +574,69 @@ public final class HttpTransport {
 
     /**
      * {@link #exchange(String, String, String, String, java.util.Map, byte[], IntPredicate, ErrorFactory)}
-     * on one of the transport's I/O threads (callers on event loops are not blocked); the future
-     * completes on that thread. A bad server address fails at once (thrown).
+     * without blocking the caller, with the same answers and errors: a GET on one of the transport's
+     * I/O threads (the future completes there); a PUT, POST or DELETE on the asynchronous engine
+     * ({@code AsyncDataEngine}: no thread waits for the answer; the future completes on a reactor
+     * thread, so what is chained to it must not block). A bad server address fails at once (thrown).
      */
     public CompletableFuture<Response> exchangeAsync(String server, String what, String method, String pathAndQuery,
                                                      java.util.Map<String, String> headers, byte[] body, IntPredicate ok,
                                                      ErrorFactory errors) {
-        target(server);
-        return CompletableFuture.supplyAsync(() -> exchange(server, what, method, pathAndQuery, headers, body, ok, errors), ioThreads);
+        Target target = target(server);
+        if ("GET".equals(method) || BLOCKING_WRITES) {
+            return CompletableFuture.supplyAsync(() -> exchange(server, what, method, pathAndQuery, headers, body, ok, errors), ioThreads);
+        }
+        CompletableFuture<Response> f = new CompletableFuture<>();
+        long start = System.nanoTime();
+        try {
+            asyncData().execute(method, target.host(), target.prefix() + pathAndQuery, headers, body, new AsyncDataEngine.Done() {
+                @Override
+                public void answered(org.apache.hc.client5.http.async.methods.SimpleHttpResponse resp) {
+                    int status = resp.getCode();
+                    report(server, method, status, null, System.nanoTime() - start);
+                    byte[] answer = resp.getBodyBytes() == null ? new byte[0] : resp.getBodyBytes();
+                    try {
+                        if (!ok.test(status)) {
+                            f.completeExceptionally(errorAnswer(server, what, status, answer, errors));
+                            return;
+                        }
+                        f.complete(new Response(status, resp.getHeaders(), answer));
+                    } catch (RuntimeException e) {
+                        f.completeExceptionally(e);
+                    }
+                }
+
+                @Override
+                public void failed(Exception e) {
+                    RemoteException r = failure(server, what, e, errors);
+                    report(server, method, 0, r, System.nanoTime() - start);
+                    f.completeExceptionally(r);
+                }
+            });
+        } catch (RuntimeException e) { // the engine was shut down, say
+            RemoteException r = failure(server, what, e, errors);
+            report(server, method, 0, r, System.nanoTime() - start);
+            f.completeExceptionally(r);
+        }
+        return f;
+    }
+
+    /**
+     * {@code -Dhayloft.http.blockingWrites=true}: data writes (PUT, POST, DELETE) on the blocking engine,
+     * one {@code hayloft-http} thread per request in flight, as before the asynchronous engine (for
+     * comparisons; see docs/client.md "Threads").
+     */
+    private static final boolean BLOCKING_WRITES = Boolean.getBoolean("hayloft.http.blockingWrites");
+
+    private volatile AsyncDataEngine asyncData;
+
+    private AsyncDataEngine asyncData() {
+        AsyncDataEngine e = asyncData;
+        if (e == null) {
+            e = AsyncDataEngine.of(ssl, connectTimeout, requestTimeout);
+            asyncData = e;
+        }
+        return e;
     }
 
     /** Like {@link #exchangeAsync(String, String, String, String, java.util.Map, byte[], IntPredicate, ErrorFactory)} with a file body. */

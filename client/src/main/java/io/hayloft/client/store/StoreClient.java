@@ -245,7 +245,7 @@ public final class StoreClient {
         if (key < 0) {
             throw new IllegalArgumentException("key must be >= 0, was " + key);
         }
-        return "/" + volume + "/" + key + "?cookie=" + String.format(java.util.Locale.ROOT, "%016x", cookie);
+        return "/" + volume + "/" + key + "?cookie=" + io.hayloft.common.wire.PhotoId.hex16(cookie);
     }
 
     /** The store's {@code GET /health} answer. */

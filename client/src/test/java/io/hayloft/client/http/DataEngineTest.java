@@ -79,6 +79,23 @@ class DataEngineTest {
         }
     }
 
+    /** Writes (PUT, POST, DELETE) go through the asynchronous engine: no thread per request, reported on a reactor thread. */
+    @Test
+    void asyncWriteRunsOnAReactorThreadAndSendsTheBodyAndToken() throws IOException {
+        byte[] photo = new byte[3000];
+        photo[2999] = 9;
+        try (RawServer s = new RawServer(r -> RawServer.response(201, "application/json", "{\"volume\":3,\"size\":3000}"))) {
+            io.hayloft.client.Futures.await(stores.write(s.address(), ID, photo, "tok-1"));
+            io.hayloft.client.Futures.await(stores.write(s.address(), ID, new byte[0], "tok-2").exceptionally(t -> null));
+            assertThat(s.requests().get(0).line()).isEqualTo("PUT " + ID.needlePath() + " HTTP/1.1");
+            assertThat(s.requests().get(0).header("X-Hayloft-Token")).isEqualTo("tok-1");
+            assertThat(s.requests().get(0).body()).isEqualTo(photo);
+            assertThat(s.requests().get(1).body()).isEmpty();
+            assertThat(calls.threads).hasSize(2).allSatisfy(t -> assertThat(t).startsWith("hayloft-http-io-"));
+            assertThat(calls.statuses).containsExactly(201, 201);
+        }
+    }
+
     @Test
     void connectionRefusedIsUnreachable() throws IOException {
         int port;

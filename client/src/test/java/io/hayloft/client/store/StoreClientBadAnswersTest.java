@@ -139,6 +139,48 @@ class StoreClientBadAnswersTest {
         assertThat(e.server()).isEqualTo("127.0.0.1:" + port);
     }
 
+    /**
+     * Writes and deletes go through the asynchronous engine (reads do not): the same hostile answers
+     * must give the same kinds there.
+     */
+    @Test
+    void writesAndDeletesClassifyFailuresAsReadsDo() throws IOException {
+        byte[] truncated = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"vol"
+                .getBytes(StandardCharsets.US_ASCII);
+        try (RawServer s = new RawServer(r -> truncated)) {
+            StoreException e = failure(client.write(s.address(), ID, new byte[10], "t"));
+            assertThat(e.kind()).isIn(Kind.BAD_RESPONSE, Kind.UNREACHABLE);
+            assertThat(e.isRetryable()).isTrue();
+            assertThat(e.getMessage()).contains(s.address()).contains("PUT");
+        }
+        try (RawServer s = new RawServer(r -> "SSH-2.0-OpenSSH\r\n\r\n".getBytes(StandardCharsets.US_ASCII))) {
+            StoreException e = failure(client.write(s.address(), ID, new byte[0], "t"));
+            assertThat(e.kind()).isIn(Kind.BAD_RESPONSE, Kind.UNREACHABLE);
+            assertThat(e.getMessage()).contains(s.address());
+        }
+        try (RawServer s = new RawServer(r -> null)) {
+            StoreException put = failure(client.write(s.address(), ID, new byte[10], "t"));
+            assertThat(put.kind()).isEqualTo(Kind.TIMEOUT);
+            assertThat(put.isRetryable()).isTrue();
+            StoreException del = failure(client.delete(s.address(), ID, "t"));
+            assertThat(del.kind()).isEqualTo(Kind.TIMEOUT);
+        }
+        try (RawServer s = new RawServer(r -> RawServer.response(404, "application/json",
+                "{\"error\":{\"code\":101,\"name\":\"NEEDLE_NOT_FOUND\",\"message\":\"no needle\"}}"))) {
+            StoreException e = failure(client.delete(s.address(), ID, "t"));
+            assertThat(e.httpStatus()).isEqualTo(404);
+            assertThat(e.code()).isEqualTo(101);
+        }
+        int port;
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = ss.getLocalPort();
+        }
+        StoreException e = failure(client.write("127.0.0.1:" + port, ID, new byte[10], "t"));
+        assertThat(e.kind()).isEqualTo(Kind.UNREACHABLE);
+        assertThat(e.httpStatus()).isZero();
+        assertThat(e.server()).isEqualTo("127.0.0.1:" + port);
+    }
+
     @Test
     void existingVolumeCountsAsCreated() throws IOException {
         try (RawServer s = new RawServer(r -> RawServer.response(409, "application/json",

@@ -1,7 +1,5 @@
 package io.hayloft.common.wire;
 
-import java.util.Locale;
-
 /**
  * Everything needed to read one photo (one needle): logical volume, key, alternate key and cookie.
  * Its text form, used on the command line and in URLs, is {@code volume,key,alt,cookie} with the
@@ -52,8 +50,15 @@ public record PhotoId(int volume, long key, int alt, long cookie) {
     }
 
     public String cookieHex() {
-        return String.format(Locale.ROOT, "%016x", cookie);
+        return hex16(cookie);
     }
+
+    /** {@code value} as 16 lower-case hex digits (a cookie's text form), without a {@link java.util.Formatter}. */
+    public static String hex16(long value) {
+        return HEX.toHexDigits(value);
+    }
+
+    private static final java.util.HexFormat HEX = java.util.HexFormat.of();
 
     @Override
     public String toString() {
