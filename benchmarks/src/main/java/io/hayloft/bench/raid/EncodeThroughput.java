@@ -61,8 +61,12 @@ public final class EncodeThroughput implements Callable<Integer> {
     List<String> encodeAt;
     @Option(names = "--photo-mib", defaultValue = "4", description = "photo size in MiB (default ${DEFAULT-VALUE})")
     int photoMib;
-    @Option(names = "--dd", description = "read each volume file once with dd iflag=direct before encoding it (the disk's speed)")
+    @Option(names = "--dd", description = "read each volume file once with dd iflag=direct before encoding it (the disk's read speed), "
+            + "and write (k + r) / k of its size with dd conv=fsync (the disk's durable write speed: an encode writes that much)")
     boolean dd;
+    @Option(names = "--fsync", description = "stores fsync their writes (as in production: an encode's blocks are then durable "
+            + "before the replicas are dropped); default off")
+    boolean fsync;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -71,11 +75,11 @@ public final class EncodeThroughput implements Callable<Integer> {
         Path dir = Files.createTempDirectory("hayloft-encode-bench");
         int k = 10;
         int r = 4;
-        System.out.printf(Locale.ROOT, "%-8s %-9s %-9s %4s %7s %9s %8s %9s %7s %7s %8s %10s %11s %9s%n", "codec", "at", "block MiB",
-                "work", "stripes", "volume MB", "secs", "e2e MB/s", "in/B", "out/B", "dd MB/s", "codec MB/s", "stream MB/s",
+        System.out.printf(Locale.ROOT, "%-8s %-9s %-9s %4s %7s %9s %8s %9s %7s %7s %8s %9s %10s %11s %9s%n", "codec", "at", "block MiB",
+                "work", "stripes", "volume MB", "secs", "e2e MB/s", "in/B", "out/B", "dd MB/s", "ddw MB/s", "codec MB/s", "stream MB/s",
                 "e2e/codec");
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("c")).withStores(15, 15)
-                .withReplication(3).withVolumeLimit(8L << 30).withTiming(1000, 500, 3).withFsync(false))) {
+                .withReplication(3).withVolumeLimit(8L << 30).withTiming(1000, 500, 3).withFsync(fsync))) {
             for (String codec : codecs) {
                 double codecMbps = codecThroughput(CodecKind.fromWireName(codec), k, r, false);
                 double streamMbps = codecThroughput(CodecKind.fromWireName(codec), k, r, true);
@@ -85,6 +89,8 @@ public final class EncodeThroughput implements Callable<Integer> {
                         for (String at : encodeAt) {
                             int volume = fill(cluster, volumeMib > 0 ? volumeMib << 20 : (long) stripes * k * block);
                             double ddMbps = dd ? dd(cluster, volume) : Double.NaN;
+                            double ddWriteMbps = dd ? ddWrite(dir, (long) Math.ceil(volumeBytes(cluster, volume) * (k + r) / (double) k)) : Double.NaN;
+                            sync(); // the fill's dirty pages on disk before the clock starts, as a sealed volume's are
                             RaidConfig config = new RaidConfig();
                             config.directory = cluster.directoryAddress();
                             config.codec = codec;
@@ -103,10 +109,11 @@ public final class EncodeThroughput implements Callable<Integer> {
                                 double secs = res.nanos() / 1e9;
                                 double mbps = res.volumeBytes() / 1e6 / secs;
                                 double vb = Math.max(1, res.volumeBytes());
-                                System.out.printf(Locale.ROOT, "%-8s %-9s %-9d %4d %7d %9.0f %8.2f %9.1f %7.3f %7.3f %8s %10.1f %11.1f %9.4f%n",
+                                System.out.printf(Locale.ROOT, "%-8s %-9s %-9d %4d %7d %9.0f %8.2f %9.1f %7.3f %7.3f %8s %9s %10.1f %11.1f %9.4f%n",
                                         codec, at, mib, w, res.stripes(), res.volumeBytes() / 1e6, secs, mbps,
                                         (after[0] - before[0]) / vb, (after[1] - before[1]) / vb,
-                                        Double.isNaN(ddMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddMbps), codecMbps, streamMbps,
+                                        Double.isNaN(ddMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddMbps),
+                                        Double.isNaN(ddWriteMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddWriteMbps), codecMbps, streamMbps,
                                         mbps / codecMbps);
                             }
                         }
@@ -139,6 +146,48 @@ public final class EncodeThroughput implements Callable<Integer> {
             }
         }
         return out;
+    }
+
+    /** The size of {@code volume}'s file on its first replica, or 0. */
+    private static long volumeBytes(EmbeddedCluster cluster, int volume) throws Exception {
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            try (java.util.stream.Stream<Path> files = Files.walk(cluster.storeDir(i))) {
+                Path dat = files.filter(p -> p.getFileName().toString().equals(volume + ".dat")).findFirst().orElse(null);
+                if (dat != null) {
+                    return Files.size(dat);
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** {@code sync(1)}: every dirty page of the machine written back. */
+    private static void sync() throws Exception {
+        Process p = new ProcessBuilder("sync").redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        p.waitFor();
+    }
+
+    /**
+     * Writes {@code bytes} (rounded up to 4 MiB) of zeros to a new file in {@code dir} with
+     * {@code dd bs=4M conv=fsync} and deletes it: the disk's durable write speed in MB/s, or NaN when dd fails.
+     */
+    private static double ddWrite(Path dir, long bytes) throws Exception {
+        sync();
+        Path f = dir.resolve("dd-write.tmp");
+        long count = Math.max(1, (bytes + (4 << 20) - 1) >> 22);
+        Process p = new ProcessBuilder("dd", "if=/dev/zero", "of=" + f, "bs=4M", "count=" + count, "conv=fsync")
+                .redirectErrorStream(true).start();
+        long t0 = System.nanoTime();
+        String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        int code = p.waitFor();
+        double secs = (System.nanoTime() - t0) / 1e9;
+        Files.deleteIfExists(f);
+        if (code != 0) {
+            System.err.println("dd failed: " + text.trim());
+            return Double.NaN;
+        }
+        return (count << 22) / 1e6 / secs;
     }
 
     /**
