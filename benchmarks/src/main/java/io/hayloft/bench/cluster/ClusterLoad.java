@@ -240,20 +240,7 @@ public final class ClusterLoad implements Callable<Integer> {
                 Row w = run("store write " + s + " (StoreClient, 1 store)", dirAddr, () -> {
                     StoreTarget t = at.get();
                     PhotoId id = new PhotoId(t.volume(), next.getAndIncrement(), 0, ThreadLocalRandom.current().nextLong() | 1);
-                    try {
-                        Futures.await(stores.write(t.address(), id, payload(size), ""));
-                    } catch (io.hayloft.client.store.StoreException e) {
-                        if (e.code() != io.hayloft.client.store.StoreException.VOLUME_READ_ONLY) {
-                            throw e;
-                        }
-                        synchronized (at) {
-                            if (at.get() == t) {
-                                at.set(storeTarget(client, directory, size));
-                            }
-                        }
-                        return 0;
-                    }
-                    return 1;
+                    return written(stores.write(t.address(), id, payload(size), ""), at, t, client, directory, size);
                 }, size, concurrency);
                 rows.add(w);
                 rows.add(ratio("put " + s + " / store write", rows.get(rows.size() - 2), w));
@@ -268,20 +255,7 @@ public final class ClusterLoad implements Callable<Integer> {
                     for (String r : replicas) {
                         writes.add(stores.write(r, id, data, ""));
                     }
-                    try {
-                        Futures.await(CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])));
-                    } catch (io.hayloft.client.store.StoreException e) {
-                        if (e.code() != io.hayloft.client.store.StoreException.VOLUME_READ_ONLY) {
-                            throw e;
-                        }
-                        synchronized (at) {
-                            if (at.get() == t) {
-                                at.set(storeTarget(client, directory, size));
-                            }
-                        }
-                        return 0;
-                    }
-                    return 1;
+                    return written(CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])), at, t, client, directory, size);
                 }, size, concurrency);
                 rows.add(fan);
                 rows.add(ratio("put " + s + " / store write x3", rows.get(rows.size() - 4), fan));
@@ -461,6 +435,29 @@ public final class ClusterLoad implements Callable<Integer> {
 
     /** A volume the client writes to now and the first of its replicas. */
     private record StoreTarget(int volume, String address) {
+    }
+
+    /**
+     * Waits for the writes of one store-write operation: 1 when done; 0 when the volume filled
+     * ({@code VOLUME_READ_ONLY}), after moving {@code at} to the client's next volume (once, however
+     * many writers saw it).
+     */
+    private int written(CompletableFuture<?> writes, java.util.concurrent.atomic.AtomicReference<StoreTarget> at, StoreTarget t,
+                        HayloftClient client, DirectoryClient directory, int size) {
+        try {
+            Futures.await(writes);
+            return 1;
+        } catch (io.hayloft.client.store.StoreException e) {
+            if (e.code() != io.hayloft.client.store.StoreException.VOLUME_READ_ONLY) {
+                throw e;
+            }
+            synchronized (at) {
+                if (at.get() == t) {
+                    at.set(storeTarget(client, directory, size));
+                }
+            }
+            return 0;
+        }
     }
 
     /** The volume of a fresh put and its first replica, or null when the map lists none. */

@@ -10,7 +10,6 @@ import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
 import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
 import org.apache.hc.client5.http.async.methods.SimpleRequestProducer;
 import org.apache.hc.client5.http.async.methods.SimpleResponseConsumer;
-import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.config.TlsConfig;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
@@ -22,7 +21,6 @@ import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http2.HttpVersionPolicy;
 import org.apache.hc.core5.reactor.IOReactorConfig;
-import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 
 /**
@@ -75,11 +73,7 @@ final class AsyncDataEngine {
                 .setMaxConnPerRoute(DataEngine.PER_ROUTE)
                 .setMaxConnTotal(DataEngine.TOTAL)
                 .setDefaultTlsConfig(TlsConfig.custom().setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1).build())
-                .setDefaultConnectionConfig(ConnectionConfig.custom()
-                        .setConnectTimeout(Timeout.of(connectTimeout))
-                        .setSocketTimeout(response)
-                        .setValidateAfterInactivity(TimeValue.ofSeconds(1))
-                        .build());
+                .setDefaultConnectionConfig(DataEngine.connectionConfig(connectTimeout, response));
         if (ssl != null) {
             pb.setTlsStrategy(new DefaultClientTlsStrategy(ssl));
         }

@@ -53,11 +53,7 @@ final class DataEngine {
                         .responseParserFactory(DefaultHttpResponseParserFactory.INSTANCE)
                         .build())
                 .setDefaultSocketConfig(SocketConfig.custom().setTcpNoDelay(true).setSoTimeout(response).build())
-                .setDefaultConnectionConfig(ConnectionConfig.custom()
-                        .setConnectTimeout(Timeout.of(connectTimeout))
-                        .setSocketTimeout(response)
-                        .setValidateAfterInactivity(TimeValue.ofSeconds(1))
-                        .build());
+                .setDefaultConnectionConfig(connectionConfig(connectTimeout, response));
         if (ssl != null) {
             pb.setTlsSocketStrategy(new DefaultClientTlsStrategy(ssl));
         }
@@ -74,6 +70,15 @@ final class DataEngine {
                         .setResponseTimeout(response)
                         .setConnectionRequestTimeout(response)
                         .build())
+                .build();
+    }
+
+    /** Connect and socket timeouts, and a check of a connection idle for more than a second before it is used again. */
+    static ConnectionConfig connectionConfig(Duration connectTimeout, Timeout response) {
+        return ConnectionConfig.custom()
+                .setConnectTimeout(Timeout.of(connectTimeout))
+                .setSocketTimeout(response)
+                .setValidateAfterInactivity(TimeValue.ofSeconds(1))
                 .build();
     }
 
