@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -193,22 +194,97 @@ public class ClusterReads {
     }
 
     private static byte[] answer(String method, URI uri, HttpResponse<byte[]> r, boolean required) throws IOException {
-        int code = r.statusCode();
+        return answer(method, uri, r.statusCode(), r.body(), required);
+    }
+
+    private static byte[] answer(String method, URI uri, int code, byte[] body, boolean required) throws IOException {
         if (code / 100 == 2) {
-            return r.body();
+            return body;
         }
         if (code == 404 && !required) {
             return null;
         }
         String name = null;
         try {
-            JsonNode error = JSON.readTree(r.body()).path("error").path("name");
+            JsonNode error = JSON.readTree(body).path("error").path("name");
             name = error.isTextual() ? error.asText() : null;
         } catch (IOException notJson) {
             // a body that is not our JSON error: no name
         }
         throw new HttpStatusException(code, name, method + " " + uri + " answered " + code + ": "
-                + new String(r.body(), StandardCharsets.UTF_8));
+                + new String(body, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Block {@code name} of {@code length} bytes on {@code store} written as ONE streamed
+     * {@code PUT /blocks/<name>} with {@code Content-Length} (docs/store-api.md "Block files"): the
+     * caller writes its bytes as it produces them, straight to the connection (no copy, no whole block
+     * in memory); the store writes them as they arrive and, at the end, makes the block durable and
+     * answers its length and CRC32C, which {@link StripeEncoder.BlockUpload#finish} compares with the
+     * sender's (a mismatch is an IOException: the caller's verification fails and the block is
+     * written again). {@link StripeEncoder.BlockUpload#close} before the end cuts the connection with
+     * the body short, so the store keeps the block of that name as it was. (Not chunked with the CRC
+     * in a trailer: a chunked body that is abandoned is still ended properly by the HTTP engine,
+     * and the store would take the truncated block.) With the admin token, as the other block
+     * writes. Returns null when the process's transport cannot stream a request body (the caller then
+     * creates and appends).
+     */
+    public StripeEncoder.BlockUpload putBlockStream(String store, String name, long length) throws IOException {
+        String path = "/blocks/" + name;
+        ClusterRpc.StreamedRequest req;
+        try {
+            req = rpc.openRequest(store, "PUT " + path, "PUT", path,
+                    adminToken == null ? Map.of() : Map.of("Authorization", "Bearer " + adminToken), length);
+        } catch (UnsupportedOperationException e) {
+            return null;
+        }
+        URI uri = store(store, path);
+        return new StripeEncoder.BlockUpload() {
+            private long written;
+            private byte[] copy;
+
+            @Override
+            public void write(ByteBuffer chunk) throws IOException {
+                int n = chunk.remaining();
+                java.io.OutputStream out = req.body();
+                if (chunk.hasArray()) {
+                    out.write(chunk.array(), chunk.arrayOffset() + chunk.position(), n);
+                } else { // a direct buffer: through a small heap window
+                    if (copy == null) {
+                        copy = new byte[64 * 1024];
+                    }
+                    ByteBuffer d = chunk.duplicate();
+                    while (d.hasRemaining()) {
+                        int m = Math.min(copy.length, d.remaining());
+                        d.get(copy, 0, m);
+                        out.write(copy, 0, m);
+                    }
+                }
+                chunk.position(chunk.limit());
+                written += n;
+            }
+
+            @Override
+            public void finish(long crc32c) throws IOException {
+                if (written != length) {
+                    req.close();
+                    throw new IOException("PUT " + uri + ": " + written + " bytes written of a block of " + length);
+                }
+                ClusterRpc.Answer a = req.finish(Map.of());
+                byte[] body = answer("PUT", uri, a.status(), a.body(), true);
+                JsonNode r = JSON.readTree(body);
+                // a store older than streamed puts aggregates the body and answers no crc32c
+                if (r.path("length").asLong(-1) != length || (r.has("crc32c") && r.path("crc32c").asLong(-1) != crc32c)) {
+                    throw new IOException("PUT " + uri + " answered length " + r.path("length") + " and CRC32C "
+                            + r.path("crc32c") + " for a block of " + length + " bytes with CRC32C " + crc32c);
+                }
+            }
+
+            @Override
+            public void close() {
+                req.close();
+            }
+        };
     }
 
     /** A server answered with an error status. */

@@ -47,4 +47,45 @@ public interface ClusterRpc {
             throws IOException {
         throw new UnsupportedOperationException("this transport does not stream response bodies");
     }
+
+    /** The status and body of an answer to a {@link StreamedRequest}. */
+    record Answer(int status, byte[] body) {
+    }
+
+    /**
+     * A request whose body the caller writes as it produces it ({@link #openRequest}): {@link #body}
+     * (blocking while the server or the network is slower than the caller: TCP backpressure), then
+     * {@link #finish} for the answer. {@link #close} without a finish drops the connection, so the
+     * server sees the body cut short. Used by one thread at a time.
+     */
+    interface StreamedRequest extends java.io.Closeable {
+        /** Where the body goes; write exactly the length given to {@link #openRequest} (any length, when chunked). */
+        java.io.OutputStream body() throws IOException;
+
+        /**
+         * Ends the body and waits for the answer, whatever its status.
+         *
+         * @param trailers trailer fields of a chunked body (e.g. a checksum known only now); ignored otherwise
+         * @throws IOException no answer (the connection failed, a timeout), or the body was shorter than its length
+         */
+        Answer finish(Map<String, String> trailers) throws IOException;
+
+        /** Drops the request unless it finished. Idempotent. */
+        @Override
+        void close();
+    }
+
+    /**
+     * Starts {@code method pathAndQuery} on {@code server} with a body the caller streams: of
+     * {@code length} bytes ({@code Content-Length}), or chunked when {@code length} is -1 (then
+     * {@link StreamedRequest#finish} may add trailers). Never retried (the body cannot be replayed).
+     *
+     * @throws IOException no connection
+     * @throws UnsupportedOperationException from a transport that cannot stream request bodies (the
+     *                                       caller falls back to whole-body requests)
+     */
+    default StreamedRequest openRequest(String server, String what, String method, String pathAndQuery,
+                                        Map<String, String> headers, long length) throws IOException {
+        throw new UnsupportedOperationException("this transport does not stream request bodies");
+    }
 }

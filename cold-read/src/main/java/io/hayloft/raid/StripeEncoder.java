@@ -34,8 +34,9 @@ import java.util.zip.CRC32C;
  *   <li>{@link #encodeParity}: computes the {@code r} parity units with the streaming codec from a
  *       reader of the data units ({@link #volumeUnits} reads them straight from the volume).</li>
  *   <li>{@link #copy}: streams a finished unit (a parity spool file) to its destination a chunk at a
- *       time computing its CRC32C; {@link #upload} does so to a store's block over HTTP, replacing a
- *       block of that name left by an earlier attempt.</li>
+ *       time computing its CRC32C; {@link #upload} does so to a store's block over HTTP
+ *       ({@link BlockWrites#openBlock}: one streamed {@code PUT /blocks/<name>} carrying the CRC32C for
+ *       the store to check), replacing a block of that name left by an earlier attempt.</li>
  * </ol>
  * Memory: one chunk per unit being copied, plus the codec's {@link ErasureCodec#chunkSize()} tiles.
  *
@@ -56,12 +57,38 @@ public final class StripeEncoder {
     @FunctionalInterface
     public interface DataSink {
         void accept(int unit, long offset, ByteBuffer chunk) throws IOException;
+
+        /**
+         * Data unit {@code unit} is complete (its last chunk was accepted) and has CRC32C {@code crc32c};
+         * called on the unit's thread right after its last {@link #accept}. Does nothing by default.
+         */
+        default void unitDone(int unit, long crc32c) throws IOException {
+        }
     }
 
     /** Takes the next chunk of a unit streamed by {@link #copy}; the buffer is reused once it returns. */
     @FunctionalInterface
     public interface ChunkSink {
         void accept(ByteBuffer chunk) throws IOException;
+    }
+
+    /**
+     * A block being written on a store, its bytes given in order as they are produced
+     * ({@link BlockWrites#openBlock}). Used by one thread at a time.
+     */
+    public interface BlockUpload extends java.io.Closeable {
+        /** The next bytes of the block: {@code chunk}'s remaining bytes (the buffer is reused once this returns). */
+        void write(ByteBuffer chunk) throws IOException;
+
+        /**
+         * Ends the block, whose CRC32C the sender computed as {@code crc32c}: a store that checks it
+         * refuses a block whose bytes differ, leaving the block of that name as it was.
+         */
+        void finish(long crc32c) throws IOException;
+
+        /** Abandons the block unless it finished. Idempotent; never throws. */
+        @Override
+        void close();
     }
 
     /** Block writes on one store, as {@link #upload} needs them (the raid-node's Cluster, a store's peer client). */
@@ -71,6 +98,41 @@ public final class StripeEncoder {
         void appendBlock(String store, String name, byte[] data, int length) throws IOException;
 
         boolean deleteBlock(String store, String name) throws IOException;
+
+        /**
+         * Starts writing block {@code name} of {@code length} bytes on {@code store}, replacing one of
+         * that name left by an earlier attempt. By default the way stores have always taken blocks:
+         * {@link #startBlock create} (after deleting a leftover), then one {@code ?op=append} request per
+         * chunk written. Clients that can stream a request body override it to send the whole block as
+         * one streamed {@code PUT /blocks/<name>} ({@link ClusterReads#putBlockStream}).
+         */
+        default BlockUpload openBlock(String store, String name, long length) throws IOException {
+            startBlock(this, store, name);
+            return new BlockUpload() {
+                @Override
+                public void write(ByteBuffer chunk) throws IOException {
+                    int n = chunk.remaining();
+                    byte[] a;
+                    if (chunk.hasArray() && chunk.arrayOffset() + chunk.position() == 0) {
+                        a = chunk.array();
+                    } else {
+                        a = new byte[n];
+                        chunk.duplicate().get(a);
+                    }
+                    appendBlock(store, name, a, n);
+                    chunk.position(chunk.limit());
+                }
+
+                @Override
+                public void finish(long crc32c) {
+                    // the appends are the block; the raid-node verifies it from the store's listing
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
     }
 
     /**
@@ -232,6 +294,7 @@ public final class StripeEncoder {
             crc.update(chunk.array(), 0, len);
             sink.accept(u, off, chunk.position(0).limit(len));
         }
+        sink.unitDone(u, crc.getValue());
         return new UnitScan(crc.getValue(), candidates, split, read);
     }
 
@@ -315,13 +378,18 @@ public final class StripeEncoder {
     }
 
     /**
-     * Streams a finished unit to block {@code name} on {@code store} in appends of {@code chunkBytes};
-     * returns its CRC32C. A block of that name left by an earlier attempt is deleted and written again.
+     * Streams a finished unit (a spool or parity file) to block {@code name} on {@code store},
+     * {@code chunkBytes} read at a time, through {@link BlockWrites#openBlock} (one streamed PUT where
+     * the client can, else create and appends); returns its CRC32C, which the store checks before the
+     * block replaces one of that name left by an earlier attempt.
      */
     public static long upload(BlockWrites to, String store, String name, FileChannel from, long length, int chunkBytes)
             throws IOException {
-        startBlock(to, store, name);
-        return copy(from, length, chunkBytes, c -> to.appendBlock(store, name, c.array(), c.limit()));
+        try (BlockUpload up = to.openBlock(store, name, length)) {
+            long crc = copy(from, length, chunkBytes, up::write);
+            up.finish(crc);
+            return crc;
+        }
     }
 
     /** Creates block {@code name} on {@code store} empty, replacing one left by an earlier attempt. */

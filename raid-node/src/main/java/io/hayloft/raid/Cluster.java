@@ -254,6 +254,17 @@ public final class Cluster extends ClusterReads implements StripeEncoder.BlockWr
     }
 
     /**
+     * One streamed {@code PUT /blocks/<name>} carrying the block's CRC32C ({@link ClusterReads#putBlockStream}):
+     * how the raid-node's own encode and its repairs upload blocks; create and appends when the
+     * transport cannot stream.
+     */
+    @Override
+    public StripeEncoder.BlockUpload openBlock(String store, String name, long length) throws IOException {
+        StripeEncoder.BlockUpload up = putBlockStream(store, name, length);
+        return up != null ? up : StripeEncoder.BlockWrites.super.openBlock(store, name, length);
+    }
+
+    /**
      * {@code POST /admin/volumes/<id>/encode-stripe} on {@code store}, a holder of a sealed replica:
      * it encodes the stripe from its own file and sends the blocks itself (docs/store-api.md).
      *

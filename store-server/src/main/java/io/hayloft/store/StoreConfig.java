@@ -16,7 +16,8 @@ import java.util.Locale;
  * port                   8080         port to bind (0 picks a free one)
  * volumeSizeLimit        1073741824   bytes; a volume reaching it becomes read-only (max 16 GiB)
  * fsync                  always       always: fsync before acknowledging (group commit); never: OS decides
- * maxBodyBytes           67108864     largest request body; more gets 413
+ * maxBodyBytes           67108864     largest request body; more gets 413 (not for PUT /blocks/NAME: streamed)
+ * maxBlockBytes          4294967296   largest block a streamed PUT /blocks/NAME may write; more gets 413
  * maxHeaderBytes         8192         largest header block; more gets 431
  * maxInitialLineBytes    4096         longest request line; more gets 414
  * maxConcurrentRequests  1024         requests in flight; more get 503
@@ -52,6 +53,7 @@ public final class StoreConfig {
     public long volumeSizeLimit = 1L << 30;
     public String fsync = "always";
     public int maxBodyBytes = 64 << 20;
+    public long maxBlockBytes = io.hayloft.store.http.StoreHttpHandler.DEFAULT_MAX_BLOCK_BYTES;
     public int maxHeaderBytes = 8192;
     public int maxInitialLineBytes = 4096;
     public int maxConcurrentRequests = 1024;
@@ -88,6 +90,9 @@ public final class StoreConfig {
         }
         fsyncPolicy();
         limits();
+        if (maxBlockBytes < 0) {
+            throw new IllegalArgumentException("maxBlockBytes must be >= 0, got " + maxBlockBytes);
+        }
         if (diskThreads <= 0) {
             throw new IllegalArgumentException("diskThreads must be positive, got " + diskThreads);
         }

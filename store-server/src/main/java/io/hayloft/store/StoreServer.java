@@ -75,7 +75,8 @@ public final class StoreServer implements AutoCloseable {
         try {
             started = HttpServer.start(config.host, config.port, config.limits(),
                     new StoreHttpHandler(store, authorizer, metrics, transport, config.encodeStripes,
-                            config.directory == null || config.directory.isBlank() ? null : config.directory), disk, config.ioThreads,
+                            config.directory == null || config.directory.isBlank() ? null : config.directory,
+                            config.maxBlockBytes), disk, config.ioThreads,
                     config.tls().serverContext());
             http = started;
             started.bindMetrics(metrics.registry());

@@ -18,7 +18,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "store", mixinStandardHelpOptions = true,
         description = {"Run a store server: Haystack needle volumes and block files over HTTP.",
-            "Config keys (YAML or --set): dataDirs, host, port, volumeSizeLimit, fsync (always|never), maxBodyBytes,",
+            "Config keys (YAML or --set): dataDirs, host, port, volumeSizeLimit, fsync (always|never), maxBodyBytes, maxBlockBytes,",
             "maxHeaderBytes, maxInitialLineBytes, maxConcurrentRequests, idleTimeoutMillis, diskThreads, ioThreads,",
             "idxFlushMillis, directory, storeId, rack, advertiseAddress, heartbeatMillis, clusterSecret, adminToken.",
             "See docs/store-api.md."},

@@ -223,7 +223,34 @@ public final class HttpTransport {
                     throw new IOException(what + " on " + server + " failed: " + e.getMessage(), e);
                 }
             }
+
+            @Override
+            public StreamedRequest openRequest(String server, String what, String method, String pathAndQuery,
+                                               java.util.Map<String, String> headers, long length) {
+                return t.openRequest(server, what, method, pathAndQuery, headers, length);
+            }
         };
+    }
+
+    /**
+     * A data call whose body the caller writes as it produces it (a block sent in one request while
+     * it is being computed): see {@link StreamedUpload}. The request runs on one of the transport's
+     * I/O threads; the caller writes {@link io.hayloft.raid.ClusterRpc.StreamedRequest#body()} (waiting
+     * at most the connect timeout plus the request timeout for the connection), then
+     * {@link io.hayloft.raid.ClusterRpc.StreamedRequest#finish finish} waits for the answer (each read
+     * bounded by the request timeout). Never retried. Reported to the {@link Listener} when answered.
+     *
+     * @param length the body's length, or -1 for a chunked body (which may end with trailers)
+     * @throws IllegalArgumentException for a bad server address
+     */
+    public io.hayloft.raid.ClusterRpc.StreamedRequest openRequest(String server, String what, String method,
+                                                                  String pathAndQuery, java.util.Map<String, String> headers,
+                                                                  long length) {
+        Target target = target(server);
+        long start = System.nanoTime();
+        return StreamedUpload.start(data.client, target.host(), method, target.prefix() + pathAndQuery, headers, length,
+                ioThreads, connectTimeout.plus(requestTimeout), server, what, (status, failure) -> report(server, method, status,
+                        failure == null ? null : failure(server, what, failure, TYPED), System.nanoTime() - start));
     }
 
     /** The transport's I/O threads (one per call in flight), for blocking data calls made asynchronous. */

@@ -47,4 +47,10 @@ public final class StoreErrors {
      * block shorter than asked, the stream cut); the block was left as it was. Retryable.
      */
     public static final ApiError PULL_SOURCE_FAILED = new ApiError(118, "PULL_SOURCE_FAILED", 502);
+    /**
+     * A streamed {@code PUT /blocks/<name>} whose bytes do not have the CRC32C its
+     * {@code X-Hayloft-Crc32c} header or trailer gave (both named in the message): damaged on the
+     * way; the block was left as it was. Retryable.
+     */
+    public static final ApiError BLOCK_CRC_MISMATCH = new ApiError(119, "BLOCK_CRC_MISMATCH", 400);
 }

@@ -10,7 +10,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -52,6 +51,9 @@ import org.slf4j.LoggerFactory;
  * socket takes each chunk, so a large file costs one chunk per connection and no event-loop read.
  * Optionally a non-blocking fast-path handler answers what it can on the event loop (a cache hit
  * from memory), in the request's turn on its connection, and leaves the rest to the executor.
+ * A handler that is a {@link StreamedRequestHandler} receives the bodies of the requests it chooses
+ * as a stream instead (a router ahead of the aggregator passes them by it; see {@link BodyStream}):
+ * pieces handed to the executor in order, reads paused while too much of a body waits for it.
  *
  * <p>Buffer ownership: the aggregated request is retained by the dispatcher when handed to the
  * executor and released there in a {@code finally}; the handler's response is written (Netty
@@ -105,6 +107,9 @@ public final class HttpServer implements AutoCloseable {
                             p.addLast(new IdleStateHandler(limits.idleTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS));
                             p.addLast(new HttpServerCodec(limits.maxInitialLineLength(), limits.maxHeaderSize(), 64 * 1024));
                             p.addLast(new PartialTracker());
+                            if (handler instanceof StreamedRequestHandler streamed) {
+                                p.addLast(new StreamRouter(streamed));
+                            }
                             p.addLast(new BoundedAggregator(limits.maxBodyBytes()));
                             p.addLast(new Dispatcher(handler, executor, limits.maxConcurrentRequests(), eventLoopHandler));
                         }
@@ -459,20 +464,126 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /**
-     * Hands requests to the executor one at a time per connection. Requests that the codec decoded
-     * from the same read while one is in flight (pipelining) wait in {@code queue}; all state is
-     * touched only on the channel's event loop.
+     * A streamed request's head or a piece of its body, as the {@link StreamRouter} passes it on: not
+     * an {@code HttpObject}, so the aggregator lets it by. Reference-counted as the body piece it holds
+     * (a head holds no buffer).
      */
-    private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
+    static final class StreamPart implements io.netty.util.ReferenceCounted {
+        final HttpRequest head;
+        final io.netty.handler.codec.http.HttpContent content;
+
+        private StreamPart(HttpRequest head, io.netty.handler.codec.http.HttpContent content) {
+            this.head = head;
+            this.content = content;
+        }
+
+        @Override
+        public int refCnt() {
+            return content == null ? 1 : content.refCnt();
+        }
+
+        @Override
+        public StreamPart retain() {
+            if (content != null) {
+                content.retain();
+            }
+            return this;
+        }
+
+        @Override
+        public StreamPart retain(int increment) {
+            if (content != null) {
+                content.retain(increment);
+            }
+            return this;
+        }
+
+        @Override
+        public StreamPart touch() {
+            return this;
+        }
+
+        @Override
+        public StreamPart touch(Object hint) {
+            if (content != null) {
+                content.touch(hint);
+            }
+            return this;
+        }
+
+        @Override
+        public boolean release() {
+            return content != null && content.release();
+        }
+
+        @Override
+        public boolean release(int decrement) {
+            return content != null && content.release(decrement);
+        }
+    }
+
+    /**
+     * Ahead of the aggregator: wraps the head and body pieces of each request the
+     * {@link StreamedRequestHandler} {@linkplain StreamedRequestHandler#streamsBody chooses} in
+     * {@link StreamPart}s, which the aggregator lets by; every other message goes on as it came.
+     * Touched only on the channel's event loop.
+     */
+    private static final class StreamRouter extends ChannelInboundHandlerAdapter {
+        private final StreamedRequestHandler handler;
+        private boolean routing;
+
+        StreamRouter(StreamedRequestHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof HttpRequest head && !(msg instanceof FullHttpRequest)) {
+                routing = head.decoderResult().isSuccess() && malformedUri(head.uri()) == null && wants(head);
+                if (routing) {
+                    ctx.fireChannelRead(new StreamPart(head, null));
+                    return;
+                }
+            } else if (routing && msg instanceof io.netty.handler.codec.http.HttpContent c) {
+                if (c instanceof LastHttpContent || c.decoderResult().isFailure()) {
+                    routing = false;
+                }
+                ctx.fireChannelRead(new StreamPart(null, c));
+                return;
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        private boolean wants(HttpRequest head) {
+            try {
+                return handler.streamsBody(head);
+            } catch (RuntimeException e) {
+                LOG.debug("streamsBody failed for {} {}; aggregating", head.method(), head.uri(), e);
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Hands requests to the executor one at a time per connection. Requests that the codec decoded
+     * from the same read while one is in flight (pipelining) wait in {@code queue}, with the body
+     * pieces of queued streamed requests; all state is touched only on the channel's event loop.
+     * A streamed request ({@link StreamPart}) is busy from its head to its answer: its body pieces go
+     * to its {@link BodyStream} as they arrive, reads paused while the stream says so and after the
+     * last piece until the answer is written, as for an aggregated request.
+     */
+    private final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStream.Owner {
         private final RequestHandler handler;
         private final ExecutorService executor;
         private final int maxConcurrent;
-        private final java.util.ArrayDeque<FullHttpRequest> queue = new java.util.ArrayDeque<>();
+        /** FullHttpRequests and StreamParts, in the order they arrived. */
+        private final java.util.ArrayDeque<Object> queue = new java.util.ArrayDeque<>();
         private boolean busy;
+        /** The streamed request of this connection being received or answered, or null. */
+        private BodyStream stream;
         private final RequestHandler eventLoopHandler; // may be null
 
         Dispatcher(RequestHandler handler, ExecutorService executor, int maxConcurrent, RequestHandler eventLoopHandler) {
-            super(false); // ownership passes to the executor task, or is released here
             this.handler = handler;
             this.executor = executor;
             this.maxConcurrent = maxConcurrent;
@@ -480,12 +591,51 @@ public final class HttpServer implements AutoCloseable {
         }
 
         @Override
-        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-            if (busy) {
-                queue.add(request);
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof FullHttpRequest) && !(msg instanceof StreamPart)) {
+                ctx.fireChannelRead(msg);
                 return;
             }
-            dispatch(ctx, request);
+            if (!queue.isEmpty()) {
+                queue.add(msg); // ownership passes to the queue
+                return;
+            }
+            take(ctx, msg);
+        }
+
+        /** Handles {@code msg} now when it can (a piece of the body being received, or a request when idle), else queues it. */
+        private void take(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof StreamPart part && part.content != null) {
+                if (stream != null && !stream.lastReceived) {
+                    stream.content(part.content);
+                    updateReads(ctx);
+                } else {
+                    part.release(); // not expected: every routed head gets a stream
+                }
+                return;
+            }
+            if (busy) {
+                queue.add(msg);
+                return;
+            }
+            if (msg instanceof FullHttpRequest request) {
+                dispatch(ctx, request);
+            } else {
+                startStream(ctx, ((StreamPart) msg).head);
+            }
+        }
+
+        /** Takes queued messages while it can: body pieces of the current stream always, requests when idle. */
+        private void drainQueue(ChannelHandlerContext ctx) {
+            Object next;
+            while ((next = queue.peek()) != null) {
+                boolean piece = next instanceof StreamPart p && p.content != null;
+                if (!piece && busy) {
+                    return;
+                }
+                queue.poll();
+                take(ctx, next);
+            }
         }
 
         private void dispatch(ChannelHandlerContext ctx, FullHttpRequest request) {
@@ -509,11 +659,7 @@ public final class HttpServer implements AutoCloseable {
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
-            if (ctx.channel().remoteAddress() instanceof InetSocketAddress peer && peer.getAddress() != null) {
-                request.headers().set(PEER_HEADER, peer.getAddress().getHostAddress());
-            } else {
-                request.headers().remove(PEER_HEADER);
-            }
+            setPeer(ctx, request);
             if (eventLoopHandler != null && answerOnEventLoop(ctx, request, keepAlive)) {
                 return;
             }
@@ -526,6 +672,90 @@ public final class HttpServer implements AutoCloseable {
                 inFlight.decrementAndGet();
                 request.release();
                 sendAndClose(ctx, HttpResponses.error(CommonErrors.OVERLOADED, "server is shutting down"));
+            }
+        }
+
+        /** A streamed request's head (decoded, its URI checked by the router): its body goes to a new {@link BodyStream}. */
+        private void startStream(ChannelHandlerContext ctx, HttpRequest head) {
+            busy = true;
+            setPeer(ctx, head);
+            stream = new BodyStream(ctx, head, (StreamedRequestHandler) handler, executor, this, inFlight);
+            String expect = head.headers().get(io.netty.handler.codec.http.HttpHeaderNames.EXPECT);
+            if (expect != null && !HttpUtil.is100ContinueExpected(head)) {
+                FullHttpResponse r = HttpResponses.error(CommonErrors.BAD_REQUEST, "unsupported expectation: " + expect);
+                r.setStatus(io.netty.handler.codec.http.HttpResponseStatus.EXPECTATION_FAILED);
+                stream.refuseAtStart(r);
+            } else if (inFlight.incrementAndGet() > maxConcurrent) {
+                inFlight.decrementAndGet();
+                stream.refuseAtStart(HttpResponses.error(CommonErrors.OVERLOADED,
+                        "more than " + maxConcurrent + " requests in flight; retry later"));
+            } else {
+                stream.start();
+            }
+            updateReads(ctx);
+        }
+
+        private void setPeer(ChannelHandlerContext ctx, HttpRequest request) {
+            if (ctx.channel().remoteAddress() instanceof InetSocketAddress peer && peer.getAddress() != null) {
+                request.headers().set(PEER_HEADER, peer.getAddress().getHostAddress());
+            } else {
+                request.headers().remove(PEER_HEADER);
+            }
+        }
+
+        /**
+         * Reads while the connection is idle or its streamed request's body is still arriving (and
+         * not paused, or refused: then its rest is read and dropped); the idle timeout answers 408
+         * only while it waits for the client.
+         */
+        private void updateReads(ChannelHandlerContext ctx) {
+            boolean receiving = stream != null && !stream.lastReceived && (stream.refused || !stream.paused());
+            boolean read = !busy || receiving;
+            ctx.channel().attr(BUSY).set(busy && !receiving);
+            if (read != ctx.channel().config().isAutoRead()) {
+                ctx.channel().config().setAutoRead(read);
+                if (read) {
+                    ctx.read();
+                }
+            }
+        }
+
+        @Override
+        public void answered(ChannelHandlerContext ctx, BodyStream s, FullHttpResponse response) {
+            if (!ctx.channel().isActive()) {
+                discard(response);
+                return;
+            }
+            if (s.keepAlive) {
+                HttpUtil.setKeepAlive(response, true);
+                write(ctx, response, executor).addListener(f -> done(ctx));
+            } else {
+                sendAndClose(ctx, response, executor);
+            }
+        }
+
+        @Override
+        public void refused(ChannelHandlerContext ctx, BodyStream s, FullHttpResponse response) {
+            if (!ctx.channel().isActive()) {
+                discard(response);
+                return;
+            }
+            if (s.lastReceived) { // the whole body was read: the connection may go on
+                answered(ctx, s, response);
+                return;
+            }
+            s.refused = true;
+            write(ctx, HttpResponses.closing(response)).addListener(f -> s.answerWritten(f.isSuccess()));
+            if (s == stream) {
+                updateReads(ctx);
+            }
+        }
+
+        @Override
+        public void drained(ChannelHandlerContext ctx, BodyStream s) {
+            if (s == stream && s.paused() && s.queuedBytes() < BodyStream.LOW_WATER) {
+                s.resume();
+                updateReads(ctx);
             }
         }
 
@@ -560,14 +790,8 @@ public final class HttpServer implements AutoCloseable {
             FullHttpResponse response;
             try {
                 response = handler.handle(request);
-            } catch (ApiException e) {
-                response = HttpResponses.error(e);
-            } catch (IOException | UncheckedIOException e) {
-                LOG.warn("I/O error serving {} {}", request.method(), request.uri(), e);
-                response = HttpResponses.error(CommonErrors.IO_ERROR, "I/O error: " + e.getMessage());
             } catch (Throwable e) {
-                LOG.error("internal error serving {} {}", request.method(), request.uri(), e);
-                response = HttpResponses.error(CommonErrors.INTERNAL, "internal error: " + e);
+                response = errorResponse(request, e);
             } finally {
                 request.release();
                 inFlight.decrementAndGet();
@@ -587,21 +811,25 @@ public final class HttpServer implements AutoCloseable {
         /** On the event loop after a response was written: next queued request, or read more. */
         private void done(ChannelHandlerContext ctx) {
             busy = false;
+            stream = null;
             ctx.channel().attr(BUSY).set(Boolean.FALSE);
-            FullHttpRequest next = queue.poll();
-            if (next != null) {
-                dispatch(ctx, next);
-                return;
+            drainQueue(ctx);
+            if (!busy) {
+                ctx.channel().config().setAutoRead(true);
+                ctx.read();
+            } else {
+                updateReads(ctx);
             }
-            ctx.channel().config().setAutoRead(true);
-            ctx.read();
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            FullHttpRequest r;
+            Object r;
             while ((r = queue.poll()) != null) {
-                r.release();
+                ReferenceCountUtil.release(r);
+            }
+            if (stream != null) {
+                stream.channelClosed();
             }
             super.channelInactive(ctx);
         }
@@ -613,6 +841,22 @@ public final class HttpServer implements AutoCloseable {
             }
             ctx.close();
         }
+    }
+
+    /**
+     * The error answer for a request that failed: an {@link ApiException} as its JSON error, an I/O
+     * failure as 500 {@code IO_ERROR}, anything else as 500 {@code INTERNAL} (both logged).
+     */
+    static FullHttpResponse errorResponse(HttpRequest request, Throwable e) {
+        if (e instanceof ApiException api) {
+            return HttpResponses.error(api);
+        }
+        if (e instanceof IOException || e instanceof UncheckedIOException) {
+            LOG.warn("I/O error serving {} {}", request.method(), request.uri(), e);
+            return HttpResponses.error(CommonErrors.IO_ERROR, "I/O error: " + e.getMessage());
+        }
+        LOG.error("internal error serving {} {}", request.method(), request.uri(), e);
+        return HttpResponses.error(CommonErrors.INTERNAL, "internal error: " + e);
     }
 
     /**

@@ -23,8 +23,11 @@ import java.util.zip.CRC32C;
  * checked by the raid-node against the CRCs it recorded, using {@link #list}.
  *
  * <p>Durability: put writes {@code <name>.blk.tmp}, forces it, renames it over the block and
- * forces the directory; create forces the directory; append forces the file when {@code fsync}.
- * The CRC of a block is computed when listed and cached until the block changes (not persisted).
+ * forces the directory; a {@link Writer} (a streamed put) the same with its own temporary file;
+ * create forces the directory; append forces the file when {@code fsync}.
+ * The CRC of a block written by put, putStream or a Writer is recorded when it is written (no
+ * re-read to list it); that of a block created and appended to, or found at start-up, is computed
+ * when first listed; either is cached until the block changes (not persisted).
  *
  * <p>Thread-safe: operations on one block are serialized by a per-name lock.
  */
@@ -199,22 +202,44 @@ public final class BlockStore {
     }
 
     /**
-     * A block written in place, for blocks too large to hold in memory (a store encoding a stripe):
-     * positional writes into {@code <name>.blk.enc.tmp}; {@link #commit} forces it, renames it over any
-     * block of that name (replacing what an earlier attempt left) and forces the directory, as
-     * {@link BlockStore#put} does; {@link #close} without a commit deletes the file. One writer per name at a time.
+     * A block written in place, for blocks too large to hold in memory (a store encoding a stripe, a
+     * streamed {@code PUT /blocks/<name>}): positional writes or appends into its own temporary file
+     * {@code <name>~<n>.blk.enc.tmp} ({@code n} unique in this process; {@code ~} is in no block name,
+     * so no two writers share a file, and two writers of one name do not see each other's bytes);
+     * {@link #commit} forces it, renames it over any block of that name (atomic replace: the last
+     * commit wins) and forces the directory, as {@link BlockStore#put} does; {@link #close} without a
+     * commit deletes the file. Such files left by a crash are deleted when the store starts.
+     *
+     * <p>Not thread-safe: one thread at a time (a request's calls are serial).
      */
     public final class Writer implements java.io.Closeable {
         private final String name;
         private final Path tmp;
         private final FileChannel channel;
+        private long end;
         private boolean committed;
+        private boolean closed;
 
         private Writer(String name) throws IOException {
             this.name = name;
-            this.tmp = dir.resolve(name + WRITER_SUFFIX);
+            this.tmp = dir.resolve(name + "~" + WRITERS.incrementAndGet() + WRITER_SUFFIX);
             this.channel = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
+        }
+
+        /** The block's name. */
+        public String name() {
+            return name;
+        }
+
+        /** Writes {@code src} after the last byte written so far (by an append or a positional write). */
+        public void append(ByteBuffer src) throws IOException {
+            write(src, end);
+        }
+
+        /** Bytes up to the end of the furthest write so far. */
+        public long length() {
+            return end;
         }
 
         /** The file being written: positional reads and writes. */
@@ -228,14 +253,15 @@ public final class BlockStore {
             while (src.hasRemaining()) {
                 pos += channel.write(src, pos);
             }
+            end = Math.max(end, pos);
         }
 
         /** Makes the written bytes block {@code name} (durable), recording its CRC32C {@code crc32c} for listings. */
         public void commit(long crc32c) throws IOException {
+            long length = channel.size();
+            channel.force(true);
+            channel.close();
             synchronized (lock(name)) {
-                long length = channel.size();
-                channel.force(true);
-                channel.close();
                 disk.move(tmp, path(name));
                 FileIo.syncDirectory(disk, dir);
                 crcCache.put(name, new BlockInfo(name, length, crc32c));
@@ -243,14 +269,22 @@ public final class BlockStore {
             }
         }
 
+        /** Deletes the file unless committed; idempotent. */
         @Override
         public void close() throws IOException {
-            if (!committed) {
-                channel.close();
-                disk.deleteIfExists(tmp);
+            if (!committed && !closed) {
+                closed = true;
+                try {
+                    channel.close();
+                } finally {
+                    disk.deleteIfExists(tmp);
+                }
             }
         }
     }
+
+    /** Numbers the {@link Writer}s' temporary files. */
+    private static final java.util.concurrent.atomic.AtomicLong WRITERS = new java.util.concurrent.atomic.AtomicLong();
 
     /** Starts writing block {@code name} in place ({@link Writer}). */
     public Writer writer(String name) throws IOException {

@@ -4,7 +4,7 @@ import io.hayloft.common.http.ApiError;
 import io.hayloft.common.http.ApiException;
 import io.hayloft.common.http.CommonErrors;
 import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.http.RequestHandler;
+import io.hayloft.common.http.StreamedRequestHandler;
 import io.hayloft.common.http.StreamedResponse;
 import io.hayloft.common.metrics.PrometheusEndpoint;
 import io.hayloft.common.wire.BatchBody;
@@ -34,10 +34,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Routes the store's HTTP API (docs/store-api.md) to the {@link Store}. Runs on the disk
  * executor (see {@link io.hayloft.common.http.HttpServer}), so it calls the volumes directly.
+ * {@code PUT /blocks/<name>} is the one request whose body is streamed, not aggregated: written
+ * to the block's file as it arrives ({@link StreamedBlockPut}), so a block of any size up to
+ * {@code maxBlockBytes} goes in one request without being held in memory.
  *
  * <p>Thread-safe (stateless apart from thread-safe collaborators).
  */
-public final class StoreHttpHandler implements RequestHandler {
+public final class StoreHttpHandler implements StreamedRequestHandler {
     private static final String OCTETS = "application/octet-stream";
     /** Response header of a needle GET: CRC32C of the data as 8 lower-case hex digits. */
     public static final String CRC_HEADER = "X-Hayloft-Crc32c";
@@ -54,6 +57,7 @@ public final class StoreHttpHandler implements RequestHandler {
     private final io.hayloft.client.http.HttpTransport peers;
     private final StripeEncodeEndpoint encoder;
     private final boolean encodeStripes;
+    private final long maxBlockBytes;
 
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics) {
         this(store, authorizer, metrics, io.hayloft.client.http.HttpTransport.builder().build());
@@ -71,6 +75,20 @@ public final class StoreHttpHandler implements RequestHandler {
      */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
                             io.hayloft.client.http.HttpTransport peers, boolean encodeStripes, String directory) {
+        this(store, authorizer, metrics, peers, encodeStripes, directory, DEFAULT_MAX_BLOCK_BYTES);
+    }
+
+    /** The default of the store's {@code maxBlockBytes}: the longest streamed block put. */
+    public static final long DEFAULT_MAX_BLOCK_BYTES = 4L << 30;
+
+    /** @param maxBlockBytes the longest block a streamed {@code PUT /blocks/<name>} may write; longer: 413 */
+    public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
+                            io.hayloft.client.http.HttpTransport peers, boolean encodeStripes, String directory,
+                            long maxBlockBytes) {
+        if (maxBlockBytes < 0) {
+            throw new IllegalArgumentException("maxBlockBytes must be >= 0, got " + maxBlockBytes);
+        }
+        this.maxBlockBytes = maxBlockBytes;
         this.encodeStripes = encodeStripes;
         this.puller = new VolumePuller(peers);
         this.peers = peers;
@@ -140,6 +158,81 @@ public final class StoreHttpHandler implements RequestHandler {
         }
         timer(op, r.status().code()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         return r;
+    }
+
+    /** {@code PUT /blocks/<name>} (two path segments) is streamed; everything else is aggregated. */
+    @Override
+    public boolean streamsBody(io.netty.handler.codec.http.HttpRequest head) {
+        if (!HttpMethod.PUT.equals(head.method())) {
+            return false;
+        }
+        String path = new QueryStringDecoder(head.uri()).path();
+        if (!path.startsWith("/blocks/")) {
+            return false;
+        }
+        List<String> seg = java.util.Arrays.stream(path.split("/")).filter(p -> !p.isEmpty()).toList();
+        return seg.size() == 2 && "blocks".equals(seg.get(0));
+    }
+
+    /**
+     * Starts a streamed {@code PUT /blocks/<name>}: checks the name (400), the admin token (as the
+     * other block writes), the declared {@code Content-Length} against {@code maxBlockBytes} (413) and
+     * the {@value #CRC_HEADER} header (400), then opens the block's {@link BlockStore.Writer}.
+     */
+    @Override
+    public RequestBody openBody(io.netty.handler.codec.http.HttpRequest head) {
+        long t0 = System.nanoTime();
+        try {
+            List<String> seg = java.util.Arrays.stream(new QueryStringDecoder(head.uri()).path().split("/"))
+                    .filter(p -> !p.isEmpty()).toList();
+            String name = BlockStore.checkName(seg.get(1));
+            authorizer.authorize(head, "block.put", -1);
+            long declared = io.netty.handler.codec.http.HttpUtil.getContentLength(head, -1L);
+            if (declared > maxBlockBytes) {
+                throw CommonErrors.BODY_TOO_LARGE.exception("block " + name + " of " + declared
+                        + " bytes is longer than the store's maxBlockBytes (" + maxBlockBytes + " bytes)");
+            }
+            Long expected = StreamedBlockPut.parseCrc(head.headers().get(CRC_HEADER), "header");
+            StreamedBlockPut put = new StreamedBlockPut(store.blocks().writer(name), maxBlockBytes, expected);
+            return new RequestBody() {
+                @Override
+                public void content(ByteBuf chunk) throws Exception {
+                    try {
+                        put.content(chunk);
+                    } catch (ApiException e) {
+                        timer("block.put", e.error().status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+                        throw e;
+                    }
+                }
+
+                @Override
+                public FullHttpResponse end(io.netty.handler.codec.http.HttpHeaders trailers) throws Exception {
+                    try {
+                        FullHttpResponse r = put.end(trailers);
+                        timer("block.put", r.status().code()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+                        return r;
+                    } catch (ApiException e) {
+                        timer("block.put", e.error().status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+                        throw e;
+                    } catch (StoreException e) {
+                        throw new ApiException(errorOf(e.reason()), e.getMessage());
+                    }
+                }
+
+                @Override
+                public void abort() {
+                    put.abort();
+                }
+            };
+        } catch (StoreException e) {
+            timer("block.put", errorOf(e.reason()).status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+            throw new ApiException(errorOf(e.reason()), e.getMessage());
+        } catch (ApiException e) {
+            timer("block.put", e.error().status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+            throw e;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** {@code crc} as 8 lower-case hex digits (what {@code %08x} prints, without a Formatter per read). */

@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  * stores"): a store holding a sealed replica encodes one stripe of it where the bytes are. It reads its
  * own volume file with positional reads ({@link Volume#openRaw}, held open through a compaction), once
  * for the data units (streamed in {@code transferBytes} chunks to their targets: written straight into
- * this store's {@link BlockStore} when the target is this store, else appended over HTTP to the target
- * store) and once more for the parity (the streaming codec reads the units from the file; the page cache
+ * this store's {@link BlockStore} when the target is this store, else written into one streamed
+ * {@code PUT /blocks/<name>} to the target store as the copy produces them, the block's CRC32C in its
+ * trailer) and once more for the parity (the streaming codec reads the units from the file; the page cache
  * usually serves it), writes the parity units into block files here (the final block when this store is
  * the target, else a temporary file streamed to the target and deleted), and answers every unit's CRC32C
  * and the stripe's candidate needles. The work is {@link StripeEncoder}, the raid-node's own core.
@@ -198,6 +199,7 @@ final class StripeEncodeEndpoint {
             read.addAndGet(want);
         };
         BlockStore.Writer[] local = new BlockStore.Writer[n];
+        StripeEncoder.BlockUpload[] uploads = new StripeEncoder.BlockUpload[n];
         ExecutorService pool = Executors.newFixedThreadPool(Math.min(UNIT_THREADS, n), task -> {
             Thread t = new Thread(task, "store-encode-" + threads.incrementAndGet());
             t.setDaemon(true);
@@ -209,22 +211,36 @@ final class StripeEncodeEndpoint {
                     local[u] = blocks.writer(r.targets().get(u).name());
                 }
             }
-            // 1. data units: one read of the volume, each chunk to its block (here or on its store)
-            StripeEncoder.Data data = core.copyData(src, (unit, off, chunk) -> {
-                Wire.EncodeTarget t = r.targets().get(unit);
-                if (local[unit] != null) {
-                    local[unit].write(chunk, off);
-                    localBytes.increment(chunk.limit());
-                    return;
+            // 1. data units: one read of the volume, each chunk to its block (here, or into the one streamed
+            //    PUT of the block on its store: written to the connection as the copy produces it)
+            StripeEncoder.DataSink sink = new StripeEncoder.DataSink() {
+                @Override
+                public void accept(int unit, long off, ByteBuffer chunk) throws IOException {
+                    Wire.EncodeTarget t = r.targets().get(unit);
+                    if (local[unit] != null) {
+                        local[unit].write(chunk, off);
+                        localBytes.increment(chunk.limit());
+                        return;
+                    }
+                    if (off == 0) {
+                        stillPlanned.run();
+                        peerCall(t, () -> uploads[unit] = peer.openBlock(t.address(), t.name(), b));
+                    }
+                    int len = chunk.remaining();
+                    peerCall(t, () -> uploads[unit].write(chunk));
+                    sent.addAndGet(len);
+                    sentBytes.increment(len);
                 }
-                if (off == 0) {
-                    stillPlanned.run();
-                    peerCall(t, () -> StripeEncoder.startBlock(peer, t.address(), t.name()));
+
+                @Override
+                public void unitDone(int unit, long crc32c) {
+                    if (uploads[unit] != null) {
+                        Wire.EncodeTarget t = r.targets().get(unit);
+                        peerCall(t, () -> uploads[unit].finish(crc32c));
+                    }
                 }
-                peerCall(t, () -> peer.appendBlock(t.address(), t.name(), chunk.array(), chunk.limit()));
-                sent.addAndGet(chunk.limit());
-                sentBytes.increment(chunk.limit());
-            }, null, pool);
+            };
+            StripeEncoder.Data data = core.copyData(src, sink, null, pool);
             long[] crcs = new long[n];
             System.arraycopy(data.crc32c(), 0, crcs, 0, k);
             // 2. parity: into its block here, or a temporary block file sent on below
@@ -267,6 +283,11 @@ final class StripeEncodeEndpoint {
             readBytes.increment(read.get());
             return new Wire.EncodeStripeResult(r.stripe(), crcs, data.candidates(), read.get(), sent.get());
         } finally {
+            for (StripeEncoder.BlockUpload u : uploads) {
+                if (u != null) {
+                    u.close(); // a block not finished is abandoned: its store keeps what it had
+                }
+            }
             pool.shutdownNow();
             for (BlockStore.Writer w : local) {
                 if (w != null) {
@@ -366,6 +387,13 @@ final class StripeEncodeEndpoint {
         @Override
         public boolean deleteBlock(String store, String name) throws IOException {
             return call("DELETE", store(store, "/blocks/" + name), null, false) != null;
+        }
+
+        /** One streamed {@code PUT /blocks/<name>} ({@link ClusterReads#putBlockStream}). */
+        @Override
+        public StripeEncoder.BlockUpload openBlock(String store, String name, long length) throws IOException {
+            StripeEncoder.BlockUpload up = putBlockStream(store, name, length);
+            return up != null ? up : StripeEncoder.BlockWrites.super.openBlock(store, name, length);
         }
     }
 }
