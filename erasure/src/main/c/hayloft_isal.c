@@ -12,7 +12,7 @@
  *                                  a sequence of such products over one set of buffers, run a
  *                                  tile at a time (FUSED_TILE) so every step finds its inputs in
  *                                  cache; accumulating steps with one all-ones row are plain XORs
- *   applyPiggyback(affine, shape, bases, offs, len)
+ *   applyPiggyback(affine, shape, bases, offs, len, tile)
  *                                  Hitchhiker's whole encode in one pass (AVX-512 + GFNI, our own
  *                                  loop, not ISA-L): see pb_encode
  *   piggybackSupported()           whether this CPU runs applyPiggyback
@@ -366,30 +366,45 @@ done:
 
 /*
  * Hitchhiker's piggybacked encode (io.hayloft.erasure.kernel.PiggybackEncode) over k data pieces a_j,
- * b_j and R = 2..4 parity pieces Pa_i, Pb_i, one 64-byte vector position at a time:
+ * b_j and R = 2..4 parity pieces Pa_i, Pb_i:
  *   Pb_i = sum_j m[i][j] b_j (+ the piggyback of group i-1),  Pa_i = sum_j m[i][j] a_j (+ Pb_1 when
  *   coupled, i = 1).
- * Every input is loaded once and every output stored once; the piggyback adds a_j (XOR, XOR+) or the
- * product m[1][j] a_j already computed for Pa_1 (weighted: nonXOR) to Pb_(g+1)'s register, so the
- * piggybacks and the coupling cost one XOR each per vector and no pass of their own. A product by a
- * constant is one GF2P8AFFINEQB with that constant's 8x8 bit matrix (aff, built by the Java side),
- * which works for our polynomial 0x11D. The last partial vector uses masked loads and stores.
+ * A tile of PB_TILE bytes at a time, in two passes of 64-byte vectors: pass b computes Pb from the
+ * b_j; pass a computes Pa from the a_j and, as each a_j passes, adds a_j (XOR, XOR+) or the product
+ * m[1][j] a_j already computed for Pa_1 (weighted: nonXOR) to a piggyback register, which is XORed
+ * into Pb_(g+1) (still in L1) when the run of group g's units ends; then Pa_1 ^= Pb_1. So each input
+ * is loaded once, the piggybacks and the coupling need no pass of their own, and each pass streams
+ * k inputs and R outputs like an RS product (one pass over all 2k inputs and 2R outputs at once was
+ * half as fast at 1 MiB units: too many streams). A product by a constant is one GF2P8AFFINEQB with
+ * that constant's 8x8 bit matrix (aff, built by the Java side), which works for our polynomial 0x11D.
+ * The last partial vector uses masked loads and stores.
  */
 #define PB_TARGET __attribute__((target("avx512f,avx512bw,gfni")))
 
-PB_TARGET static inline __attribute__((always_inline)) void pb_vector(
-        const int R, int k, const long long *aff, const jint *grp, int weighted, int coupled,
-        unsigned char **a, unsigned char **b, unsigned char **pa, unsigned char **pb, size_t t, __mmask64 m) {
-    __m512i q[4], p[4];
+PB_TARGET static inline __attribute__((always_inline)) void pb_pass_b(
+        const int R, int k, const long long *aff, unsigned char **b, unsigned char **pb, size_t t, __mmask64 m) {
+    __m512i q[4];
     for (int i = 0; i < R; i++) {
         q[i] = _mm512_setzero_si512();
-        p[i] = _mm512_setzero_si512();
     }
     for (int j = 0; j < k; j++) {
         __m512i x = _mm512_maskz_loadu_epi8(m, b[j] + t);
         for (int i = 0; i < R; i++) {
             q[i] = _mm512_xor_si512(q[i], _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64(aff[i * k + j]), 0));
         }
+    }
+    for (int i = 0; i < R; i++) {
+        _mm512_mask_storeu_epi8(pb[i] + t, m, q[i]);
+    }
+}
+
+PB_TARGET static inline __attribute__((always_inline)) void pb_pass_a(
+        const int R, int k, const long long *aff, const jint *grp, int weighted, int coupled,
+        unsigned char **a, unsigned char **pa, unsigned char **pb, size_t t, __mmask64 m) {
+    __m512i p[4];
+    __m512i pg = _mm512_setzero_si512();
+    for (int i = 0; i < R; i++) {
+        p[i] = _mm512_setzero_si512();
     }
     for (int j = 0; j < k; j++) {
         __m512i x = _mm512_maskz_loadu_epi8(m, a[j] + t);
@@ -403,51 +418,52 @@ PB_TARGET static inline __attribute__((always_inline)) void pb_vector(
         }
         int g = grp[j];
         if (g >= 0) {
-            __m512i v = weighted ? x1 : x;
-            if (g == 0) {
-                q[1] = _mm512_xor_si512(q[1], v);
-            } else if (g == 1 && R > 2) {
-                q[2] = _mm512_xor_si512(q[2], v);
-            } else if (R > 3) {
-                q[3] = _mm512_xor_si512(q[3], v);
+            pg = _mm512_xor_si512(pg, weighted ? x1 : x);
+            if (j == k - 1 || grp[j + 1] != g) {
+                unsigned char *d = pb[g + 1] + t;
+                _mm512_mask_storeu_epi8(d, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, d), pg));
+                pg = _mm512_setzero_si512();
             }
         }
     }
     if (coupled) {
-        p[1] = _mm512_xor_si512(p[1], q[1]);
+        p[1] = _mm512_xor_si512(p[1], _mm512_maskz_loadu_epi8(m, pb[1] + t));
     }
     for (int i = 0; i < R; i++) {
         _mm512_mask_storeu_epi8(pa[i] + t, m, p[i]);
-        _mm512_mask_storeu_epi8(pb[i] + t, m, q[i]);
     }
 }
 
 PB_TARGET static inline __attribute__((always_inline)) void pb_encode(
         const int R, int k, const long long *aff, const jint *grp, int weighted, int coupled,
-        unsigned char **a, unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len) {
-    size_t t = 0;
-    for (; t + 64 <= len; t += 64) {
-        pb_vector(R, k, aff, grp, weighted, coupled, a, b, pa, pb, t, ~(__mmask64) 0);
+        unsigned char **a, unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len, size_t tile) {
+    for (size_t base = 0; base < len; base += tile) {
+        size_t end = len - base < tile ? len : base + tile;
+        size_t t = base;
+        for (; t + 64 <= end; t += 64) {
+            pb_pass_b(R, k, aff, b, pb, t, ~(__mmask64) 0);
+        }
+        if (t < end) {
+            pb_pass_b(R, k, aff, b, pb, t, ((__mmask64) 1 << (end - t)) - 1);
+        }
+        t = base;
+        for (; t + 64 <= end; t += 64) {
+            pb_pass_a(R, k, aff, grp, weighted, coupled, a, pa, pb, t, ~(__mmask64) 0);
+        }
+        if (t < end) {
+            pb_pass_a(R, k, aff, grp, weighted, coupled, a, pa, pb, t, ((__mmask64) 1 << (end - t)) - 1);
+        }
     }
-    if (t < len) {
-        pb_vector(R, k, aff, grp, weighted, coupled, a, b, pa, pb, t, ((__mmask64) 1 << (len - t)) - 1);
+}
+
+#define PB_ENCODE_R(R) \
+    PB_TARGET static void pb_encode##R(int k, const long long *aff, const jint *grp, int w, int c, unsigned char **a, \
+            unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len, size_t tile) { \
+        pb_encode(R, k, aff, grp, w, c, a, b, pa, pb, len, tile); \
     }
-}
-
-PB_TARGET static void pb_encode2(int k, const long long *aff, const jint *grp, int w, int c,
-                                 unsigned char **a, unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len) {
-    pb_encode(2, k, aff, grp, w, c, a, b, pa, pb, len);
-}
-
-PB_TARGET static void pb_encode3(int k, const long long *aff, const jint *grp, int w, int c,
-                                 unsigned char **a, unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len) {
-    pb_encode(3, k, aff, grp, w, c, a, b, pa, pb, len);
-}
-
-PB_TARGET static void pb_encode4(int k, const long long *aff, const jint *grp, int w, int c,
-                                 unsigned char **a, unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len) {
-    pb_encode(4, k, aff, grp, w, c, a, b, pa, pb, len);
-}
+PB_ENCODE_R(2)
+PB_ENCODE_R(3)
+PB_ENCODE_R(4)
 
 JNIEXPORT jboolean JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_piggybackSupported(
         JNIEnv *env, jclass cls) {
@@ -465,7 +481,7 @@ JNIEXPORT jboolean JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_piggyb
  */
 JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_applyPiggyback(
         JNIEnv *env, jclass cls, jlongArray affArr, jintArray shapeArr, jobjectArray bases, jlongArray offsArr,
-        jint len) {
+        jint len, jint tileSize) {
     (void) cls;
     int nshape = (*env)->GetArrayLength(env, shapeArr);
     int naff = (*env)->GetArrayLength(env, affArr);
@@ -483,13 +499,14 @@ JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_applyPiggy
     (*env)->GetLongArrayRegion(env, affArr, 0, naff, (jlong *) aff);
     int k = shape[0], r = shape[1], weighted = shape[2], coupled = shape[3];
     const jint *grp = shape + 4;
+    size_t tile = tileSize >= 64 ? (size_t) tileSize : 64;
     int ok = resolve_buffers(env, bases, offsArr, total, ptr, pinned, off);
     if (ok && len > 0) {
         unsigned char **a = ptr, **b = ptr + k, **pa = ptr + 2 * k, **pb = ptr + 2 * k + r;
         switch (r) {
-            case 2: pb_encode2(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len); break;
-            case 3: pb_encode3(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len); break;
-            case 4: pb_encode4(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len); break;
+            case 2: pb_encode2(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len, tile); break;
+            case 3: pb_encode3(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len, tile); break;
+            case 4: pb_encode4(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len, tile); break;
             default: break;
         }
     }

@@ -35,6 +35,13 @@ final class IsalPiggybackOp extends AbstractFusedOp {
         }
     }
 
+    /**
+     * Bytes per buffer per tile: pass b writes the tile of Pb, pass a adds the piggybacks to it while
+     * it is in L1 (4 x 4 KiB at (10,4)). Overridable for experiments by the system property
+     * {@code hayloft.erasure.native.piggybackTile}.
+     */
+    static final int TILE = Integer.getInteger("hayloft.erasure.native.piggybackTile", 4 * 1024);
+
     private final long[] affine;
     private final int[] shape;
     private volatile boolean closed;
@@ -101,7 +108,7 @@ final class IsalPiggybackOp extends AbstractFusedOp {
                         offs[x] += slice;
                     }
                 }
-                IsalNative.applyPiggyback(affine, shape, bases, offs, Math.min(slice, len - done));
+                IsalNative.applyPiggyback(affine, shape, bases, offs, Math.min(slice, len - done), TILE);
             }
         } finally {
             Reference.reachabilityFence(b);

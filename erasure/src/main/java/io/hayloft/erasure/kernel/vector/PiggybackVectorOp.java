@@ -11,23 +11,25 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Hitchhiker's whole encode with 4 parity units ({@link PiggybackEncode}, {@code r = 4}) as one loop
- * of the Vector API: for each vector position the {@code b} inputs are folded into the four
- * {@code Pb} accumulators, then the {@code a} inputs into the four {@code Pa} accumulators, and each
- * {@code a_j} of a piggyback group is XORed into its {@code Pb} accumulator as it passes (for the
- * nonXOR weights {@code m[1][j]}, the product {@code m[1][j] a_j} already computed for {@code Pa_1}),
- * then {@code Pa_1 ^= Pb_1} (coupling) and the eight outputs are stored once. So every input is read
- * once, every output written once, and the piggybacks and coupling cost one XOR each per vector
- * instead of separate passes over the tile ({@code TiledFusedOp} ran six matrix products per tile).
- * A matrix row of all ones (row 1 of XOR+) is an XOR instead of a lookup.
+ * Hitchhiker's whole encode with 4 parity units ({@link PiggybackEncode}, {@code r = 4}) in two
+ * passes of the Vector API per tile: pass b, {@code Pb = M b} ({@link NibbleLoops#rows4}); pass a
+ * ({@link #passA}), the four {@code Pa} accumulators from the {@code a_j}, where each grouped
+ * {@code a_j} (for the nonXOR weights {@code m[1][j]}, the product {@code m[1][j] a_j} already
+ * computed for {@code Pa_1}) is also XORed into a piggyback register that goes into
+ * {@code Pb_(g+1)} (still in cache) when its group's run ends, then {@code Pa_1 ^= Pb_1} (coupling).
+ * So every input is read once and the piggybacks and coupling cost a few XORs per vector instead of
+ * passes of their own ({@code TiledFusedOp} ran six matrix products per tile). A matrix row of all
+ * ones (row 1 of XOR+) is looked up like any other.
  *
- * <p>Heap buffers are used in place; direct and read-only ones are staged per tile of {@value #TILE}
- * bytes through per-thread arrays, as in {@link VectorOp}. The bytes the vector loops leave at the
+ * <p>Both passes run on one tile of {@value #TILE} bytes before the next. Heap buffers are used in
+ * place; direct and read-only ones are staged per tile through per-thread arrays, as in
+ * {@link VectorOp}. The bytes the vector loops leave at the
  * end of a tile are computed with the scalar tables. Immutable and thread-safe.
  */
 final class PiggybackVectorOp extends AbstractFusedOp {
 
-    static final int TILE = 16 * 1024;
+    /** Bytes per buffer per tile; the system property {@code hayloft.erasure.vector.piggybackTile} overrides it for experiments. */
+    static final int TILE = Math.max(2 * 64, Integer.getInteger("hayloft.erasure.vector.piggybackTile", 16 * 1024) & ~127);
 
     private static final ThreadLocal<byte[][]> STAGING = new ThreadLocal<>();
 
@@ -37,8 +39,12 @@ final class PiggybackVectorOp extends AbstractFusedOp {
     private final int[] group;
     private final boolean weighted;
     private final boolean coupled;
-    private final boolean ones1;
+    /** Per data unit, the buffer its piggyback goes into: {@code Pb_(g+1)}, or the scratch slot for none. */
+    private final int[] target;
     private final PiggybackEncode encode;
+    /** Pass b's inputs ({@code b_j = k + j}) and their kinds (all table lookups) for {@link NibbleLoops#rows4}. */
+    private final int[] bInputs;
+    private final byte[] kinds;
 
     PiggybackVectorOp(PiggybackEncode encode) {
         super(encode.steps());
@@ -50,10 +56,8 @@ final class PiggybackVectorOp extends AbstractFusedOp {
         int vl = NibbleLoops.VL;
         this.tables = new byte[k * 8 * vl];
         this.group = new int[k];
-        boolean allOnes = true;
         for (int j = 0; j < k; j++) {
             group[j] = encode.group(j);
-            allOnes &= encode.coefficient(1, j) == 1;
             for (int i = 0; i < 4; i++) {
                 int c = encode.coefficient(i, j);
                 int base = (j * 4 + i) * 2 * vl;
@@ -63,7 +67,16 @@ final class PiggybackVectorOp extends AbstractFusedOp {
                 }
             }
         }
-        this.ones1 = allOnes;
+        this.target = new int[k];
+        for (int j = 0; j < k; j++) {
+            target[j] = group[j] >= 0 ? 2 * k + 5 + group[j] : 2 * k + 8;
+        }
+        this.bInputs = new int[k];
+        this.kinds = new byte[k];
+        for (int j = 0; j < k; j++) {
+            bInputs[j] = k + j;
+            kinds[j] = 1;
+        }
         this.weighted = encode.weighted();
         this.coupled = encode.coupled();
     }
@@ -82,14 +95,11 @@ final class PiggybackVectorOp extends AbstractFusedOp {
         check(b, len);
         int nb = buffers;
         int inputs = 2 * k;
-        byte[][] arr = new byte[nb][];
-        int[] off = new int[nb];
-        boolean direct = false;
-        for (ByteBuffer x : b) {
-            direct |= !x.hasArray();
-        }
-        int tile = direct ? TILE : Math.max(len, 1);
-        byte[][] stage = direct ? staging(nb) : null;
+        byte[][] arr = new byte[nb + 1][];
+        int[] off = new int[nb + 1];
+        int tile = TILE; // also for heap buffers: pass a finds the tile's Pb in cache
+        byte[][] stage = staging(nb + 1);
+        arr[nb] = stage[nb]; // the target of runs in no group
         for (int base = 0, n; base < len; base += n) {
             n = Math.min(tile, len - base);
             int staged = 0;
@@ -107,7 +117,10 @@ final class PiggybackVectorOp extends AbstractFusedOp {
                     off[x] = 0;
                 }
             }
-            int done = loop(arr, off, k, tables, group, weighted, coupled, ones1, n);
+            int done = NibbleLoops.rows4(arr, off, bInputs, kinds, tables, arr[inputs + 4], off[inputs + 4],
+                    arr[inputs + 5], off[inputs + 5], arr[inputs + 6], off[inputs + 6], arr[inputs + 7], off[inputs + 7],
+                    n, false);
+            done = Math.min(done, passA(arr, off, k, tables, target, weighted, coupled, n));
             if (done < n) {
                 tail(arr, off, done, n);
             }
@@ -146,66 +159,37 @@ final class PiggybackVectorOp extends AbstractFusedOp {
     }
 
     /**
-     * The vector loop over {@code [0, n)}; returns how many bytes it did (a multiple of the vector
-     * length). One method holding every vector, so C2 keeps them in registers (see
-     * {@link VectorKernel}).
+     * Pass a over {@code [0, n)}, after pass b ({@link NibbleLoops#rows4}) has written {@code Pb}: the
+     * four {@code Pa} accumulators from the {@code a_j}; each {@code a_j} (or, when {@code weighted},
+     * its row-1 product, computed once for {@code Pa_1} and the piggyback) is XORed into its target
+     * {@code Pb_(g+1)} (in L1: the tile's Pb was just written; units in no group target a scratch
+     * array). Then {@code Pa_1 ^= Pb_1}. Returns how many bytes it did (a multiple of twice the vector
+     * length).
+     *
+     * <p>One method holding every vector, so C2 keeps them in registers (see {@link VectorKernel}), and
+     * no branch that picks between vectors: the weighted choice is a mask, {@code v = x ^ ((x ^ x1) &
+     * w)}, and no inner loop: a version that kept the piggyback in a register over runs of a group
+     * (a nested loop, and branches merging vectors) ran at half the speed of RS.
      */
-    static int loop(byte[][] arr, int[] off, int k, byte[] tab, int[] group, boolean weighted, boolean coupled,
-                    boolean ones1, int n) {
+    static int passA(byte[][] arr, int[] off, int k, byte[] tab, int[] target, boolean weighted, boolean coupled, int n) {
         final VectorSpecies<Byte> s = NibbleLoops.SPECIES;
         final int vl = NibbleLoops.VL;
         final ByteVector low = ByteVector.broadcast(s, (byte) 0x0f);
         final ByteVector zero = ByteVector.zero(s);
+        final ByteVector w = ByteVector.broadcast(s, (byte) (weighted ? -1 : 0));
         final byte[] pa0 = arr[2 * k];
         final byte[] pa1 = arr[2 * k + 1];
         final byte[] pa2 = arr[2 * k + 2];
         final byte[] pa3 = arr[2 * k + 3];
-        final byte[] pb0 = arr[2 * k + 4];
         final byte[] pb1 = arr[2 * k + 5];
-        final byte[] pb2 = arr[2 * k + 6];
-        final byte[] pb3 = arr[2 * k + 7];
         final int oa0 = off[2 * k];
         final int oa1 = off[2 * k + 1];
         final int oa2 = off[2 * k + 2];
         final int oa3 = off[2 * k + 3];
-        final int ob0 = off[2 * k + 4];
         final int ob1 = off[2 * k + 5];
-        final int ob2 = off[2 * k + 6];
-        final int ob3 = off[2 * k + 7];
+        final ByteVector cm = ByteVector.broadcast(s, (byte) (coupled ? -1 : 0));
         int t = 0;
         for (; t <= n - 2 * vl; t += 2 * vl) {
-            ByteVector q0 = zero, q1 = zero, q2 = zero, q3 = zero, r0 = zero, r1 = zero, r2 = zero, r3 = zero;
-            for (int j = 0, tp = 0; j < k; j++, tp += 8 * vl) {
-                byte[] src = arr[k + j];
-                int p = off[k + j] + t;
-                ByteVector x = ByteVector.fromArray(s, src, p);
-                ByteVector y = ByteVector.fromArray(s, src, p + vl);
-                ByteVector xl = x.and(low);
-                ByteVector yl = y.and(low);
-                ByteVector xh = x.reinterpretAsLongs().lanewise(LSHR, 4).reinterpretAsBytes().and(low);
-                ByteVector yh = y.reinterpretAsLongs().lanewise(LSHR, 4).reinterpretAsBytes().and(low);
-                ByteVector lo = ByteVector.fromArray(s, tab, tp);
-                ByteVector hi = ByteVector.fromArray(s, tab, tp + vl);
-                q0 = q0.lanewise(XOR, xl.selectFrom(lo)).lanewise(XOR, xh.selectFrom(hi));
-                r0 = r0.lanewise(XOR, yl.selectFrom(lo)).lanewise(XOR, yh.selectFrom(hi));
-                if (ones1) {
-                    q1 = q1.lanewise(XOR, x);
-                    r1 = r1.lanewise(XOR, y);
-                } else {
-                    lo = ByteVector.fromArray(s, tab, tp + 2 * vl);
-                    hi = ByteVector.fromArray(s, tab, tp + 3 * vl);
-                    q1 = q1.lanewise(XOR, xl.selectFrom(lo)).lanewise(XOR, xh.selectFrom(hi));
-                    r1 = r1.lanewise(XOR, yl.selectFrom(lo)).lanewise(XOR, yh.selectFrom(hi));
-                }
-                lo = ByteVector.fromArray(s, tab, tp + 4 * vl);
-                hi = ByteVector.fromArray(s, tab, tp + 5 * vl);
-                q2 = q2.lanewise(XOR, xl.selectFrom(lo)).lanewise(XOR, xh.selectFrom(hi));
-                r2 = r2.lanewise(XOR, yl.selectFrom(lo)).lanewise(XOR, yh.selectFrom(hi));
-                lo = ByteVector.fromArray(s, tab, tp + 6 * vl);
-                hi = ByteVector.fromArray(s, tab, tp + 7 * vl);
-                q3 = q3.lanewise(XOR, xl.selectFrom(lo)).lanewise(XOR, xh.selectFrom(hi));
-                r3 = r3.lanewise(XOR, yl.selectFrom(lo)).lanewise(XOR, yh.selectFrom(hi));
-            }
             ByteVector a0 = zero, a1 = zero, a2 = zero, a3 = zero, c0 = zero, c1 = zero, c2 = zero, c3 = zero;
             for (int j = 0, tp = 0; j < k; j++, tp += 8 * vl) {
                 byte[] src = arr[j];
@@ -220,19 +204,16 @@ final class PiggybackVectorOp extends AbstractFusedOp {
                 ByteVector hi = ByteVector.fromArray(s, tab, tp + vl);
                 a0 = a0.lanewise(XOR, xl.selectFrom(lo)).lanewise(XOR, xh.selectFrom(hi));
                 c0 = c0.lanewise(XOR, yl.selectFrom(lo)).lanewise(XOR, yh.selectFrom(hi));
-                ByteVector x1;
-                ByteVector y1;
-                if (ones1) {
-                    x1 = x;
-                    y1 = y;
-                } else {
-                    lo = ByteVector.fromArray(s, tab, tp + 2 * vl);
-                    hi = ByteVector.fromArray(s, tab, tp + 3 * vl);
-                    x1 = xl.selectFrom(lo).lanewise(XOR, xh.selectFrom(hi));
-                    y1 = yl.selectFrom(lo).lanewise(XOR, yh.selectFrom(hi));
-                }
+                lo = ByteVector.fromArray(s, tab, tp + 2 * vl);
+                hi = ByteVector.fromArray(s, tab, tp + 3 * vl);
+                ByteVector x1 = xl.selectFrom(lo).lanewise(XOR, xh.selectFrom(hi));
+                ByteVector y1 = yl.selectFrom(lo).lanewise(XOR, yh.selectFrom(hi));
                 a1 = a1.lanewise(XOR, x1);
                 c1 = c1.lanewise(XOR, y1);
+                byte[] d = arr[target[j]];
+                int q = off[target[j]] + t;
+                ByteVector.fromArray(s, d, q).lanewise(XOR, x).lanewise(XOR, x.lanewise(XOR, x1).and(w)).intoArray(d, q);
+                ByteVector.fromArray(s, d, q + vl).lanewise(XOR, y).lanewise(XOR, y.lanewise(XOR, y1).and(w)).intoArray(d, q + vl);
                 lo = ByteVector.fromArray(s, tab, tp + 4 * vl);
                 hi = ByteVector.fromArray(s, tab, tp + 5 * vl);
                 a2 = a2.lanewise(XOR, xl.selectFrom(lo)).lanewise(XOR, xh.selectFrom(hi));
@@ -241,42 +222,17 @@ final class PiggybackVectorOp extends AbstractFusedOp {
                 hi = ByteVector.fromArray(s, tab, tp + 7 * vl);
                 a3 = a3.lanewise(XOR, xl.selectFrom(lo)).lanewise(XOR, xh.selectFrom(hi));
                 c3 = c3.lanewise(XOR, yl.selectFrom(lo)).lanewise(XOR, yh.selectFrom(hi));
-                int g = group[j];
-                if (g >= 0) {
-                    ByteVector px = weighted ? x1 : x;
-                    ByteVector py = weighted ? y1 : y;
-                    if (g == 0) {
-                        q1 = q1.lanewise(XOR, px);
-                        r1 = r1.lanewise(XOR, py);
-                    } else if (g == 1) {
-                        q2 = q2.lanewise(XOR, px);
-                        r2 = r2.lanewise(XOR, py);
-                    } else {
-                        q3 = q3.lanewise(XOR, px);
-                        r3 = r3.lanewise(XOR, py);
-                    }
-                }
             }
-            if (coupled) {
-                a1 = a1.lanewise(XOR, q1);
-                c1 = c1.lanewise(XOR, r1);
-            }
+            a1 = a1.lanewise(XOR, ByteVector.fromArray(s, pb1, ob1 + t).and(cm));
+            c1 = c1.lanewise(XOR, ByteVector.fromArray(s, pb1, ob1 + t + vl).and(cm));
             a0.intoArray(pa0, oa0 + t);
             a1.intoArray(pa1, oa1 + t);
             a2.intoArray(pa2, oa2 + t);
             a3.intoArray(pa3, oa3 + t);
-            q0.intoArray(pb0, ob0 + t);
-            q1.intoArray(pb1, ob1 + t);
-            q2.intoArray(pb2, ob2 + t);
-            q3.intoArray(pb3, ob3 + t);
             c0.intoArray(pa0, oa0 + t + vl);
             c1.intoArray(pa1, oa1 + t + vl);
             c2.intoArray(pa2, oa2 + t + vl);
             c3.intoArray(pa3, oa3 + t + vl);
-            r0.intoArray(pb0, ob0 + t + vl);
-            r1.intoArray(pb1, ob1 + t + vl);
-            r2.intoArray(pb2, ob2 + t + vl);
-            r3.intoArray(pb3, ob3 + t + vl);
         }
         return t;
     }
