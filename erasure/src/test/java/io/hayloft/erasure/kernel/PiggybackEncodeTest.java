@@ -18,14 +18,20 @@ import net.jqwik.api.constraints.IntRange;
  * {@link ScalarKernel}. Random shapes: 2 to 5 parity rows (the loops take 2-4 or 4, the rest falls
  * back), 1 to 12 data units, random groups (some units in none), weighted or not, coupled or not,
  * random matrices with zeros and ones (and sometimes row 1 all ones, as XOR+ has), heap, direct and
- * read-only inputs at odd positions, lengths on and around the vector and tile sizes.
+ * read-only inputs at odd positions, lengths on and around the vector and tile sizes (4 KiB native,
+ * 16 KiB vector).
  */
 class PiggybackEncodeTest {
 
     @Property(tries = 200)
     void everyBackendMatchesTheStepsOneByOne(@ForAll long seed, @ForAll @IntRange(min = 0, max = 23) int edge) {
         Random rnd = new Random(seed);
-        int len = rnd.nextBoolean() ? KernelFixtures.EDGE_LENGTHS[edge] : rnd.nextInt(70_000);
+        int[] tiles = {4096 - 1, 4096, 4096 + 1, 4096 + 127, 4096 + 128, 4096 + 129, 8192 + 64};
+        int len = switch (rnd.nextInt(3)) {
+            case 0 -> KernelFixtures.EDGE_LENGTHS[edge];
+            case 1 -> tiles[rnd.nextInt(tiles.length)];
+            default -> rnd.nextInt(70_000);
+        };
         int r = 2 + rnd.nextInt(rnd.nextBoolean() ? 3 : 4);
         int k = 1 + rnd.nextInt(12);
         byte[][] m = KernelFixtures.matrix(rnd, r, k, rnd.nextInt(3) == 0 ? 0.2 : 0, 0.1);
