@@ -12,14 +12,14 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * {@link GfKernel#preparePiggyback} on every backend (the dedicated one-pass loops of the native and
- * vector backends where they apply, the tiled steps elsewhere) against the plain meaning of
+ * {@link GfKernel#preparePiggyback} on every backend (the native backend's dedicated loop where it
+ * applies, the tiled steps elsewhere) against the plain meaning of
  * {@link PiggybackEncode#steps()}: each step applied in turn over the whole length with
- * {@link ScalarKernel}. Random shapes: 2 to 5 parity rows (the loops take 2-4 or 4, the rest falls
+ * {@link ScalarKernel}. Random shapes: 2 to 5 parity rows (the native loop takes 2 to 4, 5 falls
  * back), 1 to 12 data units, random groups (some units in none), weighted or not, coupled or not,
  * random matrices with zeros and ones (and sometimes row 1 all ones, as XOR+ has), heap, direct and
- * read-only inputs at odd positions, lengths on and around the vector and tile sizes (4 KiB native,
- * 16 KiB vector).
+ * read-only inputs at odd positions, lengths on and around the vector and tile sizes (4 KiB for the
+ * native loop).
  */
 class PiggybackEncodeTest {
 
@@ -83,16 +83,14 @@ class PiggybackEncodeTest {
         }
     }
 
-    /** The dedicated loops are the ones in use where they apply (so the property above tests them). */
+    /** The native loop is the one in use where it applies (so the property above tests it). */
     @Example
-    void vectorAndNativeUseTheirOnePassLoopForFourParities() {
+    void nativeUsesItsOnePassLoopForFourParities() {
         byte[][] m = KernelFixtures.matrix(new Random(1), 4, 10, 0, 0);
         PiggybackEncode encode = new PiggybackEncode(m, new int[] {0, 0, 0, 1, 1, 1, 2, 2, 2, -1}, true, true);
         for (GfKernel kernel : Kernels.available()) {
             try (FusedOp op = kernel.preparePiggyback(encode)) {
-                if (kernel.name().equals("vector")) {
-                    assertThat(op.getClass().getSimpleName()).isEqualTo("PiggybackVectorOp");
-                } else if (kernel.name().equals("native") && supportsGfni()) {
+                if (kernel.name().equals("native") && supportsGfni()) {
                     assertThat(op.getClass().getSimpleName()).isEqualTo("IsalPiggybackOp");
                 }
             }

@@ -1,9 +1,7 @@
 package io.hayloft.erasure.kernel.vector;
 
-import io.hayloft.erasure.kernel.FusedOp;
 import io.hayloft.erasure.kernel.GfKernel;
 import io.hayloft.erasure.kernel.MatrixOp;
-import io.hayloft.erasure.kernel.PiggybackEncode;
 import java.util.Locale;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -108,18 +106,6 @@ public final class VectorKernel implements GfKernel {
     @Override
     public MatrixOp prepare(byte[][] matrix) {
         return new VectorOp(matrix);
-    }
-
-    /**
-     * Four parity units (Hitchhiker (10,4), (12,4), ...): one loop that reads every input once
-     * ({@link PiggybackVectorOp}); other shapes: the tiled steps.
-     */
-    @Override
-    public FusedOp preparePiggyback(PiggybackEncode encode) {
-        if (encode.parityUnits() == 4) {
-            return new PiggybackVectorOp(encode);
-        }
-        return GfKernel.super.preparePiggyback(encode);
     }
 
     @Override
