@@ -12,6 +12,10 @@
  *                                  a sequence of such products over one set of buffers, run a
  *                                  tile at a time (FUSED_TILE) so every step finds its inputs in
  *                                  cache; accumulating steps with one all-ones row are plain XORs
+ *   applyPiggyback(affine, shape, bases, offs, len, tile)
+ *                                  Hitchhiker's whole encode in one pass (AVX-512 + GFNI, our own
+ *                                  loop, not ISA-L): see pb_encode
+ *   piggybackSupported()           whether this CPU runs applyPiggyback
  *   invert(matrix, n)              gf_invert_matrix; returns the inverse or null when singular
  *   dispatched()                   the symbol ISA-L's dispatcher chose for ec_encode_data
  *   version()                      the ISA-L version this shim was built against
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <isa-l.h>
+#include <immintrin.h>
 
 #ifndef HAYLOFT_ISAL_VERSION
 #define HAYLOFT_ISAL_VERSION "unknown"
@@ -357,6 +362,164 @@ done:
     free(y);
     free(s);
     free(scratch);
+}
+
+/*
+ * Hitchhiker's piggybacked encode (io.hayloft.erasure.kernel.PiggybackEncode) over k data pieces a_j,
+ * b_j and R = 2..4 parity pieces Pa_i, Pb_i:
+ *   Pb_i = sum_j m[i][j] b_j (+ the piggyback of group i-1),  Pa_i = sum_j m[i][j] a_j (+ Pb_1 when
+ *   coupled, i = 1).
+ * A tile of PB_TILE bytes at a time, in two passes of 64-byte vectors: pass b computes Pb from the
+ * b_j; pass a computes Pa from the a_j and, as each a_j passes, adds a_j (XOR, XOR+) or the product
+ * m[1][j] a_j already computed for Pa_1 (weighted: nonXOR) to a piggyback register, which is XORed
+ * into Pb_(g+1) (still in L1) when the run of group g's units ends; then Pa_1 ^= Pb_1. So each input
+ * is loaded once, the piggybacks and the coupling need no pass of their own, and each pass streams
+ * k inputs and R outputs like an RS product (one pass over all 2k inputs and 2R outputs at once was
+ * half as fast at 1 MiB units: too many streams). A product by a constant is one GF2P8AFFINEQB with
+ * that constant's 8x8 bit matrix (aff, built by the Java side), which works for our polynomial 0x11D.
+ * The last partial vector uses masked loads and stores.
+ */
+#define PB_TARGET __attribute__((target("avx512f,avx512bw,gfni")))
+
+PB_TARGET static inline __attribute__((always_inline)) void pb_pass_b(
+        const int R, int k, const long long *aff, unsigned char **b, unsigned char **pb, size_t t, __mmask64 m) {
+    __m512i q[4];
+    for (int i = 0; i < R; i++) {
+        q[i] = _mm512_setzero_si512();
+    }
+    for (int j = 0; j < k; j++) {
+        __m512i x = _mm512_maskz_loadu_epi8(m, b[j] + t);
+        for (int i = 0; i < R; i++) {
+            q[i] = _mm512_xor_si512(q[i], _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64(aff[i * k + j]), 0));
+        }
+    }
+    for (int i = 0; i < R; i++) {
+        _mm512_mask_storeu_epi8(pb[i] + t, m, q[i]);
+    }
+}
+
+PB_TARGET static inline __attribute__((always_inline)) void pb_pass_a(
+        const int R, int k, const long long *aff, const jint *grp, int weighted, int coupled,
+        unsigned char **a, unsigned char **pa, unsigned char **pb, size_t t, __mmask64 m) {
+    __m512i p[4];
+    __m512i pg = _mm512_setzero_si512();
+    for (int i = 0; i < R; i++) {
+        p[i] = _mm512_setzero_si512();
+    }
+    for (int j = 0; j < k; j++) {
+        __m512i x = _mm512_maskz_loadu_epi8(m, a[j] + t);
+        __m512i x1 = x;
+        for (int i = 0; i < R; i++) {
+            __m512i y = _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64(aff[i * k + j]), 0);
+            p[i] = _mm512_xor_si512(p[i], y);
+            if (i == 1) {
+                x1 = y;
+            }
+        }
+        int g = grp[j];
+        if (g >= 0) {
+            pg = _mm512_xor_si512(pg, weighted ? x1 : x);
+            if (j == k - 1 || grp[j + 1] != g) {
+                unsigned char *d = pb[g + 1] + t;
+                _mm512_mask_storeu_epi8(d, m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, d), pg));
+                pg = _mm512_setzero_si512();
+            }
+        }
+    }
+    if (coupled) {
+        p[1] = _mm512_xor_si512(p[1], _mm512_maskz_loadu_epi8(m, pb[1] + t));
+    }
+    for (int i = 0; i < R; i++) {
+        _mm512_mask_storeu_epi8(pa[i] + t, m, p[i]);
+    }
+}
+
+PB_TARGET static inline __attribute__((always_inline)) void pb_encode(
+        const int R, int k, const long long *aff, const jint *grp, int weighted, int coupled,
+        unsigned char **a, unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len, size_t tile) {
+    for (size_t base = 0; base < len; base += tile) {
+        size_t end = len - base < tile ? len : base + tile;
+        size_t t = base;
+        for (; t + 64 <= end; t += 64) {
+            pb_pass_b(R, k, aff, b, pb, t, ~(__mmask64) 0);
+        }
+        if (t < end) {
+            pb_pass_b(R, k, aff, b, pb, t, ((__mmask64) 1 << (end - t)) - 1);
+        }
+        t = base;
+        for (; t + 64 <= end; t += 64) {
+            pb_pass_a(R, k, aff, grp, weighted, coupled, a, pa, pb, t, ~(__mmask64) 0);
+        }
+        if (t < end) {
+            pb_pass_a(R, k, aff, grp, weighted, coupled, a, pa, pb, t, ((__mmask64) 1 << (end - t)) - 1);
+        }
+    }
+}
+
+#define PB_ENCODE_R(R) \
+    PB_TARGET static void pb_encode##R(int k, const long long *aff, const jint *grp, int w, int c, unsigned char **a, \
+            unsigned char **b, unsigned char **pa, unsigned char **pb, size_t len, size_t tile) { \
+        pb_encode(R, k, aff, grp, w, c, a, b, pa, pb, len, tile); \
+    }
+PB_ENCODE_R(2)
+PB_ENCODE_R(3)
+PB_ENCODE_R(4)
+
+JNIEXPORT jboolean JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_piggybackSupported(
+        JNIEnv *env, jclass cls) {
+    (void) env;
+    (void) cls;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("gfni")
+            ? JNI_TRUE : JNI_FALSE;
+}
+
+/*
+ * affine: R * k bit matrices, row-major (m[i][j] at i * k + j). shape: k, R, weighted, coupled, then
+ * the group of each data unit (-1 for none). bases/offs: a_0..a_(k-1), b_0..b_(k-1), Pa_0..Pa_(R-1),
+ * Pb_0..Pb_(R-1) (see resolve_buffers). The Java side checks the shapes and the CPU.
+ */
+JNIEXPORT void JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_applyPiggyback(
+        JNIEnv *env, jclass cls, jlongArray affArr, jintArray shapeArr, jobjectArray bases, jlongArray offsArr,
+        jint len, jint tileSize) {
+    (void) cls;
+    int nshape = (*env)->GetArrayLength(env, shapeArr);
+    int naff = (*env)->GetArrayLength(env, affArr);
+    int total = (*env)->GetArrayLength(env, bases);
+    jint *shape = malloc(sizeof(jint) * (size_t) nshape);
+    long long *aff = malloc(sizeof(long long) * (size_t) (naff > 0 ? naff : 1));
+    unsigned char **ptr = malloc(sizeof(*ptr) * (size_t) total);
+    jobject *pinned = malloc(sizeof(*pinned) * (size_t) total);
+    jlong *off = malloc(sizeof(*off) * (size_t) total);
+    if (shape == NULL || aff == NULL || ptr == NULL || pinned == NULL || off == NULL) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot allocate piggyback arrays");
+        goto done;
+    }
+    (*env)->GetIntArrayRegion(env, shapeArr, 0, nshape, shape);
+    (*env)->GetLongArrayRegion(env, affArr, 0, naff, (jlong *) aff);
+    int k = shape[0], r = shape[1], weighted = shape[2], coupled = shape[3];
+    const jint *grp = shape + 4;
+    size_t tile = tileSize >= 64 ? (size_t) tileSize : 64;
+    int ok = resolve_buffers(env, bases, offsArr, total, ptr, pinned, off);
+    if (ok && len > 0) {
+        unsigned char **a = ptr, **b = ptr + k, **pa = ptr + 2 * k, **pb = ptr + 2 * k + r;
+        switch (r) {
+            case 2: pb_encode2(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len, tile); break;
+            case 3: pb_encode3(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len, tile); break;
+            case 4: pb_encode4(k, aff, grp, weighted, coupled, a, b, pa, pb, (size_t) len, tile); break;
+            default: break;
+        }
+    }
+    release_buffers(env, total, ptr, pinned, off, 2 * k, NULL);
+    if (!ok) {
+        throw_new(env, "java/lang/OutOfMemoryError", "cannot pin a heap array");
+    }
+done:
+    free(shape);
+    free(aff);
+    free(ptr);
+    free(pinned);
+    free(off);
 }
 
 JNIEXPORT jbyteArray JNICALL Java_io_hayloft_erasure_kernel_isal_IsalNative_invert(

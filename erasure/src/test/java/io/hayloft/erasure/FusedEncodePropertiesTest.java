@@ -20,15 +20,15 @@ import net.jqwik.api.Provide;
  * byte-at-a-time reference written straight from ERASURE.md, for every codec and every backend that
  * loads here: the streaming encode (chunks of every size, a partial last chunk) and the in-memory
  * encode (heap and direct buffers mixed, at non-zero positions) must both give the reference's bytes.
- * Piece sizes sit on and around the kernels' tiles (16 KiB Java, 32 KiB native) and the vector
- * length, and include 1 byte and odd sizes.
+ * Piece sizes sit on and around the kernels' tiles (16 KiB Java, 32 KiB native steps, 4 KiB native
+ * piggyback loop) and the vector length, and include 1 byte and odd sizes.
  */
 class FusedEncodePropertiesTest {
 
     static final List<GfKernel> BACKENDS = Backends.all().toList();
 
     /** Bytes per substripe (= unit size for RS, half of it for Hitchhiker). */
-    static final int[] PIECES = {1, 2, 3, 63, 64, 65, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1,
+    static final int[] PIECES = {1, 2, 3, 63, 64, 65, 127, 128, 129, 4096 - 1, 4096, 4096 + 1, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1,
         32 * 1024 - 1, 32 * 1024, 32 * 1024 + 1, 48 * 1024 + 77};
 
     record Case(CodecKind kind, int k, int r, int piece, int backend, int chunk, long seed) {

@@ -4,8 +4,8 @@ import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.gf.Gf256;
 import io.hayloft.erasure.gf.GfMatrix;
 import io.hayloft.erasure.kernel.FusedOp;
-import io.hayloft.erasure.kernel.FusedStep;
 import io.hayloft.erasure.kernel.GfKernel;
+import io.hayloft.erasure.kernel.PiggybackEncode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,40 +64,17 @@ public final class Hitchhiker extends LinearCode {
             }
         }
         this.vectors = buildVectors();
-        this.encoder = kernel.prepareFused(encodeSteps());
+        this.encoder = kernel.preparePiggyback(encodeShape());
     }
 
     /**
-     * The encode as fused steps, in this order per tile: {@code Pb = M b}; {@code Pb(g+1) ^= pi_g(a)}
-     * for every non-empty group; {@code Pa = M a}; then, when coupled, {@code Pa1 ^= Pb1}. Buffer
-     * indices: {@code a_j = j}, {@code b_j = k + j}, {@code Pa_i = 2k + i}, {@code Pb_i = 2k + r + i}
-     * (the order of {@link #encodePieces}).
+     * The encode as one piggybacked op ({@link PiggybackEncode}): {@code Pb = M b}, {@code Pb(g+1) +=
+     * pi_g(a)}, {@code Pa = M a}, and, when coupled, {@code Pa1 += Pb1}. Buffer indices: {@code a_j = j},
+     * {@code b_j = k + j}, {@code Pa_i = 2k + i}, {@code Pb_i = 2k + r + i} (the order of
+     * {@link #encodePieces}). nonXOR's piggyback weights {@code C[1][j]} are row 1 of its matrix.
      */
-    private List<FusedStep> encodeSteps() {
-        int[] a = new int[k];
-        int[] b = new int[k];
-        int[] pa = new int[r];
-        int[] pb = new int[r];
-        for (int j = 0; j < k; j++) {
-            a[j] = j;
-            b[j] = k + j;
-        }
-        for (int i = 0; i < r; i++) {
-            pa[i] = 2 * k + i;
-            pb[i] = 2 * k + r + i;
-        }
-        List<FusedStep> steps = new ArrayList<>();
-        steps.add(new FusedStep(m, b, pb, false));
-        for (int g = 0; g < r - 1; g++) {
-            if (groups[g].length > 0) {
-                steps.add(new FusedStep(new byte[][] {piggybackRow(g)}, groups[g].clone(), new int[] {pb[g + 1]}, true));
-            }
-        }
-        steps.add(new FusedStep(m, a, pa, false));
-        if (coupled) {
-            steps.add(new FusedStep(new byte[][] {{1}}, new int[] {pb[1]}, new int[] {pa[1]}, true));
-        }
-        return steps;
+    private PiggybackEncode encodeShape() {
+        return new PiggybackEncode(m, groupOf, kind == CodecKind.HH_NONXOR, coupled);
     }
 
     private static int check(CodecKind kind, int k, int r) {
@@ -234,7 +211,7 @@ public final class Hitchhiker extends LinearCode {
     }
 
     /**
-     * One fused pass ({@link #encodeSteps}): each tile of the {@code 2k} input pieces is read from
+     * One fused pass ({@link #encodeShape}): each tile of the {@code 2k} input pieces is read from
      * memory once, and every parity piece of that tile, piggybacks and coupling included, is
      * finished while it is in cache.
      */

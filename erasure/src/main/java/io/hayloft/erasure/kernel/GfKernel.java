@@ -42,6 +42,16 @@ public interface GfKernel {
     }
 
     /**
+     * Prepares a two-substripe piggybacked encode (Hitchhiker's, see {@link PiggybackEncode}) as one
+     * {@link FusedOp} over {@code a_0..a_(k-1), b_0..b_(k-1), Pa_0..Pa_(r-1), Pb_0..Pb_(r-1)}. The
+     * default runs {@link PiggybackEncode#steps()} through {@link #prepareFused}; a backend may use a
+     * dedicated loop that reads every input once and adds the piggybacks and coupling in registers.
+     */
+    default FusedOp preparePiggyback(PiggybackEncode encode) {
+        return prepareFused(encode.steps());
+    }
+
+    /**
      * A buffer of {@code size} bytes of the kind this backend reads fastest (direct for native,
      * heap for the Java backends). Any buffer works with any backend; this is only a preference.
      */

@@ -4,6 +4,7 @@ import io.hayloft.erasure.kernel.FusedOp;
 import io.hayloft.erasure.kernel.FusedStep;
 import io.hayloft.erasure.kernel.GfKernel;
 import io.hayloft.erasure.kernel.MatrixOp;
+import io.hayloft.erasure.kernel.PiggybackEncode;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
@@ -45,6 +46,18 @@ public final class IsalKernel implements GfKernel {
     @Override
     public FusedOp prepareFused(List<FusedStep> steps) {
         return new IsalFusedOp(steps);
+    }
+
+    /**
+     * Hitchhiker with 2 to 4 parity units on a CPU with AVX-512 and GFNI: one loop that reads every
+     * input once ({@link IsalPiggybackOp}); otherwise the fused ISA-L steps.
+     */
+    @Override
+    public FusedOp preparePiggyback(PiggybackEncode encode) {
+        if (encode.parityUnits() <= 4 && IsalPiggybackOp.SUPPORTED) {
+            return new IsalPiggybackOp(encode);
+        }
+        return prepareFused(encode.steps());
     }
 
     /** Buffers at least this large are staggered by {@link #allocate}. */

@@ -36,6 +36,18 @@ final class IsalNative {
      */
     static native void applyFused(long[] handles, int[] wiring, Object[] bases, long[] offs, int len, int tile);
 
+    /**
+     * Hitchhiker's whole encode in one pass, our own AVX-512 + GFNI loop (see {@link IsalPiggybackOp}).
+     * {@code affine}: the {@code r x k} matrix as GFNI bit matrices, row-major; {@code shape}: k, r,
+     * weighted (0/1), coupled (0/1), then each data unit's piggyback group or -1. {@code bases} and
+     * {@code offs}: {@code a_0..a_(k-1), b_0..b_(k-1), Pa_0..Pa_(r-1), Pb_0..Pb_(r-1)}, as for
+     * {@link #apply}; {@code tile}: bytes per buffer per tile. Only for {@code 2 <= r <= 4} on a CPU where {@link #piggybackSupported()}.
+     */
+    static native void applyPiggyback(long[] affine, int[] shape, Object[] bases, long[] offs, int len, int tile);
+
+    /** Whether this CPU has AVX-512 (F, BW) and GFNI, which {@link #applyPiggyback} needs. */
+    static native boolean piggybackSupported();
+
     /** {@code gf_invert_matrix} of an {@code n x n} row-major matrix; {@code null} if singular. */
     static native byte[] invert(byte[] matrix, int n);
 
