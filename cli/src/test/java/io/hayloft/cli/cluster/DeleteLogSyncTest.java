@@ -40,7 +40,7 @@ class DeleteLogSyncTest {
     Path dir;
 
     private EmbeddedCluster cluster;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build(); // generous: a loaded 2-core CI machine
     private final Map<Long, String> cookies = new ConcurrentHashMap<>();
 
     @AfterEach
