@@ -54,16 +54,7 @@ class FusedOpTest {
             buffers[x] = KernelFixtures.buffer(rnd, k, rnd.nextInt(9), len);
         }
         ByteBuffer[] expected = KernelFixtures.copies(buffers);
-        for (FusedStep step : steps) {
-            MatrixOp op = ScalarKernel.INSTANCE.prepare(step.matrix());
-            ByteBuffer[] in = pick(expected, step.inputs());
-            ByteBuffer[] out = pick(expected, step.outputs());
-            if (step.accumulate()) {
-                op.applyAccumulate(in, out, len);
-            } else {
-                op.apply(in, out, len);
-            }
-        }
+        KernelFixtures.applySteps(steps, expected, len);
         for (GfKernel kernel : Kernels.available()) {
             ByteBuffer[] got = new ByteBuffer[nbuf];
             for (int x = 0; x < nbuf; x++) {
@@ -115,11 +106,4 @@ class FusedOpTest {
         }
     }
 
-    private static ByteBuffer[] pick(ByteBuffer[] b, int[] idx) {
-        ByteBuffer[] r = new ByteBuffer[idx.length];
-        for (int i = 0; i < idx.length; i++) {
-            r[i] = b[idx[i]];
-        }
-        return r;
-    }
 }

@@ -97,4 +97,27 @@ final class KernelFixtures {
         int n = rnd.nextInt(input ? 3 : 2);
         return Kind.values()[n];
     }
+
+    /** The reference result of fused steps: each step applied in order with the scalar kernel, on {@code buffers} (indexed by the steps). */
+    static void applySteps(java.util.List<FusedStep> steps, ByteBuffer[] buffers, int len) {
+        for (FusedStep step : steps) {
+            MatrixOp op = ScalarKernel.INSTANCE.prepare(step.matrix());
+            ByteBuffer[] in = pick(buffers, step.inputs());
+            ByteBuffer[] out = pick(buffers, step.outputs());
+            if (step.accumulate()) {
+                op.applyAccumulate(in, out, len);
+            } else {
+                op.apply(in, out, len);
+            }
+        }
+    }
+
+    /** The buffers at {@code idx}. */
+    static ByteBuffer[] pick(ByteBuffer[] b, int[] idx) {
+        ByteBuffer[] r = new ByteBuffer[idx.length];
+        for (int i = 0; i < idx.length; i++) {
+            r[i] = b[idx[i]];
+        }
+        return r;
+    }
 }

@@ -51,16 +51,7 @@ class PiggybackEncodeTest {
             buffers[x] = KernelFixtures.buffer(rnd, kind, rnd.nextInt(9), len);
         }
         ByteBuffer[] expected = KernelFixtures.copies(buffers);
-        for (FusedStep step : encode.steps()) {
-            MatrixOp op = ScalarKernel.INSTANCE.prepare(step.matrix());
-            ByteBuffer[] in = pick(expected, step.inputs());
-            ByteBuffer[] out = pick(expected, step.outputs());
-            if (step.accumulate()) {
-                op.applyAccumulate(in, out, len);
-            } else {
-                op.apply(in, out, len);
-            }
-        }
+        KernelFixtures.applySteps(encode.steps(), expected, len);
         for (GfKernel kernel : Kernels.available()) {
             ByteBuffer[] got = new ByteBuffer[nbuf];
             for (int x = 0; x < nbuf; x++) {
@@ -134,11 +125,4 @@ class PiggybackEncodeTest {
         }
     }
 
-    private static ByteBuffer[] pick(ByteBuffer[] b, int[] idx) {
-        ByteBuffer[] out = new ByteBuffer[idx.length];
-        for (int i = 0; i < idx.length; i++) {
-            out[i] = b[idx[i]];
-        }
-        return out;
-    }
 }
