@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.store.StoreServer;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -122,10 +120,7 @@ class LocalEncodeTest {
                     .containsExactlyInAnyOrder(holders.get(0), holders.get(2));
             StripeMap committed = http.stripeMap(volume);
             assertThat(committed.status()).isEqualTo(StripeMap.COMMITTED);
-            cluster.assertOnlyMappedBlocks(http, "after the encode with a holder killed");
-            try (ColdReader reader = new ColdReader(http)) {
-                cluster.assertColdReads(reader, List.of(), "after the encode with a holder killed");
-            }
+            assertOnlyMappedBlocksAndEveryPhotoReads(cluster, http, "after the encode with a holder killed");
         }
     }
 
@@ -134,20 +129,7 @@ class LocalEncodeTest {
         try (TestCluster cluster = new TestCluster(dir, 8)) {
             int volume = writeVolumeOfSize(cluster, 2 * STRIPE + 40);
             for (String id : List.copyOf(cluster.stores.keySet())) { // restart every store as an "older" one
-                StoreServer old = cluster.stores.get(id);
-                int port = old.port();
-                old.close();
-                io.hayloft.store.StoreConfig c = new io.hayloft.store.StoreConfig();
-                c.dataDirs = List.of(dir.resolve(id).toString());
-                c.host = "127.0.0.1";
-                c.port = port;
-                c.directory = cluster.directory.address();
-                c.storeId = id;
-                c.rack = "rack-" + id;
-                c.heartbeatMillis = 1000;
-                c.idxFlushMillis = 50;
-                c.encodeStripes = false;
-                cluster.stores.put(id, StoreServer.start(c));
+                cluster.restartStore(id, c -> c.encodeStripes = false);
             }
             RaidConfig config = config(cluster, "rs", RaidConfig.ENCODE_AT_STORE);
             Cluster http = new Cluster(config.directory, null, Duration.ofSeconds(10));
@@ -157,10 +139,7 @@ class LocalEncodeTest {
             assertThat(r.stripes()).isEqualTo(3);
             assertThat(encodedOnStores(cluster)).as("no stripe encoded on a store").isZero();
             assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.COMMITTED);
-            cluster.assertOnlyMappedBlocks(http, "after the raid-node path");
-            try (ColdReader reader = new ColdReader(http)) {
-                cluster.assertColdReads(reader, List.of(), "after the raid-node path");
-            }
+            assertOnlyMappedBlocksAndEveryPhotoReads(cluster, http, "after the raid-node path");
         }
     }
 
@@ -282,23 +261,19 @@ class LocalEncodeTest {
             left -= len;
         }
         TestCluster.Leased a = cluster.lease(Math.max(1, lengths.size()));
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        DataOutputStream batch = new DataOutputStream(bytes);
         Map<Long, TestCluster.Photo> written = new LinkedHashMap<>();
+        List<io.hayloft.client.store.NeedleData> needles = new java.util.ArrayList<>();
         for (int i = 0; i < lengths.size(); i++) {
             TestCluster.Key p = a.photos().get(i);
             byte[] data = new byte[lengths.get(i) - 40]; // header 32 + footer 8, already 8-aligned
             random.nextBytes(data);
-            batch.writeLong(p.key());
-            batch.writeLong(Long.parseUnsignedLong(p.cookie(), 16));
-            batch.writeInt(0);
-            batch.writeInt(data.length);
-            batch.write(data);
+            needles.add(new io.hayloft.client.store.NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
             written.put(p.key(), new TestCluster.Photo(p.key(), a.volume(), p.cookie(), data));
         }
         if (!lengths.isEmpty()) {
+            byte[] body = io.hayloft.common.wire.BatchBody.encode(needles);
             for (String replica : a.replicas()) {
-                int code = cluster.send("POST", "http://" + replica + "/" + a.volume() + "/batch", bytes.toByteArray());
+                int code = cluster.send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
                 assertThat(code).as("batch to %s", replica).isEqualTo(201);
             }
         }
@@ -308,5 +283,13 @@ class LocalEncodeTest {
         assertThat(http.volumeSize(a.replicas().get(0), a.volume())).as("volume size").isEqualTo(size);
         assertThat(VolumeIndex.needleLength(0)).isEqualTo(40);
         return a.volume();
+    }
+
+    /** No block the committed stripe maps leave out, and every photo written reads back through the cold reader. */
+    private static void assertOnlyMappedBlocksAndEveryPhotoReads(TestCluster cluster, Cluster http, String when) throws Exception {
+        cluster.assertOnlyMappedBlocks(http, when);
+        try (ColdReader reader = new ColdReader(http)) {
+            cluster.assertColdReads(reader, List.of(), when);
+        }
     }
 }

@@ -98,7 +98,22 @@ public final class TestCluster implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Stops store {@code id} and starts it again on the same port and data, its configuration changed by
+     * {@code change} (e.g. a store of an older version, without an endpoint).
+     */
+    StoreServer restartStore(String id, java.util.function.Consumer<StoreConfig> change) throws Exception {
+        StoreServer old = stores.get(id);
+        int port = old.port();
+        old.close();
+        return startStore(id, port, dir.resolve(id), change);
+    }
+
     private StoreServer startStore(String id, int port, Path data) throws Exception {
+        return startStore(id, port, data, c -> { });
+    }
+
+    private StoreServer startStore(String id, int port, Path data, java.util.function.Consumer<StoreConfig> change) throws Exception {
         StoreConfig c = new StoreConfig();
         c.dataDirs = List.of(data.toString());
         c.host = "127.0.0.1";
@@ -108,6 +123,7 @@ public final class TestCluster implements AutoCloseable {
         c.rack = "rack-" + id;
         c.heartbeatMillis = 1000;
         c.idxFlushMillis = 50;
+        change.accept(c);
         StoreServer s = StoreServer.start(c, new ClusterAuthorizer(c.clusterSecret, c.adminToken, java.time.Clock.systemUTC()),
                 disks.apply(id));
         stores.put(id, s);
@@ -164,20 +180,16 @@ public final class TestCluster implements AutoCloseable {
     /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
     public int writeVolume(int count, int maxSize) throws Exception {
         Leased a = lease(count);
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        java.io.DataOutputStream batch = new java.io.DataOutputStream(bytes);
+        List<io.hayloft.client.store.NeedleData> needles = new java.util.ArrayList<>();
         for (Key p : a.photos()) {
             byte[] data = new byte[1 + random.nextInt(maxSize)];
             random.nextBytes(data);
-            batch.writeLong(p.key());
-            batch.writeLong(Long.parseUnsignedLong(p.cookie(), 16));
-            batch.writeInt(0);
-            batch.writeInt(data.length);
-            batch.write(data);
+            needles.add(new io.hayloft.client.store.NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
             photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
         }
+        byte[] body = io.hayloft.common.wire.BatchBody.encode(needles);
         for (String replica : a.replicas()) {
-            int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", bytes.toByteArray());
+            int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
             if (code != 201) {
                 throw new AssertionError("batch PUT answered " + code);
             }

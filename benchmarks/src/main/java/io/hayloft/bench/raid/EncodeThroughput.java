@@ -9,8 +9,6 @@ import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -238,19 +236,16 @@ public final class EncodeThroughput implements Callable<Integer> {
             if (a.volume() != volume) {
                 continue;
             }
-            ByteArrayOutputStream buf = new ByteArrayOutputStream();
-            DataOutputStream batch = new DataOutputStream(buf);
+            List<io.hayloft.client.store.NeedleData> needles = new java.util.ArrayList<>();
             for (long key = a.first(); key < a.first() + a.count(); key++) {
-                batch.writeLong(key);
-                batch.writeLong(key * 0x9E3779B97F4A7C15L); // the writer's cookie: the directory keeps none
-                batch.writeInt(0);
-                batch.writeInt(data.length);
-                batch.write(data);
+                // the writer's cookie: the directory keeps none
+                needles.add(new io.hayloft.client.store.NeedleData(key, 0, key * 0x9E3779B97F4A7C15L, data));
                 written++;
             }
+            byte[] body = io.hayloft.common.wire.BatchBody.encode(needles);
             for (String replica : replicas) {
                 HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + replica + "/" + volume + "/batch"))
-                        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofByteArray(buf.toByteArray())).build();
+                        .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
                 int code = http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
                 if (code != 201) {
                     throw new IllegalStateException("batch write to " + replica + " answered " + code);
