@@ -80,7 +80,8 @@ public final class Store implements Closeable {
                     appliedDeletes.put(id, io.hayloft.store.volume.AppliedDeletes.read(this.disk, dir, id));
                 }
             }
-            blocks = new BlockStore(this.disk, dirs.get(0).resolve("blocks"), options.fsync() == Volume.Fsync.ALWAYS);
+            blocks = new BlockStore(this.disk, dirs.get(0).resolve("blocks"), options.fsync() == Volume.Fsync.ALWAYS,
+                    config.directBlockWrites);
         } catch (IOException | RuntimeException e) {
             closeVolumes();
             throw e;

@@ -18,6 +18,8 @@ import java.util.Locale;
  * fsync                  always       always: fsync before acknowledging (group commit); never: OS decides
  * maxBodyBytes           67108864     largest request body; more gets 413 (not for PUT /blocks/NAME: streamed)
  * maxBlockBytes          4294967296   largest block a streamed PUT /blocks/NAME may write; more gets 413
+ * directBlockWrites      true         blocks written front to back (streamed puts, a stripe's local data units) go
+ *                                     around the page cache (O_DIRECT) where the file system allows; false: through it
  * maxHeaderBytes         8192         largest header block; more gets 431
  * maxInitialLineBytes    4096         longest request line; more gets 414
  * maxConcurrentRequests  1024         requests in flight; more get 503
@@ -54,6 +56,7 @@ public final class StoreConfig {
     public String fsync = "always";
     public int maxBodyBytes = 64 << 20;
     public long maxBlockBytes = io.hayloft.store.http.StoreHttpHandler.DEFAULT_MAX_BLOCK_BYTES;
+    public boolean directBlockWrites = true;
     public int maxHeaderBytes = 8192;
     public int maxInitialLineBytes = 4096;
     public int maxConcurrentRequests = 1024;

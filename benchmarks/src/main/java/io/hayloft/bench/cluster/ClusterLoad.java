@@ -124,6 +124,12 @@ public final class ClusterLoad implements Callable<Integer> {
                     + "for all scenarios before any is measured: otherwise the first scenario, the single put, also pays the compilation of the shared code).")
     int passes;
 
+    @Option(names = "--rounds", defaultValue = "1",
+            description = "Measured passes after the warm-up ones (default ${DEFAULT-VALUE}). With more than one, each round's table is "
+                    + "printed, then every scenario's median round and every ratio's median with its range: the machine's page-cache "
+                    + "writeback moves single rounds by a third.")
+    int rounds;
+
     @Option(names = "--writes-only", description = "Only the put scenarios (no working set, no gets, no wrk).")
     boolean writesOnly;
 
@@ -135,10 +141,19 @@ public final class ClusterLoad implements Callable<Integer> {
     boolean noClientGet;
 
     /** One result line; {@code dirCalls} is NaN when not measured. */
-    private record Row(String name, double objectsPerSecond, double mibPerSecond, double p50, double p99, double dirCalls,
-                       String directoryOps, double jvmCpuMicros, double toolCpuMicros) {
+    record Row(String name, double objectsPerSecond, double mibPerSecond, double p50, double p99, double dirCalls,
+                       String directoryOps, double jvmCpuMicros, double toolCpuMicros, double ratio) {
+        Row(String name, double objectsPerSecond, double mibPerSecond, double p50, double p99, double dirCalls, String directoryOps,
+            double jvmCpuMicros, double toolCpuMicros) {
+            this(name, objectsPerSecond, mibPerSecond, p50, p99, dirCalls, directoryOps, jvmCpuMicros, toolCpuMicros, Double.NaN);
+        }
+
         Row(String name, double objectsPerSecond, double mibPerSecond, double p50, double p99, double dirCalls, String directoryOps) {
             this(name, objectsPerSecond, mibPerSecond, p50, p99, dirCalls, directoryOps, Double.NaN, Double.NaN);
+        }
+
+        boolean isRatio() {
+            return !Double.isNaN(ratio);
         }
     }
 
@@ -160,8 +175,8 @@ public final class ClusterLoad implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--sizes must be >= 0, got " + s);
             }
         }
-        if (passes < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--passes must be >= 1, got " + passes);
+        if (passes < 1 || rounds < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--passes and --rounds must be >= 1, got " + passes + " and " + rounds);
         }
         if (wrk && !onPath("wrk")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--wrk: no wrk on the PATH (apt-get install wrk)");
@@ -169,7 +184,7 @@ public final class ClusterLoad implements Callable<Integer> {
         boolean embedded = directoryAddress == null;
         boolean temp = embedded && dir == null;
         Path work = !embedded ? null : temp ? Files.createTempDirectory("hayloft-bench-cluster") : Files.createDirectories(dir);
-        List<Row> rows = new ArrayList<>();
+        List<List<Row>> perRound = new ArrayList<>();
         EmbeddedCluster cluster = null;
         try {
             if (embedded) {
@@ -181,16 +196,20 @@ public final class ClusterLoad implements Callable<Integer> {
             StoreClient stores = new StoreClient(http);
             DirectoryClient directory = new DirectoryClient(http, List.of(dirAddr), null);
             try (HayloftClient client = HayloftClient.builder().directory(dirAddr).requestTimeout(Duration.ofSeconds(30)).build()) {
-                for (int pass = 1; pass <= passes; pass++) {
-                    if (pass < passes) { // a warm-up pass: every scenario once, its figures dropped
-                        for (int size : sizes) {
-                            size(size, client, stores, directory, dirAddr);
-                        }
-                        continue;
-                    }
+                for (int pass = 1; pass < passes; pass++) { // warm-up passes: every scenario once, figures dropped
                     for (int size : sizes) {
-                        rows.addAll(size(size, client, stores, directory, dirAddr));
+                        size(size, client, stores, directory, dirAddr);
                     }
+                }
+                for (int round = 1; round <= rounds; round++) {
+                    List<Row> these = new ArrayList<>();
+                    for (int size : sizes) {
+                        these.addAll(size(size, client, stores, directory, dirAddr));
+                    }
+                    if (rounds > 1) {
+                        print(out, "round " + round + " of " + rounds, these);
+                    }
+                    perRound.add(these);
                 }
             }
         } finally {
@@ -201,15 +220,66 @@ public final class ClusterLoad implements Callable<Integer> {
                 FileTrees.delete(work);
             }
         }
+        print(out, rounds > 1 ? "median of " + rounds + " rounds (a scenario's median round; a ratio's median, range in brackets)" : null,
+                medians(perRound));
+        return 0;
+    }
+
+    private void print(PrintWriter out, String title, List<Row> rows) {
+        if (title != null) {
+            out.println("# " + title);
+        }
         out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %10s %10s %12s  %s%n", "scenario (" + concurrency + "/" + batchConcurrency + " in flight)",
                 "objects/s", "MiB/s", "p50 ms", "p99 ms", "jvm us/op", "wrk us/op", "dir/1k ops", "directory ops");
         for (Row r : rows) {
+            if (r.isRatio()) {
+                out.printf(Locale.ROOT, "%s = %.2f%s%n", r.name(), r.ratio(), r.directoryOps());
+                continue;
+            }
             out.printf(Locale.ROOT, "%-40s %11s %9s %9s %9s %10s %10s %12s  %s%n", r.name(), fmt(r.objectsPerSecond(), 0),
                     fmt(r.mibPerSecond(), 2), fmt(r.p50(), 2), fmt(r.p99(), 2), fmt(r.jvmCpuMicros(), 1), fmt(r.toolCpuMicros(), 1),
                     fmt(r.dirCalls(), 1), r.directoryOps());
         }
         out.flush();
-        return 0;
+    }
+
+    /**
+     * One table from several rounds: per scenario (matched by name and place in its round) the round with the
+     * median rate, per ratio the median of its rounds' values with their range. One round is returned as it is.
+     */
+    static List<Row> medians(List<List<Row>> rounds) {
+        if (rounds.size() == 1) {
+            return rounds.get(0);
+        }
+        Map<String, List<Row>> byKey = new java.util.LinkedHashMap<>();
+        for (List<Row> round : rounds) {
+            Map<String, Integer> seen = new HashMap<>();
+            for (Row r : round) {
+                int n = seen.merge(r.name(), 1, Integer::sum);
+                byKey.computeIfAbsent(r.name() + "#" + n, k -> new ArrayList<>()).add(r);
+            }
+        }
+        List<Row> out = new ArrayList<>();
+        for (List<Row> same : byKey.values()) {
+            List<Row> sorted = new ArrayList<>(same);
+            if (same.get(0).isRatio()) {
+                sorted.sort(java.util.Comparator.comparingDouble(Row::ratio));
+                Row m = sorted.get((sorted.size() - 1) / 2);
+                String range = String.format(Locale.ROOT, " (%.2f-%.2f over %d rounds)", sorted.get(0).ratio(),
+                        sorted.get(sorted.size() - 1).ratio(), sorted.size());
+                out.add(new Row(m.name(), Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, range, Double.NaN, Double.NaN,
+                        median(sorted.stream().mapToDouble(Row::ratio).toArray())));
+            } else {
+                sorted.sort(java.util.Comparator.comparingDouble(Row::objectsPerSecond));
+                out.add(sorted.get((sorted.size() - 1) / 2));
+            }
+        }
+        return out;
+    }
+
+    private static double median(double[] sorted) {
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     /** {@code sync(1)}: the machine's dirty pages written back; best effort (a missing {@code sync} is ignored). */
@@ -479,8 +549,8 @@ public final class ClusterLoad implements Callable<Integer> {
     }
 
     private static Row ratio(String name, Row a, Row b) {
-        return new Row(name + String.format(Locale.ROOT, " = %.2f", a.objectsPerSecond() / b.objectsPerSecond()),
-                Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "");
+        return new Row(name, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "", Double.NaN, Double.NaN,
+                a.objectsPerSecond() / b.objectsPerSecond());
     }
 
     private static void check(byte[] b, int size) {

@@ -2,6 +2,8 @@ package io.hayloft.bench.raid;
 
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
+import io.hayloft.common.io.Disk;
+import io.hayloft.common.io.ForwardingDisk;
 import io.hayloft.common.wire.Wire;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
@@ -19,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -65,62 +68,134 @@ public final class EncodeThroughput implements Callable<Integer> {
     @Option(names = "--fsync", description = "stores fsync their writes (as in production: an encode's blocks are then durable "
             + "before the replicas are dropped); default off")
     boolean fsync;
+    @Option(names = "--rounds", defaultValue = "1",
+            description = "measure every row this many times, the codecs taking turns, and end with each row's median (default ${DEFAULT-VALUE}): "
+                    + "single encodes on this shared machine vary by a fifth")
+    int rounds;
+    @Option(names = "--warmup-mib", defaultValue = "0",
+            description = "before measuring, encode one untimed volume of this many MiB per codec and encode-at, so that the first "
+                    + "measured row does not pay the JIT's compilation (default ${DEFAULT-VALUE}: none)")
+    long warmupMib;
+    @Option(names = "--block-writes", defaultValue = "direct", split = ",",
+            description = "how the stores write blocks: direct (around the page cache where the file system allows, the default "
+                    + "of directBlockWrites) or buffered (through it, as before); both: rows of each on the same cluster (default ${DEFAULT-VALUE})")
+    List<String> blockWrites;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @Override
     public Integer call() throws Exception {
+        if (rounds < 1 || warmupMib < 0) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "--rounds must be >= 1 and --warmup-mib >= 0, got " + rounds + " and " + warmupMib);
+        }
+        for (String w : blockWrites) {
+            if (!w.equals("direct") && !w.equals("buffered")) {
+                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                        "--block-writes takes direct or buffered, got '" + w + "'");
+            }
+        }
+        // the stores' disk: Disk.REAL, with writes around the page cache while the row's mode is direct
+        java.util.concurrent.atomic.AtomicBoolean buffered = new java.util.concurrent.atomic.AtomicBoolean();
+        Disk disk = new ForwardingDisk(Disk.REAL) {
+            @Override
+            public Direct openDirect(Path file) throws java.io.IOException {
+                return buffered.get() ? null : super.openDirect(file);
+            }
+        };
         Path dir = Files.createTempDirectory("hayloft-encode-bench");
         int k = 10;
         int r = 4;
-        System.out.printf(Locale.ROOT, "%-8s %-9s %-9s %4s %7s %9s %8s %9s %7s %7s %8s %9s %10s %11s %9s%n", "codec", "at", "block MiB",
+        System.out.printf(Locale.ROOT, "%-8s %-9s %-8s %-9s %4s %7s %9s %8s %9s %7s %7s %8s %9s %10s %11s %9s%n", "codec", "at", "blocks", "block MiB",
                 "work", "stripes", "volume MB", "secs", "e2e MB/s", "in/B", "out/B", "dd MB/s", "ddw MB/s", "codec MB/s", "stream MB/s",
                 "e2e/codec");
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("c")).withStores(15, 15)
-                .withReplication(3).withVolumeLimit(8L << 30).withTiming(1000, 500, 3).withFsync(fsync))) {
+                .withReplication(3).withVolumeLimit(8L << 30).withTiming(1000, 500, 3).withFsync(fsync),
+                i -> disk)) {
+            Map<String, double[]> codecRates = new java.util.HashMap<>();
             for (String codec : codecs) {
-                double codecMbps = codecThroughput(CodecKind.fromWireName(codec), k, r, false);
-                double streamMbps = codecThroughput(CodecKind.fromWireName(codec), k, r, true);
-                for (int mib : blockMib) {
-                    long block = (long) mib << 20;
-                    for (int w : workers) {
-                        for (String at : encodeAt) {
-                            int volume = fill(cluster, volumeMib > 0 ? volumeMib << 20 : (long) stripes * k * block);
-                            double ddMbps = dd ? dd(cluster, volume) : Double.NaN;
-                            double ddWriteMbps = dd ? ddWrite(dir, (long) Math.ceil(volumeBytes(cluster, volume) * (k + r) / (double) k)) : Double.NaN;
-                            sync(); // the fill's dirty pages on disk before the clock starts, as a sealed volume's are
-                            RaidConfig config = new RaidConfig();
-                            config.directory = cluster.directoryAddress();
-                            config.codec = codec;
-                            config.k = k;
-                            config.r = r;
-                            config.blockSize = block;
-                            config.workers = w;
-                            config.encodeAt = at;
-                            config.transferBytes = 8 << 20;
-                            config.requestTimeoutMillis = 60_000;
-                            config.spoolDir = dir.toString();
-                            long[] before = networkBytes(cluster);
-                            try (ThreadPoolRunner runner = new ThreadPoolRunner(w)) {
-                                EncodeJob.Result res = new RaidNode(config, runner).encode(volume);
-                                long[] after = networkBytes(cluster);
-                                double secs = res.nanos() / 1e9;
-                                double mbps = res.volumeBytes() / 1e6 / secs;
-                                double vb = Math.max(1, res.volumeBytes());
-                                System.out.printf(Locale.ROOT, "%-8s %-9s %-9d %4d %7d %9.0f %8.2f %9.1f %7.3f %7.3f %8s %9s %10.1f %11.1f %9.4f%n",
-                                        codec, at, mib, w, res.stripes(), res.volumeBytes() / 1e6, secs, mbps,
-                                        (after[0] - before[0]) / vb, (after[1] - before[1]) / vb,
-                                        Double.isNaN(ddMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddMbps),
-                                        Double.isNaN(ddWriteMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddWriteMbps), codecMbps, streamMbps,
-                                        mbps / codecMbps);
+                if (!codecRates.containsKey(codec)) {
+                    codecRates.put(codec, new double[] {codecThroughput(CodecKind.fromWireName(codec), k, r, false),
+                            codecThroughput(CodecKind.fromWireName(codec), k, r, true)});
+                }
+            }
+            if (warmupMib > 0) {
+                for (String codec : new java.util.LinkedHashSet<>(codecs)) {
+                    for (String at : new java.util.LinkedHashSet<>(encodeAt)) {
+                        int volume = fill(cluster, warmupMib << 20);
+                        try (ThreadPoolRunner runner = new ThreadPoolRunner(workers.get(0))) {
+                            new RaidNode(config(cluster, dir, codec, k, r, (long) blockMib.get(0) << 20, workers.get(0), at), runner).encode(volume);
+                        }
+                        System.out.printf(Locale.ROOT, "# warm-up: %s at %s, %d MiB volume, not measured%n", codec, at, warmupMib);
+                    }
+                }
+            }
+            Map<String, List<Double>> byRow = new java.util.LinkedHashMap<>();
+            for (int round = 1; round <= rounds; round++) {
+                for (String codec : codecs) {
+                    double codecMbps = codecRates.get(codec)[0];
+                    double streamMbps = codecRates.get(codec)[1];
+                    for (int mib : blockMib) {
+                        long block = (long) mib << 20;
+                        for (int w : workers) {
+                            for (String at : encodeAt) {
+                              for (String writes : blockWrites) {
+                                buffered.set(writes.equals("buffered"));
+                                int volume = fill(cluster, volumeMib > 0 ? volumeMib << 20 : (long) stripes * k * block);
+                                double ddMbps = dd ? dd(cluster, volume) : Double.NaN;
+                                double ddWriteMbps = dd ? ddWrite(dir, (long) Math.ceil(volumeBytes(cluster, volume) * (k + r) / (double) k)) : Double.NaN;
+                                sync(); // the fill's dirty pages on disk before the clock starts, as a sealed volume's are
+                                long[] before = networkBytes(cluster);
+                                try (ThreadPoolRunner runner = new ThreadPoolRunner(w)) {
+                                    EncodeJob.Result res = new RaidNode(config(cluster, dir, codec, k, r, block, w, at), runner).encode(volume);
+                                    long[] after = networkBytes(cluster);
+                                    double secs = res.nanos() / 1e9;
+                                    double mbps = res.volumeBytes() / 1e6 / secs;
+                                    double vb = Math.max(1, res.volumeBytes());
+                                    System.out.printf(Locale.ROOT, "%-8s %-9s %-8s %-9d %4d %7d %9.0f %8.2f %9.1f %7.3f %7.3f %8s %9s %10.1f %11.1f %9.4f%n",
+                                            codec, at, writes, mib, w, res.stripes(), res.volumeBytes() / 1e6, secs, mbps,
+                                            (after[0] - before[0]) / vb, (after[1] - before[1]) / vb,
+                                            Double.isNaN(ddMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddMbps),
+                                            Double.isNaN(ddWriteMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddWriteMbps), codecMbps, streamMbps,
+                                            mbps / codecMbps);
+                                    byRow.computeIfAbsent(String.format(Locale.ROOT, "%-8s %-9s %-8s %-9d %4d", codec, at, writes, mib, w),
+                                            x -> new java.util.ArrayList<>()).add(mbps);
+                                }
+                              }
                             }
                         }
                     }
                 }
             }
+            if (rounds > 1 || byRow.values().stream().anyMatch(l -> l.size() > 1)) {
+                System.out.printf(Locale.ROOT, "# median end-to-end MB/s per row, with every measurement%n");
+                for (Map.Entry<String, List<Double>> e : byRow.entrySet()) {
+                    List<Double> v = new java.util.ArrayList<>(e.getValue());
+                    java.util.Collections.sort(v);
+                    int n = v.size();
+                    double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
+                    System.out.printf(Locale.ROOT, "%s  median %7.1f  of %s%n", e.getKey(), median,
+                            e.getValue().stream().map(x -> String.format(Locale.ROOT, "%.1f", x)).toList());
+                }
+            }
         }
         io.hayloft.common.io.FileTrees.delete(dir);
         return 0;
+    }
+
+    private static RaidConfig config(EmbeddedCluster cluster, Path dir, String codec, int k, int r, long block, int workers, String at) {
+        RaidConfig config = new RaidConfig();
+        config.directory = cluster.directoryAddress();
+        config.codec = codec;
+        config.k = k;
+        config.r = r;
+        config.blockSize = block;
+        config.workers = workers;
+        config.encodeAt = at;
+        config.transferBytes = 8 << 20;
+        config.requestTimeoutMillis = 60_000;
+        config.spoolDir = dir.toString();
+        return config;
     }
 
     /** Bytes received and sent by every server of the cluster (stores and directory), from their /metrics. */

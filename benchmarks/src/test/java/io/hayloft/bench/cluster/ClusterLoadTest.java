@@ -3,6 +3,7 @@ package io.hayloft.bench.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -50,5 +51,38 @@ class ClusterLoadTest {
     void wrkScriptReadsTheListGiven() {
         String lua = ClusterLoad.wrkScript(Path.of("/tmp/x y/paths.txt"));
         assertThat(lua).contains("io.lines(\"/tmp/x y/paths.txt\")").contains("wrk.format(\"GET\", paths[math.random(#paths)])");
+    }
+
+    private static ClusterLoad.Row scenario(String name, double rate) {
+        return new ClusterLoad.Row(name, rate, rate / 16, 1, 2, Double.NaN, "");
+    }
+
+    private static ClusterLoad.Row ratio(String name, double value) {
+        return new ClusterLoad.Row(name, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "", Double.NaN, Double.NaN, value);
+    }
+
+    @Test
+    void roundsReduceToTheMedianRoundAndTheMedianRatio() {
+        // the same ratio name twice per round (one per object size) stays two rows
+        List<List<ClusterLoad.Row>> rounds = List.of(
+                List.of(scenario("put", 300), ratio("put / store write", 0.30), ratio("client get / store (wrk)", 0.9),
+                        ratio("client get / store (wrk)", 0.5)),
+                List.of(scenario("put", 100), ratio("put / store write", 0.40), ratio("client get / store (wrk)", 0.7),
+                        ratio("client get / store (wrk)", 0.6)),
+                List.of(scenario("put", 200), ratio("put / store write", 0.35), ratio("client get / store (wrk)", 0.8),
+                        ratio("client get / store (wrk)", 0.4)));
+        List<ClusterLoad.Row> m = ClusterLoad.medians(rounds);
+        assertThat(m).extracting(ClusterLoad.Row::name)
+                .containsExactly("put", "put / store write", "client get / store (wrk)", "client get / store (wrk)");
+        assertThat(m.get(0)).isSameAs(rounds.get(2).get(0));
+        assertThat(m.get(1).ratio()).isEqualTo(0.35);
+        assertThat(m.get(1).directoryOps()).isEqualTo(" (0.30-0.40 over 3 rounds)");
+        assertThat(m.get(2).ratio()).isEqualTo(0.8);
+        assertThat(m.get(3).ratio()).isEqualTo(0.5);
+        // an even count takes the mean of the middle two ratios, and the lower middle round
+        List<ClusterLoad.Row> two = ClusterLoad.medians(List.of(rounds.get(0), rounds.get(1)));
+        assertThat(two.get(1).ratio()).isCloseTo(0.35, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(two.get(0)).isSameAs(rounds.get(1).get(0));
+        assertThat(ClusterLoad.medians(List.of(rounds.get(0)))).isSameAs(rounds.get(0));
     }
 }

@@ -1,6 +1,7 @@
 package io.hayloft.raid.spark;
 
 import io.hayloft.common.io.Disk;
+import io.hayloft.common.io.ForwardingDisk;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -70,46 +71,21 @@ final class BlockGate {
         }
     }
 
-    private final class Gated implements Disk {
+    /** Disk.REAL with the gate before every open; no writes around the page cache, so that every block write opens. */
+    private final class Gated extends ForwardingDisk {
+        Gated() {
+            super(REAL);
+        }
+
         @Override
         public FileChannel open(Path file, StandardOpenOption... options) throws IOException {
             pass(file, options);
-            return REAL.open(file, options);
+            return super.open(file, options);
         }
 
         @Override
-        public void move(Path from, Path to) throws IOException {
-            REAL.move(from, to);
-        }
-
-        @Override
-        public boolean deleteIfExists(Path file) throws IOException {
-            return REAL.deleteIfExists(file);
-        }
-
-        @Override
-        public void syncDirectory(Path dir) throws IOException {
-            REAL.syncDirectory(dir);
-        }
-
-        @Override
-        public void createDirectories(Path dir) throws IOException {
-            REAL.createDirectories(dir);
-        }
-
-        @Override
-        public boolean exists(Path file) {
-            return REAL.exists(file);
-        }
-
-        @Override
-        public long size(Path file) throws IOException {
-            return REAL.size(file);
-        }
-
-        @Override
-        public List<String> list(Path dir) throws IOException {
-            return REAL.list(dir);
+        public Direct openDirect(Path file) {
+            return null;
         }
     }
 }

@@ -33,6 +33,24 @@ public interface Disk {
     /** Opens (or with {@link StandardOpenOption#CREATE} creates) a file. */
     FileChannel open(Path file, StandardOpenOption... options) throws IOException;
 
+    /**
+     * A file open for writes that bypass the page cache ({@code O_DIRECT}): every write's file
+     * position, length and buffer address must be a multiple of {@code alignment} (a power of two).
+     * Durability is as for {@link #open}: bytes are durable only after {@link FileChannel#force}.
+     */
+    record Direct(FileChannel channel, int alignment) {
+    }
+
+    /**
+     * Creates (or truncates) {@code file} for writing around the page cache, for large write-once
+     * files written front to back (erasure-coded blocks): no copy into the page cache, no writeback
+     * behind the writer, and cold bytes do not evict hot ones. Null when this disk or the file system
+     * cannot (tmpfs, a simulated disk): the caller then writes through {@link #open} as usual.
+     */
+    default Direct openDirect(Path file) throws IOException {
+        return null;
+    }
+
     /** Renames atomically, replacing {@code to} if it exists. */
     void move(Path from, Path to) throws IOException;
 

@@ -19,6 +19,27 @@ final class RealDisk implements Disk {
         return FileChannel.open(file, options);
     }
 
+    /** O_DIRECT with the file system's block size (at least 4 KiB) as the alignment; null where it is refused. */
+    @Override
+    public Direct openDirect(Path file) throws IOException {
+        int alignment;
+        try {
+            long block = Files.getFileStore(file.toAbsolutePath().getParent()).getBlockSize();
+            if (block <= 0 || block > 1 << 20 || Long.bitCount(block) != 1) {
+                return null;
+            }
+            alignment = (int) Math.max(4096, block);
+        } catch (UnsupportedOperationException e) {
+            return null;
+        }
+        try {
+            return new Direct(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE, com.sun.nio.file.ExtendedOpenOption.DIRECT), alignment);
+        } catch (UnsupportedOperationException | IOException e) {
+            return null; // tmpfs and some others: EINVAL. The caller opens it without O_DIRECT
+        }
+    }
+
     @Override
     public void move(Path from, Path to) throws IOException {
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

@@ -46,16 +46,33 @@ public final class BlockStore {
     private final boolean fsync;
     private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, BlockInfo> crcCache = new ConcurrentHashMap<>();
+    /** {@link #inOrderWriter}s around the page cache where the file system allows. */
+    private final boolean directWrites;
+    /** The in-order writers' staging buffers, kept for the next writers (at most 64). */
+    private final java.util.concurrent.BlockingQueue<ByteBuffer> stages = new java.util.concurrent.ArrayBlockingQueue<>(64);
+    /** Bytes an in-order writer gathers before each write around the page cache. */
+    static final int STAGE_BYTES = 1 << 20;
 
     public BlockStore(Path dir, boolean fsync) throws IOException {
         this(Disk.REAL, dir, fsync);
     }
 
-    /** Block files in {@code dir} on {@code disk}. */
+    /** Block files in {@code dir} on {@code disk}; in-order writers around the page cache where possible. */
     public BlockStore(Disk disk, Path dir, boolean fsync) throws IOException {
+        this(disk, dir, fsync, true);
+    }
+
+    /**
+     * Block files in {@code dir} on {@code disk}.
+     *
+     * @param directWrites {@link #inOrderWriter}s write around the page cache (O_DIRECT) where the
+     *                     file system allows; false: through it, as {@link #writer}
+     */
+    public BlockStore(Disk disk, Path dir, boolean fsync, boolean directWrites) throws IOException {
         this.disk = disk;
         this.dir = dir;
         this.fsync = fsync;
+        this.directWrites = directWrites;
         disk.createDirectories(dir);
         for (String f : disk.list(dir)) {
             if (f.endsWith(WRITER_SUFFIX)) {
@@ -215,14 +232,27 @@ public final class BlockStore {
     public final class Writer implements java.io.Closeable {
         private final String name;
         private final Path tmp;
-        private final FileChannel channel;
+        private FileChannel channel;
+        /** In order, around the page cache: bytes gather in {@link #stage} until it is full or the commit. */
+        private Disk.Direct direct;
+        private ByteBuffer stage;
+        /** Bytes of the file written from the stage (a multiple of the stage's size). */
+        private long flushed;
         private long end;
         private boolean committed;
         private boolean closed;
 
-        private Writer(String name) throws IOException {
+        private Writer(String name, boolean inOrder) throws IOException {
             this.name = name;
             this.tmp = dir.resolve(name + "~" + WRITERS.incrementAndGet() + WRITER_SUFFIX);
+            if (inOrder && directWrites) {
+                direct = disk.openDirect(tmp);
+                if (direct != null) {
+                    stage = stage(direct.alignment());
+                    channel = direct.channel();
+                    return;
+                }
+            }
             this.channel = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
@@ -230,6 +260,11 @@ public final class BlockStore {
         /** The block's name. */
         public String name() {
             return name;
+        }
+
+        /** True when the bytes go to the disk around the page cache ({@link BlockStore#inOrderWriter}). */
+        public boolean direct() {
+            return direct != null;
         }
 
         /** Writes {@code src} after the last byte written so far (by an append or a positional write). */
@@ -242,13 +277,51 @@ public final class BlockStore {
             return end;
         }
 
-        /** The file being written: positional reads and writes. */
+        /**
+         * The file being written: positional reads and writes. Not for an in-order writer, whose
+         * last bytes wait in memory until the commit.
+         *
+         * @throws IllegalStateException for a writer from {@link BlockStore#inOrderWriter}
+         */
         public FileChannel channel() {
+            if (stage != null) {
+                throw new IllegalStateException("block " + name + " is written in order around the page cache: no channel");
+            }
             return channel;
         }
 
-        /** Writes {@code src} at {@code offset}. */
+        /**
+         * Writes {@code src} at {@code offset}.
+         *
+         * @throws IllegalArgumentException on a writer from {@link BlockStore#inOrderWriter} when
+         *         {@code offset} is not the end of what was written
+         */
         public void write(ByteBuffer src, long offset) throws IOException {
+            if (stage != null) {
+                if (offset != end) {
+                    throw new IllegalArgumentException("block " + name + " is written in order: a write at " + offset
+                            + ", expected " + end);
+                }
+                int n = src.remaining();
+                while (src.hasRemaining()) {
+                    if (stage == null) { // the file system refused the first write: the rest through the page cache
+                        long pos = end + (n - src.remaining());
+                        while (src.hasRemaining()) {
+                            pos += channel.write(src, pos);
+                        }
+                        break;
+                    }
+                    int take = Math.min(stage.remaining(), src.remaining());
+                    stage.put(stage.position(), src, src.position(), take);
+                    stage.position(stage.position() + take);
+                    src.position(src.position() + take);
+                    if (!stage.hasRemaining()) {
+                        flushStage();
+                    }
+                }
+                end += n;
+                return;
+            }
             long pos = offset;
             while (src.hasRemaining()) {
                 pos += channel.write(src, pos);
@@ -256,8 +329,59 @@ public final class BlockStore {
             end = Math.max(end, pos);
         }
 
+        /**
+         * Writes the stage's bytes at {@link #flushed}, padded with zeros to the alignment (the commit
+         * truncates the padding). A file system that opened the file with O_DIRECT but refuses the
+         * first write gets it, and the rest, through the page cache.
+         */
+        private void flushStage() throws IOException {
+            int len = stage.position();
+            int padded = (len + direct.alignment() - 1) & -direct.alignment();
+            for (int i = len; i < padded; i++) {
+                stage.put(i, (byte) 0);
+            }
+            ByteBuffer out = stage.duplicate().limit(padded).position(0);
+            try {
+                while (out.hasRemaining()) {
+                    channel.write(out, flushed + out.position());
+                }
+            } catch (IOException e) {
+                if (flushed > 0) {
+                    throw e;
+                }
+                channel.close(); // refused at the first write: the page cache after all
+                channel = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                        StandardOpenOption.READ, StandardOpenOption.WRITE);
+                direct = null;
+                ByteBuffer rest = stage.duplicate().limit(len).position(0);
+                while (rest.hasRemaining()) {
+                    channel.write(rest, rest.position());
+                }
+                releaseStage();
+                return;
+            }
+            flushed += len;
+            stage.clear();
+        }
+
+        private void releaseStage() {
+            if (stage != null) {
+                stages.offer(stage.clear());
+                stage = null;
+            }
+        }
+
         /** Makes the written bytes block {@code name} (durable), recording its CRC32C {@code crc32c} for listings. */
         public void commit(long crc32c) throws IOException {
+            if (stage != null) {
+                if (stage.position() > 0) {
+                    flushStage();
+                }
+                if (stage != null && channel.size() != end) {
+                    channel.truncate(end); // the last write's padding
+                }
+                releaseStage();
+            }
             long length = channel.size();
             channel.force(true);
             channel.close();
@@ -274,6 +398,7 @@ public final class BlockStore {
         public void close() throws IOException {
             if (!committed && !closed) {
                 closed = true;
+                releaseStage();
                 try {
                     channel.close();
                 } finally {
@@ -283,12 +408,33 @@ public final class BlockStore {
         }
     }
 
+    /** An aligned direct buffer of {@link #STAGE_BYTES} for an in-order writer, from the pool or new. */
+    private ByteBuffer stage(int alignment) {
+        ByteBuffer b;
+        while ((b = stages.poll()) != null) {
+            if (b.alignmentOffset(0, alignment) == 0) {
+                return b;
+            }
+        }
+        return ByteBuffer.allocateDirect(STAGE_BYTES + alignment).alignedSlice(alignment).limit(STAGE_BYTES).slice();
+    }
+
     /** Numbers the {@link Writer}s' temporary files. */
     private static final java.util.concurrent.atomic.AtomicLong WRITERS = new java.util.concurrent.atomic.AtomicLong();
 
-    /** Starts writing block {@code name} in place ({@link Writer}). */
+    /** Starts writing block {@code name} in place ({@link Writer}), at any offsets, through the page cache. */
     public Writer writer(String name) throws IOException {
-        return new Writer(checkName(name));
+        return new Writer(checkName(name), false);
+    }
+
+    /**
+     * Starts writing block {@code name} front to back (each write at the end of the last, as a
+     * streamed put does): around the page cache ({@link Disk#openDirect}) when the store allows it
+     * and the file system can, else as {@link #writer}. A block is written once and read rarely:
+     * copying it into the page cache costs the CPU more than the disk, and pushes hot volume pages out.
+     */
+    public Writer inOrderWriter(String name) throws IOException {
+        return new Writer(checkName(name), true);
     }
 
     /**

@@ -193,7 +193,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                         + " bytes is longer than the store's maxBlockBytes (" + maxBlockBytes + " bytes)");
             }
             Long expected = StreamedBlockPut.parseCrc(head.headers().get(CRC_HEADER), "header");
-            StreamedBlockPut put = new StreamedBlockPut(store.blocks().writer(name), maxBlockBytes, expected);
+            StreamedBlockPut put = new StreamedBlockPut(store.blocks().inOrderWriter(name), maxBlockBytes, expected);
             return new RequestBody() {
                 @Override
                 public void content(ByteBuf chunk) throws Exception {

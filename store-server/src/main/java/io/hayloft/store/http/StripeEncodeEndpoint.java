@@ -208,7 +208,9 @@ final class StripeEncodeEndpoint {
         try {
             for (int u = 0; u < n; u++) {
                 if (isLocal(r.targets().get(u), holder)) {
-                    local[u] = blocks.writer(r.targets().get(u).name());
+                    // a data unit is written front to back (around the page cache); a parity unit by
+                    // halves at their offsets, then read back for its CRC
+                    local[u] = u < k ? blocks.inOrderWriter(r.targets().get(u).name()) : blocks.writer(r.targets().get(u).name());
                 }
             }
             // 1. data units: one read of the volume, each chunk to its block (here, or into the one streamed
