@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -274,13 +273,17 @@ public final class StripeEncoder {
     private record UnitScan(long crc, List<VolumeIndex.Entry> candidates, List<Long> split, long read) {
     }
 
+    /** Zeros to copy from (absolute gets only: shared by every thread). */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 << 10);
+
     private UnitScan copyUnit(int u, VolumeReader src, DataSink sink) throws IOException {
         long base = stripeStart() + u * blockSize;
         CRC32C crc = new CRC32C();
         List<VolumeIndex.Entry> candidates = new ArrayList<>();
         List<Long> split = new ArrayList<>();
         long read = 0;
-        ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(step, blockSize));
+        // direct: a file read fills it and a socket write sends it with no copy through a JDK temporary buffer
+        ByteBuffer chunk = ByteBuffer.allocateDirect((int) Math.min(step, blockSize));
         for (long off = 0; off < blockSize; off += step) {
             int len = (int) Math.min(step, blockSize - off);
             chunk.clear().limit(len);
@@ -290,8 +293,10 @@ public final class StripeEncoder {
                 read += avail;
                 scan(chunk, (int) avail, base + off, candidates, split);
             }
-            Arrays.fill(chunk.array(), (int) avail, len, (byte) 0);
-            crc.update(chunk.array(), 0, len);
+            for (int i = (int) avail; i < len; i += ZEROS.capacity()) { // past the volume's end
+                chunk.put(i, ZEROS, 0, Math.min(len - i, ZEROS.capacity()));
+            }
+            crc.update(chunk.position(0).limit(len));
             sink.accept(u, off, chunk.position(0).limit(len));
         }
         sink.unitDone(u, crc.getValue());
