@@ -130,6 +130,9 @@ public final class ClusterLoad implements Callable<Integer> {
                     + "writeback moves single rounds by a third.")
     int rounds;
 
+    @Option(names = "--no-batched", description = "Skip the batched puts (64 KiB batches write about 1 GB/s: several rounds of them fill a disk).")
+    boolean noBatched;
+
     @Option(names = "--writes-only", description = "Only the put scenarios (no working set, no gets, no wrk).")
     boolean writesOnly;
 
@@ -341,10 +344,12 @@ public final class ClusterLoad implements Callable<Integer> {
                 rows.add(fan);
                 rows.add(ratio("put " + s + " / store write x3", rows.get(rows.size() - 4), fan));
             }
-            rows.add(run("put " + s + " batched x" + batch, dirAddr, () -> {
-                client.putAll(batchOf(size));
-                return batch;
-            }, size, batchConcurrency));
+            if (!noBatched) {
+                rows.add(run("put " + s + " batched x" + batch, dirAddr, () -> {
+                    client.putAll(batchOf(size));
+                    return batch;
+                }, size, batchConcurrency));
+            }
         }
         if (writesOnly) {
             return rows;

@@ -50,6 +50,9 @@ public final class BlockStore {
     private final boolean directWrites;
     /** The in-order writers' staging buffers, kept for the next writers (at most 64). */
     private final java.util.concurrent.BlockingQueue<ByteBuffer> stages = new java.util.concurrent.ArrayBlockingQueue<>(64);
+    /** Bytes of blocks committed by {@link Writer}s: [0] around the page cache, [1] through it. */
+    private final java.util.concurrent.atomic.LongAdder[] committed = {new java.util.concurrent.atomic.LongAdder(),
+        new java.util.concurrent.atomic.LongAdder()};
     /** Bytes an in-order writer gathers before each write around the page cache. */
     static final int STAGE_BYTES = 1 << 20;
 
@@ -382,6 +385,7 @@ public final class BlockStore {
                 }
                 releaseStage();
             }
+            boolean wentDirect = direct != null; // null again if the file system refused the first write
             long length = channel.size();
             channel.force(true);
             channel.close();
@@ -390,6 +394,7 @@ public final class BlockStore {
                 FileIo.syncDirectory(disk, dir);
                 crcCache.put(name, new BlockInfo(name, length, crc32c));
                 committed = true;
+                BlockStore.this.committed[wentDirect ? 0 : 1].add(length);
             }
         }
 
@@ -421,6 +426,14 @@ public final class BlockStore {
 
     /** Numbers the {@link Writer}s' temporary files. */
     private static final java.util.concurrent.atomic.AtomicLong WRITERS = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Bytes of the blocks {@link Writer}s committed since this store opened: written around the page
+     * cache when {@code direct}, else through it.
+     */
+    public long committedBytes(boolean direct) {
+        return committed[direct ? 0 : 1].sum();
+    }
 
     /** Starts writing block {@code name} in place ({@link Writer}), at any offsets, through the page cache. */
     public Writer writer(String name) throws IOException {

@@ -96,6 +96,13 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
         this.store = store;
         this.authorizer = authorizer;
         this.metrics = metrics;
+        for (boolean direct : new boolean[] {true, false}) {
+            io.micrometer.core.instrument.FunctionCounter.builder("hayloft_store_block_committed_bytes", store.blocks(),
+                            b -> b.committedBytes(direct))
+                    .description("bytes of blocks written by a streamed put or a stripe encode and committed, by how they were "
+                            + "written: direct (around the page cache) or page_cache")
+                    .tag("writes", direct ? "direct" : "page_cache").register(metrics.registry());
+        }
     }
 
     @Override

@@ -142,6 +142,22 @@ class StreamedBlockPutTest {
             assertThat(list.json().at("/blocks/" + i + "/crc32c").asLong()).isEqualTo(crc(data(sizes[i], i)));
         }
         assertThat(files()).allMatch(f -> f.endsWith(".blk"));
+        // every byte committed, around the page cache where this file system allows it (directBlockWrites: true)
+        long total = java.util.Arrays.stream(sizes).asLongStream().sum() + plain.length;
+        io.hayloft.common.io.Disk.Direct probe = io.hayloft.common.io.Disk.REAL.openDirect(dir.resolve("probe"));
+        if (probe != null) {
+            probe.channel().close();
+        }
+        String metrics = new String(http.get("/metrics").body(), StandardCharsets.UTF_8);
+        assertThat(committed(metrics, "direct")).isEqualTo(probe != null ? total : 0);
+        assertThat(committed(metrics, "page_cache")).isEqualTo(probe != null ? 0 : total);
+    }
+
+    private static long committed(String metrics, String writes) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^hayloft_store_block_committed_bytes_total\\{writes=\""
+                + writes + "\",?\\} (\\S+)$").matcher(metrics);
+        assertThat(m.find()).as("counter of %s block writes in %n%s", writes, metrics).isTrue();
+        return (long) Double.parseDouble(m.group(1));
     }
 
     @Test
