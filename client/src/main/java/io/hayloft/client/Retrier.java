@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -48,17 +47,29 @@ final class Retrier {
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
-        return f.handle((v, t) -> {
+        // one future per attempt: the answer is passed on as it comes (a put makes one call per replica)
+        CompletableFuture<T> out = new CompletableFuture<>();
+        f.whenComplete((v, t) -> {
             if (t == null) {
-                return CompletableFuture.completedFuture(v);
+                out.complete(v);
+                return;
             }
             Throwable c = Futures.unwrap(t);
             if (n >= maxAttempts || !retryable.test(c)) {
-                return CompletableFuture.<T>failedFuture(c);
+                out.completeExceptionally(c);
+                return;
             }
-            return CompletableFuture.supplyAsync(() -> null, delayed(n))
-                    .thenCompose(x -> attempt(op, retryable, n + 1));
-        }).thenCompose(Function.identity());
+            CompletableFuture.supplyAsync(() -> null, delayed(n))
+                    .thenCompose(x -> attempt(op, retryable, n + 1))
+                    .whenComplete((v2, t2) -> {
+                        if (t2 == null) {
+                            out.complete(v2);
+                        } else {
+                            out.completeExceptionally(Futures.unwrap(t2));
+                        }
+                    });
+        });
+        return out;
     }
 
     /**

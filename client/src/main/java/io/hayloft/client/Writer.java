@@ -99,6 +99,9 @@ final class Writer {
             }
         }
         List<List<Upload>> chunks = chunks(photos);
+        if (chunks.size() == 1) { // a single put, or a batch that fits one request
+            return putChunk(chunks.get(0), 1, 0);
+        }
         CompletableFuture<List<PutResult>> all = CompletableFuture.completedFuture(new ArrayList<>(photos.size()));
         for (List<Upload> chunk : chunks) {
             all = all.thenCompose(acc -> putChunk(chunk, 1, 0).thenApply(r -> {
@@ -329,6 +332,11 @@ final class Writer {
     private CompletableFuture<Void> writeReplica(Plan plan, String replica) {
         if (plan.batch() != null) {
             return stores.writeBatch(replica, plan.volume(), plan.batch(), plan.parts().size(), plan.token());
+        }
+        if (plan.parts().size() == 1) {
+            Upload.Part p = plan.parts().get(0);
+            PhotoId id = plan.ids().get(0);
+            return p.data() != null ? stores.write(replica, id, p.data(), plan.token()) : stores.write(replica, id, p.file(), plan.token());
         }
         CompletableFuture<Void> f = CompletableFuture.completedFuture(null);
         for (int i = 0; i < plan.parts().size(); i++) {
