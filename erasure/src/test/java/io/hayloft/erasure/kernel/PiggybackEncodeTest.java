@@ -74,15 +74,18 @@ class PiggybackEncodeTest {
         }
     }
 
-    /** The native loop is the one in use where it applies (so the property above tests it). */
+    /** The dedicated loops are the ones in use where they apply (so the property above tests them). */
     @Example
-    void nativeUsesItsOnePassLoopForFourParities() {
+    void dedicatedLoopsAreUsedWhereTheyApply() {
         byte[][] m = KernelFixtures.matrix(new Random(1), 4, 10, 0, 0);
         PiggybackEncode encode = new PiggybackEncode(m, new int[] {0, 0, 0, 1, 1, 1, 2, 2, 2, -1}, true, true);
         for (GfKernel kernel : Kernels.available()) {
             try (FusedOp op = kernel.preparePiggyback(encode)) {
                 if (kernel.name().equals("native") && supportsGfni()) {
                     assertThat(op.getClass().getSimpleName()).isEqualTo("IsalPiggybackOp");
+                }
+                if (kernel.name().equals("vector")) {
+                    assertThat(op.getClass().getSimpleName()).isEqualTo("PiggybackVectorOp");
                 }
             }
         }

@@ -1,7 +1,9 @@
 package io.hayloft.erasure.kernel.vector;
 
+import io.hayloft.erasure.kernel.FusedOp;
 import io.hayloft.erasure.kernel.GfKernel;
 import io.hayloft.erasure.kernel.MatrixOp;
+import io.hayloft.erasure.kernel.PiggybackEncode;
 import java.util.Locale;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -37,6 +39,9 @@ public final class VectorKernel implements GfKernel {
 
     /** Overrides the kernel variant; see the class comment. */
     public static final String VARIANT_PROPERTY = "hayloft.erasure.vector.variant";
+
+    /** {@code steps} runs every Hitchhiker encode as the tiled steps; see {@link #preparePiggyback}. */
+    public static final String PIGGYBACK_PROPERTY = "hayloft.erasure.vector.piggyback";
 
     private final VectorSpecies<Byte> species;
     private final boolean unroll2;
@@ -106,6 +111,19 @@ public final class VectorKernel implements GfKernel {
     @Override
     public MatrixOp prepare(byte[][] matrix) {
         return new VectorOp(matrix);
+    }
+
+    /**
+     * Hitchhiker encodes with 4 parity units ({@link PiggybackVectorOp#supports}) run in
+     * {@link PiggybackVectorOp}; the others as the tiled {@link PiggybackEncode#steps()}. The system
+     * property {@value #PIGGYBACK_PROPERTY}{@code =steps} forces the tiled steps (for comparison).
+     */
+    @Override
+    public FusedOp preparePiggyback(PiggybackEncode encode) {
+        if (!"steps".equals(System.getProperty(PIGGYBACK_PROPERTY)) && PiggybackVectorOp.supports(encode)) {
+            return new PiggybackVectorOp(encode);
+        }
+        return GfKernel.super.preparePiggyback(encode);
     }
 
     @Override
