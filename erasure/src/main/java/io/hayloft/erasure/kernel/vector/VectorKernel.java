@@ -29,6 +29,9 @@ import jdk.incubator.vector.VectorSpecies;
  * shift (about nine). Methods holding vectors are never split into helpers that take or return vectors:
  * a helper that C2 does not inline boxes every vector and runs about 40 times slower.
  *
+ * <p>Hitchhiker's encode with 4 parity units has a loop of its own ({@link PiggybackVectorOp}): the
+ * multiplications of Reed-Solomon, with the piggybacks and coupling as XORs of registers.
+ *
  * <p>The system property {@value #VARIANT_PROPERTY} overrides the choice for experiments:
  * {@code x1}, {@code x2}, optionally followed by {@code /128} or {@code /preferred} (for example
  * {@code x2/128}). The bytes are the same in every variant.
