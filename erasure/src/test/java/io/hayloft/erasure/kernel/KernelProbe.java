@@ -11,7 +11,8 @@ import java.util.Random;
  * <ul>
  *   <li>{@code report}: the chosen backend, the available ones and why the others are not;</li>
  *   <li>{@code check}: the vector kernel against the scalar one on random matrices, lengths and
- *       buffer kinds; exits 1 with the first difference.</li>
+ *       buffer kinds, and its piggybacked encode (4 parity units) against {@link PiggybackEncode#steps()};
+ *       exits 1 with the first difference.</li>
  * </ul>
  */
 public final class KernelProbe {
@@ -65,6 +66,34 @@ public final class KernelProbe {
                     try {
                         KernelFixtures.assertSameBytes(KernelFixtures.whole(out[i]), KernelFixtures.whole(expected[i]),
                                 "round " + round + " output " + i + " of " + rows + "x" + cols + ", len " + len);
+                    } catch (AssertionError e) {
+                        System.out.println("PROBE mismatch " + e.getMessage());
+                        System.exit(1);
+                    }
+                }
+            }
+            for (int round = 0; round < 24; round++) {
+                int k = 1 + rnd.nextInt(12);
+                int len = round < 12 ? KernelFixtures.EDGE_LENGTHS[round * 2] : rnd.nextInt(40_000);
+                byte[][] m = KernelFixtures.matrix(rnd, 4, k, 0.1, 0.1);
+                int[] group = new int[k];
+                for (int j = 0; j < k; j++) {
+                    group[j] = rnd.nextInt(4) - 1;
+                }
+                PiggybackEncode encode = new PiggybackEncode(m, group, round % 2 == 0, round % 3 != 0);
+                ByteBuffer[] buffers = new ByteBuffer[2 * k + 8];
+                for (int x = 0; x < buffers.length; x++) {
+                    buffers[x] = KernelFixtures.buffer(rnd, KernelFixtures.randomKind(rnd, x < 2 * k), rnd.nextInt(5), len);
+                }
+                ByteBuffer[] expected = KernelFixtures.copies(buffers);
+                KernelFixtures.applySteps(encode.steps(), expected, len);
+                try (FusedOp op = vector.preparePiggyback(encode)) {
+                    op.apply(buffers, len);
+                }
+                for (int x = 0; x < buffers.length; x++) {
+                    try {
+                        KernelFixtures.assertSameBytes(KernelFixtures.whole(buffers[x]), KernelFixtures.whole(expected[x]),
+                                "piggyback round " + round + " buffer " + x + ", k " + k + ", len " + len);
                     } catch (AssertionError e) {
                         System.out.println("PROBE mismatch " + e.getMessage());
                         System.exit(1);

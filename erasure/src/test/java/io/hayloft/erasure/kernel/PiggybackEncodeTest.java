@@ -74,15 +74,18 @@ class PiggybackEncodeTest {
         }
     }
 
-    /** The native loop is the one in use where it applies (so the property above tests it). */
+    /** The dedicated loops are the ones in use where they apply (so the property above tests them). */
     @Example
-    void nativeUsesItsOnePassLoopForFourParities() {
+    void dedicatedLoopsAreUsedWhereTheyApply() {
         byte[][] m = KernelFixtures.matrix(new Random(1), 4, 10, 0, 0);
         PiggybackEncode encode = new PiggybackEncode(m, new int[] {0, 0, 0, 1, 1, 1, 2, 2, 2, -1}, true, true);
         for (GfKernel kernel : Kernels.available()) {
             try (FusedOp op = kernel.preparePiggyback(encode)) {
                 if (kernel.name().equals("native") && supportsGfni()) {
                     assertThat(op.getClass().getSimpleName()).isEqualTo("IsalPiggybackOp");
+                }
+                if (kernel.name().equals("vector")) {
+                    assertThat(op.getClass().getSimpleName()).isEqualTo("PiggybackVectorOp");
                 }
             }
         }
@@ -114,6 +117,51 @@ class PiggybackEncodeTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read-only");
             op.close();
             op.close();
+        }
+    }
+
+    /**
+     * The vector backend's 4-parity loop on the shapes it sorts by group: Hitchhiker's own at (10,4)
+     * for each variant (row-1 weights, row 1 all ones, weights 1), groups of one member, no group at
+     * all, every unit in one group, k = 1, and lengths off the vector and tile sizes, 0 included.
+     */
+    @Example
+    void vectorLoopMatchesTheStepsOnEdgeShapes() {
+        GfKernel vector = Kernels.available().stream().filter(x -> x.name().equals("vector")).findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(vector != null, "vector backend not available");
+        Random rnd = new Random(15);
+        int[][] groups = {
+            {0, 0, 0, 1, 1, 1, 2, 2, 2, -1}, {0, 0, 0, 1, 1, 1, 2, 2, 2, 2}, {0, 1, 2, -1}, {0, 1, 2},
+            {-1, -1, -1, -1, -1}, {2, 2, 2, 2, 2, 2}, {-1, 2, -1, 0, 2, 1, -1}, {1}, {-1}};
+        int[] lengths = {0, 1, 63, 64, 127, 128, 129, 4095, 4096, 4097, 3 * 4096 + 200, 70_001};
+        for (int[] group : groups) {
+            int k = group.length;
+            byte[][] m = KernelFixtures.matrix(rnd, 4, k, 0.1, 0.1);
+            for (int variant = 0; variant < 3; variant++) {
+                if (variant == 1) {
+                    java.util.Arrays.fill(m[1], (byte) 1);
+                }
+                PiggybackEncode encode = new PiggybackEncode(m, group, variant == 0, variant != 2);
+                for (int len : lengths) {
+                    int nbuf = 2 * k + 8;
+                    ByteBuffer[] buffers = new ByteBuffer[nbuf];
+                    for (int x = 0; x < nbuf; x++) {
+                        KernelFixtures.Kind kind = x >= 2 * k ? KernelFixtures.Kind.values()[x % 2]
+                                : KernelFixtures.Kind.values()[(x + len) % 3];
+                        buffers[x] = KernelFixtures.buffer(rnd, kind, x % 5, len);
+                    }
+                    ByteBuffer[] expected = KernelFixtures.copies(buffers);
+                    KernelFixtures.applySteps(encode.steps(), expected, len);
+                    try (FusedOp op = vector.preparePiggyback(encode)) {
+                        assertThat(op.getClass().getSimpleName()).isEqualTo("PiggybackVectorOp");
+                        op.apply(buffers, len);
+                    }
+                    for (int x = 0; x < nbuf; x++) {
+                        KernelFixtures.assertSameBytes(KernelFixtures.whole(buffers[x]), KernelFixtures.whole(expected[x]),
+                                "buffer " + x + " len " + len + " groups " + java.util.Arrays.toString(group) + " variant " + variant);
+                    }
+                }
+            }
         }
     }
 

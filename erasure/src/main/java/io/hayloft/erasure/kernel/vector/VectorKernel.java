@@ -1,7 +1,9 @@
 package io.hayloft.erasure.kernel.vector;
 
+import io.hayloft.erasure.kernel.FusedOp;
 import io.hayloft.erasure.kernel.GfKernel;
 import io.hayloft.erasure.kernel.MatrixOp;
+import io.hayloft.erasure.kernel.PiggybackEncode;
 import java.util.Locale;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -27,6 +29,9 @@ import jdk.incubator.vector.VectorSpecies;
  * shift (about nine). Methods holding vectors are never split into helpers that take or return vectors:
  * a helper that C2 does not inline boxes every vector and runs about 40 times slower.
  *
+ * <p>Hitchhiker's encode with 4 parity units has a loop of its own ({@link PiggybackVectorOp}): the
+ * multiplications of Reed-Solomon, with the piggybacks and coupling as XORs of registers.
+ *
  * <p>The system property {@value #VARIANT_PROPERTY} overrides the choice for experiments:
  * {@code x1}, {@code x2}, optionally followed by {@code /128} or {@code /preferred} (for example
  * {@code x2/128}). The bytes are the same in every variant.
@@ -37,6 +42,9 @@ public final class VectorKernel implements GfKernel {
 
     /** Overrides the kernel variant; see the class comment. */
     public static final String VARIANT_PROPERTY = "hayloft.erasure.vector.variant";
+
+    /** {@code steps} runs every Hitchhiker encode as the tiled steps; see {@link #preparePiggyback}. */
+    public static final String PIGGYBACK_PROPERTY = "hayloft.erasure.vector.piggyback";
 
     private final VectorSpecies<Byte> species;
     private final boolean unroll2;
@@ -106,6 +114,19 @@ public final class VectorKernel implements GfKernel {
     @Override
     public MatrixOp prepare(byte[][] matrix) {
         return new VectorOp(matrix);
+    }
+
+    /**
+     * Hitchhiker encodes with 4 parity units ({@link PiggybackVectorOp#supports}) run in
+     * {@link PiggybackVectorOp}; the others as the tiled {@link PiggybackEncode#steps()}. The system
+     * property {@value #PIGGYBACK_PROPERTY}{@code =steps} forces the tiled steps (for comparison).
+     */
+    @Override
+    public FusedOp preparePiggyback(PiggybackEncode encode) {
+        if (!"steps".equals(System.getProperty(PIGGYBACK_PROPERTY)) && PiggybackVectorOp.supports(encode)) {
+            return new PiggybackVectorOp(encode);
+        }
+        return GfKernel.super.preparePiggyback(encode);
     }
 
     @Override
