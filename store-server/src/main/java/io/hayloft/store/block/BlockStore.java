@@ -29,7 +29,13 @@ import java.util.zip.CRC32C;
  * re-read to list it); that of a block created and appended to, or found at start-up, is computed
  * when first listed; either is cached until the block changes (not persisted).
  *
- * <p>Thread-safe: operations on one block are serialized by a per-name lock.
+ * <p>An {@link #inOrderWriter} (streamed puts, a stripe encode's data units) writes around the page
+ * cache ({@link Disk#openDirect}, O_DIRECT) where the file system allows: a 1 MiB aligned staging
+ * buffer per writer (pooled), the last piece padded to the alignment and truncated back before the
+ * force; the same file and the same durability as a {@link #writer}.
+ *
+ * <p>Thread-safe: operations on one block are serialized by a per-name lock; a {@link Writer} is
+ * used by one thread at a time.
  */
 public final class BlockStore {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
