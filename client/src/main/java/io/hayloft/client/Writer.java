@@ -333,19 +333,22 @@ final class Writer {
         if (plan.batch() != null) {
             return stores.writeBatch(replica, plan.volume(), plan.batch(), plan.parts().size(), plan.token());
         }
-        if (plan.parts().size() == 1) {
-            Upload.Part p = plan.parts().get(0);
-            PhotoId id = plan.ids().get(0);
-            return p.data() != null ? stores.write(replica, id, p.data(), plan.token()) : stores.write(replica, id, p.file(), plan.token());
+        if (plan.parts().size() == 1) { // a single put: no chain of stages
+            return writePart(plan, 0, replica);
         }
         CompletableFuture<Void> f = CompletableFuture.completedFuture(null);
         for (int i = 0; i < plan.parts().size(); i++) {
-            Upload.Part p = plan.parts().get(i);
-            PhotoId id = plan.ids().get(i);
-            f = f.thenCompose(x -> p.data() != null ? stores.write(replica, id, p.data(), plan.token())
-                    : stores.write(replica, id, p.file(), plan.token()));
+            int part = i;
+            f = f.thenCompose(x -> writePart(plan, part, replica));
         }
         return f;
+    }
+
+    /** Writes part {@code i} of the plan to {@code replica}, from memory or from its file. */
+    private CompletableFuture<Void> writePart(Plan plan, int i, String replica) {
+        Upload.Part p = plan.parts().get(i);
+        PhotoId id = plan.ids().get(i);
+        return p.data() != null ? stores.write(replica, id, p.data(), plan.token()) : stores.write(replica, id, p.file(), plan.token());
     }
 
     /** Every replica acknowledged: the results, after the best-effort push into the cache. */

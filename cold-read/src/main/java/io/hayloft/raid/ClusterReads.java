@@ -20,7 +20,7 @@ import java.util.concurrent.CompletionException;
 /**
  * The read side of the cluster over HTTP, all a cold reader needs: the directory's store list,
  * stripe maps and per-volume delete logs (docs/directory-api.md) and the stores' block reads (docs/store-api.md).
- * The raid-node's {@code Cluster} adds the admin and write calls. Every failure is an
+ * {@link ClusterBlockWrites} adds the block writes, the raid-node's {@code Cluster} the admin calls. Every failure is an
  * {@link IOException} naming the server and the request.
  *
  * <p>Thread-safe: the process's shared {@link ClusterRpc}; no other state.

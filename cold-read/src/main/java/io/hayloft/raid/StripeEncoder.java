@@ -34,8 +34,9 @@ import java.util.zip.CRC32C;
  *       reader of the data units ({@link #volumeUnits} reads them straight from the volume).</li>
  *   <li>{@link #copy}: streams a finished unit (a parity spool file) to its destination a chunk at a
  *       time computing its CRC32C; {@link #upload} does so to a store's block over HTTP
- *       ({@link BlockWrites#openBlock}: one streamed {@code PUT /blocks/<name>} carrying the CRC32C for
- *       the store to check), replacing a block of that name left by an earlier attempt.</li>
+ *       ({@link BlockWrites#openBlock}: one streamed {@code PUT /blocks/<name>} whose answer carries the
+ *       CRC32C the store computed, compared with the sender's), replacing a block of that name left by an
+ *       earlier attempt.</li>
  * </ol>
  * Memory: one chunk per unit being copied, plus the codec's {@link ErasureCodec#chunkSize()} tiles.
  *
@@ -80,8 +81,9 @@ public final class StripeEncoder {
         void write(ByteBuffer chunk) throws IOException;
 
         /**
-         * Ends the block, whose CRC32C the sender computed as {@code crc32c}: a store that checks it
-         * refuses a block whose bytes differ, leaving the block of that name as it was.
+         * Ends the block, whose CRC32C the sender computed as {@code crc32c}: fails when the CRC32C the
+         * store answers differs (the block is then wrong and the job that wrote it fails its
+         * verification; the sender learns the CRC only at the end, so the store cannot refuse it first).
          */
         void finish(long crc32c) throws IOException;
 
@@ -276,6 +278,13 @@ public final class StripeEncoder {
     /** Zeros to copy from (absolute gets only: shared by every thread). */
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 << 10);
 
+    /** Sets bytes {@code [from, to)} of {@code b} to zero (absolute puts: its position stays). */
+    private static void zero(ByteBuffer b, int from, int to) {
+        for (int i = from; i < to; i += ZEROS.capacity()) {
+            b.put(i, ZEROS, 0, Math.min(to - i, ZEROS.capacity()));
+        }
+    }
+
     private UnitScan copyUnit(int u, VolumeReader src, DataSink sink) throws IOException {
         long base = stripeStart() + u * blockSize;
         CRC32C crc = new CRC32C();
@@ -293,9 +302,7 @@ public final class StripeEncoder {
                 read += avail;
                 scan(chunk, (int) avail, base + off, candidates, split);
             }
-            for (int i = (int) avail; i < len; i += ZEROS.capacity()) { // past the volume's end
-                chunk.put(i, ZEROS, 0, Math.min(len - i, ZEROS.capacity()));
-            }
+            zero(chunk, (int) avail, len); // past the volume's end
             crc.update(chunk.position(0).limit(len));
             sink.accept(u, off, chunk.position(0).limit(len));
         }
@@ -344,9 +351,7 @@ public final class StripeEncoder {
             if (avail > 0) {
                 src.read(at, dst.slice().limit(avail));
             }
-            for (int i = dst.position() + avail; i < dst.limit(); i++) {
-                dst.put(i, (byte) 0);
-            }
+            zero(dst, dst.position() + avail, dst.limit());
             dst.position(dst.limit());
         };
     }
@@ -385,8 +390,8 @@ public final class StripeEncoder {
     /**
      * Streams a finished unit (a spool or parity file) to block {@code name} on {@code store},
      * {@code chunkBytes} read at a time, through {@link BlockWrites#openBlock} (one streamed PUT where
-     * the client can, else create and appends); returns its CRC32C, which the store checks before the
-     * block replaces one of that name left by an earlier attempt.
+     * the client can, else create and appends); returns its CRC32C, compared with the one the store
+     * answers.
      */
     public static long upload(BlockWrites to, String store, String name, FileChannel from, long length, int chunkBytes)
             throws IOException {

@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: one shared transport; no other state.
  */
-public final class Cluster extends ClusterReads implements StripeEncoder.BlockWrites {
+public final class Cluster extends ClusterBlockWrites {
 
     /** A block listed by a store. */
     public record BlockInfo(String name, long length, long crc32c) {
@@ -239,29 +239,8 @@ public final class Cluster extends ClusterReads implements StripeEncoder.BlockWr
         return call("DELETE", store(store, "/admin/volumes/" + volume), null, false) != null;
     }
 
-    @Override
-    public void createBlock(String store, String name) throws IOException {
-        call("POST", store(store, "/blocks/" + name + "?op=create"), null, true);
-    }
-
     public void appendBlock(String store, String name, byte[] data) throws IOException {
-        call("POST", store(store, "/blocks/" + name + "?op=append"), data, true);
-    }
-
-    @Override
-    public void appendBlock(String store, String name, byte[] data, int length) throws IOException {
-        appendBlock(store, name, length == data.length ? data : java.util.Arrays.copyOf(data, length));
-    }
-
-    /**
-     * One streamed {@code PUT /blocks/<name>} carrying the block's CRC32C ({@link ClusterReads#putBlockStream}):
-     * how the raid-node's own encode and its repairs upload blocks; create and appends when the
-     * transport cannot stream.
-     */
-    @Override
-    public StripeEncoder.BlockUpload openBlock(String store, String name, long length) throws IOException {
-        StripeEncoder.BlockUpload up = putBlockStream(store, name, length);
-        return up != null ? up : StripeEncoder.BlockWrites.super.openBlock(store, name, length);
+        appendBlock(store, name, data, data.length);
     }
 
     /**
@@ -295,12 +274,6 @@ public final class Cluster extends ClusterReads implements StripeEncoder.BlockWr
         JsonNode r = JSON.readTree(call("POST", store(target, "/blocks/" + name + "?op=pull&from=" + enc(from) + "&source="
                 + enc(source) + "&length=" + length), null, true, deadline));
         return new BlockInfo(r.get("block").asText(), r.get("length").asLong(), r.get("crc32c").asLong());
-    }
-
-    /** Deletes a block; true if it was there. */
-    @Override
-    public boolean deleteBlock(String store, String name) throws IOException {
-        return call("DELETE", store(store, "/blocks/" + name), null, false) != null;
     }
 
     public Map<String, BlockInfo> listBlocks(String store) throws IOException {

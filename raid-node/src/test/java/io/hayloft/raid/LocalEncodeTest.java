@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.common.wire.VolumeIndex;
 import io.hayloft.store.StoreServer;
+import io.hayloft.testkit.PrometheusText;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,8 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -209,40 +208,34 @@ class LocalEncodeTest {
 
     /** The running stores whose {@code hayloft_encode_stripes_total} is above 0. */
     private static List<String> storesThatEncoded(TestCluster cluster) throws Exception {
-        HttpClient client = HttpClient.newHttpClient();
-        Pattern p = Pattern.compile("(?m)^hayloft_encode_stripes_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$");
         List<String> out = new ArrayList<>();
-        for (Map.Entry<String, StoreServer> e : cluster.stores.entrySet()) {
-            if (cluster.stopped.contains(e.getKey())) {
-                continue;
+        stripesEncoded(cluster).forEach((store, n) -> {
+            if (n > 0) {
+                out.add(store);
             }
-            String body = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.getValue().port() + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            Matcher m = p.matcher(body);
-            if (m.find() && Double.parseDouble(m.group(1)) > 0) {
-                out.add(e.getKey());
-            }
-        }
+        });
         return out;
     }
 
     /** The sum of {@code hayloft_encode_stripes_total} over the running stores. */
     private static double encodedOnStores(TestCluster cluster) throws Exception {
+        return stripesEncoded(cluster).values().stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    /** {@code hayloft_encode_stripes_total} of each running store, from its {@code /metrics} (0 when absent). */
+    private static Map<String, Double> stripesEncoded(TestCluster cluster) throws Exception {
         HttpClient client = HttpClient.newHttpClient();
-        Pattern p = Pattern.compile("(?m)^hayloft_encode_stripes_total(?:\\{[^}]*\\})? ([0-9.eE+]+)$");
-        double sum = 0;
+        Map<String, Double> out = new LinkedHashMap<>();
         for (Map.Entry<String, StoreServer> e : cluster.stores.entrySet()) {
             if (cluster.stopped.contains(e.getKey())) {
                 continue;
             }
             String body = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.getValue().port() + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
-            Matcher m = p.matcher(body);
-            if (m.find()) {
-                sum += Double.parseDouble(m.group(1));
-            }
+            double n = PrometheusText.sum(body, "hayloft_encode_stripes_total");
+            out.put(e.getKey(), Double.isNaN(n) ? 0 : n);
         }
-        return sum;
+        return out;
     }
 
     /**

@@ -223,15 +223,21 @@ public final class EncodeThroughput implements Callable<Integer> {
 
     /** The size of {@code volume}'s file on its first replica, or 0. */
     private static long volumeBytes(EmbeddedCluster cluster, int volume) throws Exception {
+        Path dat = volumeFile(cluster, volume);
+        return dat == null ? 0 : Files.size(dat);
+    }
+
+    /** {@code volume}'s file on its first replica, or null. */
+    private static Path volumeFile(EmbeddedCluster cluster, int volume) throws Exception {
         for (int i = 0; i < cluster.storeCount(); i++) {
             try (java.util.stream.Stream<Path> files = Files.walk(cluster.storeDir(i))) {
                 Path dat = files.filter(p -> p.getFileName().toString().equals(volume + ".dat")).findFirst().orElse(null);
                 if (dat != null) {
-                    return Files.size(dat);
+                    return dat;
                 }
             }
         }
-        return 0;
+        return null;
     }
 
     /** {@code sync(1)}: every dirty page of the machine written back. */
@@ -268,26 +274,21 @@ public final class EncodeThroughput implements Callable<Integer> {
      * (O_DIRECT: from the disk, not the page cache the fill left it in); MB/s, or NaN when dd fails.
      */
     private static double dd(EmbeddedCluster cluster, int volume) throws Exception {
-        for (int i = 0; i < cluster.storeCount(); i++) {
-            try (java.util.stream.Stream<Path> files = Files.walk(cluster.storeDir(i))) {
-                Path dat = files.filter(p -> p.getFileName().toString().equals(volume + ".dat")).findFirst().orElse(null);
-                if (dat == null) {
-                    continue;
-                }
-                long size = Files.size(dat);
-                Process p = new ProcessBuilder("dd", "if=" + dat, "of=/dev/null", "bs=4M", "iflag=direct").redirectErrorStream(true).start();
-                long t0 = System.nanoTime();
-                String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-                int code = p.waitFor();
-                double secs = (System.nanoTime() - t0) / 1e9;
-                if (code != 0) {
-                    System.err.println("dd failed: " + text.trim());
-                    return Double.NaN;
-                }
-                return size / 1e6 / secs;
-            }
+        Path dat = volumeFile(cluster, volume);
+        if (dat == null) {
+            return Double.NaN;
         }
-        return Double.NaN;
+        long size = Files.size(dat);
+        Process p = new ProcessBuilder("dd", "if=" + dat, "of=/dev/null", "bs=4M", "iflag=direct").redirectErrorStream(true).start();
+        long t0 = System.nanoTime();
+        String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        int code = p.waitFor();
+        double secs = (System.nanoTime() - t0) / 1e9;
+        if (code != 0) {
+            System.err.println("dd failed: " + text.trim());
+            return Double.NaN;
+        }
+        return size / 1e6 / secs;
     }
 
     /**

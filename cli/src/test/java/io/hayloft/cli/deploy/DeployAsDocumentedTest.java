@@ -11,6 +11,7 @@ import io.hayloft.client.PutResult;
 import io.hayloft.directory.DirectoryBackup;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.testkit.Await;
+import io.hayloft.testkit.PrometheusText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -240,5 +241,40 @@ class DeployAsDocumentedTest {
         Set<String> missing = new TreeSet<>(used);
         missing.removeAll(exported);
         assertThat(missing).as("metrics the dashboard or the alerts use that no running server exports").isEmpty();
+    }
+
+    @Test
+    @Order(4)
+    void aStreamedBlockIsWrittenAsStoreYamlSays() throws Exception {
+        // store.yaml sets directBlockWrites: true: a block put to a deployed store goes around the page
+        // cache where this machine's file system takes O_DIRECT, through it where not; either way it reads back
+        String token = yaml("store.yaml").path("adminToken").asText();
+        assertThat(yaml("store.yaml").path("directBlockWrites").asBoolean(false)).isTrue();
+        String store = addresses.get("store-1");
+        byte[] block = new byte[(3 << 20) + 5];
+        new Random(11).nextBytes(block);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(block);
+        HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create("http://" + store + "/blocks/deployed-b1"))
+                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token)
+                .header("X-Hayloft-Crc32c", Long.toHexString(crc.getValue()))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(block)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
+        HttpResponse<byte[]> got = http.send(HttpRequest.newBuilder(URI.create("http://" + store + "/blocks/deployed-b1"))
+                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(got.statusCode()).isEqualTo(200);
+        assertThat(got.body()).isEqualTo(block);
+        // blocks go to the first of the store's dataDirs
+        Path disk1 = dir.resolve("srv/hayloft/store-1/disk1");
+        io.hayloft.common.io.Disk.Direct probe = io.hayloft.common.io.Disk.REAL.openDirect(disk1.resolve("direct-probe"));
+        if (probe != null) {
+            probe.channel().close();
+            java.nio.file.Files.delete(disk1.resolve("direct-probe"));
+        }
+        String metrics = get(store, "/metrics");
+        String counter = "hayloft_store_block_committed_bytes_total";
+        assertThat(PrometheusText.sum(metrics, counter, "writes", "direct")).isEqualTo(probe != null ? block.length : 0);
+        assertThat(PrometheusText.sum(metrics, counter, "writes", "page_cache")).isEqualTo(probe != null ? 0 : block.length);
     }
 }

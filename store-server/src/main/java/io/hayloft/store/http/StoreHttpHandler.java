@@ -495,11 +495,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                 range.close();
             }
         }
-        if (m.equals(HttpMethod.PUT)) {
-            authorizer.authorize(req, "block.put", -1);
-            bs.put(name, req.content().nioBuffer());
-            return HttpResponses.json(HttpResponseStatus.CREATED, Map.of("block", name, "length", req.content().readableBytes()));
-        }
+        // PUT /blocks/<name> never gets here: streamsBody hands it to openBody (StreamedBlockPut)
         if (m.equals(HttpMethod.POST)) {
             String opName = param(params, "op");
             if ("create".equals(opName)) {

@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * own volume file with positional reads ({@link Volume#openRaw}, held open through a compaction), once
  * for the data units (streamed in {@code transferBytes} chunks to their targets: written straight into
  * this store's {@link BlockStore} when the target is this store, else written into one streamed
- * {@code PUT /blocks/<name>} to the target store as the copy produces them, the block's CRC32C in its
- * trailer) and once more for the parity (the streaming codec reads the units from the file; the page cache
+ * {@code PUT /blocks/<name>} to the target store as the copy produces them, the CRC32C the target
+ * answers compared with this store's) and once more for the parity (the streaming codec reads the units from the file; the page cache
  * usually serves it), writes the parity units into block files here (the final block when this store is
  * the target, else a temporary file streamed to the target and deleted), and answers every unit's CRC32C
  * and the stripe's candidate needles. The work is {@link StripeEncoder}, the raid-node's own core.
@@ -370,32 +370,9 @@ final class StripeEncodeEndpoint {
      * Block writes on other stores through the store's transport, with the caller's admin token (the
      * cluster's admin token opens every store's block endpoints).
      */
-    static final class PeerBlocks extends ClusterReads implements StripeEncoder.BlockWrites {
+    static final class PeerBlocks extends io.hayloft.raid.ClusterBlockWrites {
         PeerBlocks(ClusterRpc rpc, String directory, String authorization, Duration timeout) {
             super(directory == null ? "" : directory, authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null, timeout, rpc);
-        }
-
-        @Override
-        public void createBlock(String store, String name) throws IOException {
-            call("POST", store(store, "/blocks/" + name + "?op=create"), null, true);
-        }
-
-        @Override
-        public void appendBlock(String store, String name, byte[] data, int length) throws IOException {
-            call("POST", store(store, "/blocks/" + name + "?op=append"),
-                    length == data.length ? data : java.util.Arrays.copyOf(data, length), true);
-        }
-
-        @Override
-        public boolean deleteBlock(String store, String name) throws IOException {
-            return call("DELETE", store(store, "/blocks/" + name), null, false) != null;
-        }
-
-        /** One streamed {@code PUT /blocks/<name>} ({@link ClusterReads#putBlockStream}). */
-        @Override
-        public StripeEncoder.BlockUpload openBlock(String store, String name, long length) throws IOException {
-            StripeEncoder.BlockUpload up = putBlockStream(store, name, length);
-            return up != null ? up : StripeEncoder.BlockWrites.super.openBlock(store, name, length);
         }
     }
 }

@@ -110,11 +110,14 @@ class InOrderWriterTest {
     @Test
     void anAbandonedWriterLeavesNothingAndItsBufferServesTheNext() throws Exception {
         BlockStore blocks = new BlockStore(Disk.REAL, dir, true, true);
-        for (int i = 0; i < 100; i++) { // more writers than the pool keeps: each returns its buffer
+        long directBefore = directMemory();
+        for (int i = 0; i < 100; i++) { // one after the other, more writers than the pool keeps: each returns its buffer
             try (BlockStore.Writer w = blocks.inOrderWriter("z")) {
                 w.append(ByteBuffer.wrap(new byte[STAGE + 1]));
             }
         }
+        // a new buffer per writer would be 100 MiB of direct memory (freed only by a GC); reused, one or two
+        assertThat(directMemory() - directBefore).as("direct memory grown by 100 writers").isLessThan(8L * STAGE);
         assertThat(blocks.list()).isEmpty();
         assertThat(leftovers(dir)).isEmpty();
     }
@@ -190,6 +193,12 @@ class InOrderWriterTest {
         } finally {
             io.hayloft.common.io.FileTrees.delete(d);
         }
+    }
+
+    /** Bytes of direct buffers this JVM holds now. */
+    private static long directMemory() {
+        return java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
+                .filter(b -> b.getName().equals("direct")).mapToLong(java.lang.management.BufferPoolMXBean::getMemoryUsed).sum();
     }
 
     private static byte[] read(BlockStore blocks, String name) throws IOException {
