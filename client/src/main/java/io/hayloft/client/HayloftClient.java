@@ -126,7 +126,7 @@ public final class HayloftClient implements AutoCloseable {
             return l == null || "WRITABLE".equals(l.state()) && l.down().isEmpty();
         }));
         this.writer = new Writer(directory, stores, retrier, leases, maps, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns,
-                b.pushToCache ? cache : null);
+                b.pushToCache ? cache : null, b.coalescePuts);
         this.reader = new Reader(maps, retrier);
         this.cold = b.directories.isEmpty() ? null
                 : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor, http);
@@ -540,7 +540,8 @@ public final class HayloftClient implements AutoCloseable {
      * How to build a {@link HayloftClient}. Defaults: connect timeout 2 s, request timeout 10 s,
      * 3 attempts per call and 5 leases per put for failing replicas, backoff from 50 ms up to 1 s, leases of 1,000
      * keys, the volume map refreshed every second, batches
-     * split at 16 MiB, objects of at most 60 MiB, a private pool of daemon threads.
+     * split at 16 MiB, objects of at most 60 MiB, 4 combined writes in flight for small puts
+     * ({@link #coalescePuts(int)}), a private pool of daemon threads.
      */
     public static final class Builder {
         private List<String> directories = List.of();
@@ -565,8 +566,27 @@ public final class HayloftClient implements AutoCloseable {
         private List<String> cacheNodes = List.of();
         private List<String> gutterNodes = List.of();
         private boolean pushToCache = true;
+        private int coalescePuts = 4;
 
         private Builder() {
+        }
+
+        /**
+         * Combined writes in flight for puts of a few photos held in memory (default 4; 0: every put
+         * makes its own requests). While that many are under way, further puts wait and the next one
+         * to end takes them all (up to 1 MiB) as one chunk: one multi-write and one fsync per replica
+         * for as many puts as arrived meanwhile. Each put is still acknowledged only when every
+         * replica holds it durably, and fails on its own ({@link PartialFailureException} naming its
+         * photos only); a combined write that its volume refuses (full) is sent again as single puts.
+         * An idle client sends a put at once; a put of a file, of more than 128 KiB, or of more than
+         * 125 photos always goes on its own.
+         */
+        public Builder coalescePuts(int writesInFlight) {
+            if (writesInFlight < 0 || writesInFlight > 1024) {
+                throw new IllegalArgumentException("coalescePuts must be in 0..1024, was " + writesInFlight);
+            }
+            this.coalescePuts = writesInFlight;
+            return this;
         }
 
         /**

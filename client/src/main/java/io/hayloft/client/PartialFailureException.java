@@ -11,10 +11,12 @@ import java.util.function.Supplier;
  * client's bounded retries. It says exactly which replicas failed and why ({@link #failures()}),
  * which acknowledged ({@link #succeeded()}), and which photos were concerned ({@link #ids()}).
  *
- * <p>For a put, nothing was committed in the directory: the photos are not readable, and the
- * needles on the replicas that acknowledged are invisible orphans. {@link #retry()} writes the same
- * keys and cookies again to the replicas that failed (overwriting is idempotent on a store) and
- * then commits; it needs the write token to be still valid. For a delete, the directory has marked
+ * <p>For a put, the photos were not acknowledged: the needles on the replicas that took them are
+ * not meant to be read (the client does not return their ids). {@link #retry()} writes the same keys
+ * and cookies again to the replicas that failed (overwriting is idempotent on a store); it needs the
+ * lease's write token to be still valid. A put that was coalesced with others into one combined
+ * write ({@link HayloftClient.Builder#coalescePuts(int)}) gets a failure of its own, naming only its
+ * photos, whose retry writes only them. For a delete, the directory has marked
  * the photos deleted (they are no longer readable) and {@link #retry()} deletes the needles left on
  * the failed replicas.
  *
@@ -82,7 +84,7 @@ public class PartialFailureException extends HayloftException {
         return succeeded;
     }
 
-    /** Repeats the operation on the failed replicas only (then commits, for a put). */
+    /** Repeats the operation on the failed replicas only. */
     public CompletableFuture<List<PhotoId>> retry() {
         if (retry == null) {
             return CompletableFuture.failedFuture(new HayloftException("this failure cannot be retried (deserialised)"));

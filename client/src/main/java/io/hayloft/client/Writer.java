@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.security.SecureRandom;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,12 +40,30 @@ import org.slf4j.LoggerFactory;
  * that names each failed replica and whose {@link PartialFailureException#retry()} writes the same
  * needles to the failed replicas again.
  *
- * <p>Thread-safe (every put works on its own state; the lease pool is thread-safe).
+ * <p><b>Coalescing.</b> Puts of a few photos held in memory (a single put, typically) do not each
+ * make their own requests when others are under way: at most {@code coalesce} combined writes are in
+ * flight, and the puts that arrive meanwhile wait in a queue that the next combined write takes
+ * whole (up to {@link #MAX_CHUNK} photos and {@link #MAX_COMBINED_BYTES}): one chunk on one lease,
+ * one multi-write per replica, one fsync per replica (group commit in the client). A put that finds
+ * a free slot is sent at once, so an idle client adds no delay; under load one request per replica
+ * carries as many puts as arrived during the previous one. Each put is still acknowledged only when
+ * every replica holds it durably. A combined write that fails on some replicas gives every put in it
+ * its own {@link PartialFailureException}, naming only that put's photos, whose retry writes only
+ * them; one that its volume refuses (full) is not moved whole: each of its puts is sent again on its
+ * own and moves as a single put does. {@code coalesce} 0 sends every put on its own.
+ *
+ * <p>Thread-safe (every put works on its own state; the lease pool is thread-safe; the coalescing
+ * queue is guarded by its own lock).
  */
 final class Writer {
     private static final Logger LOG = LoggerFactory.getLogger(Writer.class);
     /** Most photos in one chunk (one multi-write). */
     static final int MAX_CHUNK = 1000;
+    /**
+     * Most bytes of one combined write: enough to carry 16 puts of 64 KiB, small next to a volume, so
+     * a volume that cannot take a combined write had little room left.
+     */
+    static final long MAX_COMBINED_BYTES = 1L << 20;
     /** Volume moves one chunk may make on volume-level refusals before giving up (a guard; the directory normally says NO_WRITABLE_VOLUME first). */
     private static final int MAX_VOLUME_MOVES = 64;
     /** Backoffs a lease request waits while the directory has no writable volume outside the client's exclusions. */
@@ -53,6 +72,31 @@ final class Writer {
     /** One chunk's placement on a lease: where each part goes. Immutable. */
     private record Plan(int volume, List<String> replicas, String token, List<PhotoId> ids, List<Upload.Part> parts,
                         byte[] batch) {
+    }
+
+    /** A put waiting to be coalesced: its photos, their bytes and needles, and its caller's future. */
+    private record Pending(List<Upload> photos, long bytes, int needles, CompletableFuture<List<PutResult>> result) {
+    }
+
+    /** A combined write refused by its volume (full, most likely): each of its puts is sent again on its own. */
+    private static final class SplitCombined extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SplitCombined() {
+            super("a combined write was refused by its volume", null, false, false);
+        }
+    }
+
+    /** A put's failure on some replicas, with the plan it failed on (to give each coalesced put its own). */
+    private static final class PlanFailure extends PartialFailureException {
+        private static final long serialVersionUID = 1L;
+        private final transient Plan plan;
+
+        PlanFailure(Plan plan, Map<String, RemoteException> failures, List<String> succeeded,
+                    java.util.function.Supplier<CompletableFuture<List<PhotoId>>> retry) {
+            super("put", plan.volume(), plan.ids(), failures, succeeded, retry);
+            this.plan = plan;
+        }
     }
 
     private final DirectoryClient directory;
@@ -66,9 +110,15 @@ final class Writer {
     private final int maxAssigns;
     private final io.hayloft.client.cache.CacheClient cache; // null: no proactive push
     private final SecureRandom random = new SecureRandom();
+    private final int coalesce; // combined writes in flight; 0: every put on its own
+    private final long combinedBytes; // most bytes of one combined write
+    private final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // guarded by itself
+    private int combinedInFlight; // guarded by waiting
 
     Writer(DirectoryClient directory, StoreClient stores, Retrier retrier, LeasePool leases, VolumeMapCache maps,
-           long maxBatchBytes, long maxObjectBytes, int maxAssigns, io.hayloft.client.cache.CacheClient cache) {
+           long maxBatchBytes, long maxObjectBytes, int maxAssigns, io.hayloft.client.cache.CacheClient cache, int coalesce) {
+        this.coalesce = coalesce;
+        this.combinedBytes = Math.min(MAX_COMBINED_BYTES, maxBatchBytes);
         this.maxAssigns = maxAssigns;
         this.cache = cache;
         this.directory = directory;
@@ -98,18 +148,190 @@ final class Writer {
                 }
             }
         }
+        if (coalesce > 0) {
+            long bytes = coalescable(photos);
+            if (bytes >= 0) {
+                return coalesced(photos, bytes);
+            }
+        }
         List<List<Upload>> chunks = chunks(photos);
         if (chunks.size() == 1) { // a single put, or a batch that fits one request
-            return putChunk(chunks.get(0), 1, 0);
+            return putChunk(chunks.get(0), 1, 0, false);
         }
         CompletableFuture<List<PutResult>> all = CompletableFuture.completedFuture(new ArrayList<>(photos.size()));
         for (List<Upload> chunk : chunks) {
-            all = all.thenCompose(acc -> putChunk(chunk, 1, 0).thenApply(r -> {
+            all = all.thenCompose(acc -> putChunk(chunk, 1, 0, false).thenApply(r -> {
                 acc.addAll(r);
                 return acc;
             }));
         }
         return all;
+    }
+
+    /**
+     * The bytes a put adds to a combined write, or -1 when it goes on its own: it holds a file, or is
+     * more than an eighth of a combined write's bytes or of {@link #MAX_CHUNK} photos (it is a batch
+     * already).
+     */
+    private long coalescable(List<Upload> photos) {
+        if (photos.size() > MAX_CHUNK / 8) {
+            return -1;
+        }
+        long bytes = 0;
+        for (Upload u : photos) {
+            for (Upload.Part p : u.parts()) {
+                if (p.data() == null) {
+                    return -1;
+                }
+            }
+            bytes += u.bytes() + (long) BatchBody.RECORD_HEADER * u.parts().size();
+        }
+        return bytes <= combinedBytes / 8 ? bytes : -1;
+    }
+
+    private CompletableFuture<List<PutResult>> coalesced(List<Upload> photos, long bytes) {
+        int needles = 0;
+        for (Upload u : photos) {
+            needles += u.parts().size();
+        }
+        Pending p = new Pending(photos, bytes, needles, new CompletableFuture<>());
+        List<Pending> group;
+        synchronized (waiting) {
+            waiting.add(p);
+            if (combinedInFlight >= coalesce) {
+                return p.result(); // the write in flight that ends first takes it
+            }
+            combinedInFlight++;
+            group = drain();
+        }
+        send(group);
+        return p.result();
+    }
+
+    /** The waiting puts that fit one combined write, oldest first (at least one). Caller holds the lock. */
+    private List<Pending> drain() {
+        List<Pending> group = new ArrayList<>();
+        long bytes = 0;
+        int photos = 0;
+        while (!waiting.isEmpty()) {
+            Pending next = waiting.peek();
+            if (!group.isEmpty() && (photos + next.photos().size() > MAX_CHUNK || bytes + next.bytes() > combinedBytes)) {
+                break;
+            }
+            group.add(waiting.poll());
+            bytes += next.bytes();
+            photos += next.photos().size();
+        }
+        return group;
+    }
+
+    /** The next group for a combined write that just ended, or null (and one slot fewer in flight) when none waits. */
+    private List<Pending> nextGroup() {
+        synchronized (waiting) {
+            if (waiting.isEmpty()) {
+                combinedInFlight--;
+                return null;
+            }
+            return drain();
+        }
+    }
+
+    /** Writes the group as one chunk, then the groups that wait behind it, in a loop while writes end at once. */
+    private void send(List<Pending> group) {
+        while (group != null) {
+            List<Upload> all;
+            if (group.size() == 1) {
+                all = group.get(0).photos();
+            } else {
+                all = new ArrayList<>();
+                for (Pending p : group) {
+                    all.addAll(p.photos());
+                }
+            }
+            CompletableFuture<List<PutResult>> f;
+            try {
+                f = putChunk(all, 1, 0, group.size() > 1);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            if (!f.isDone()) {
+                List<Pending> g = group;
+                f.whenComplete((r, t) -> {
+                    try {
+                        deliver(g, r, t);
+                    } finally {
+                        send(nextGroup()); // the slot is passed on (or freed) whatever happened to this group
+                    }
+                });
+                return;
+            }
+            List<Pending> g = group;
+            f.whenComplete((r, t) -> deliver(g, r, t));
+            group = nextGroup();
+        }
+    }
+
+    /** Each put of a combined write gets its own results, or its own failure. */
+    private void deliver(List<Pending> group, List<PutResult> results, Throwable t) {
+        try {
+            split(group, results, t);
+        } catch (RuntimeException | Error e) { // a bug here must not leave a caller waiting for ever
+            for (Pending p : group) {
+                p.result().completeExceptionally(e);
+            }
+            throw e;
+        }
+    }
+
+    private void split(List<Pending> group, List<PutResult> results, Throwable t) {
+        if (group.size() == 1) {
+            if (t == null) {
+                group.get(0).result().complete(results);
+            } else {
+                group.get(0).result().completeExceptionally(Futures.unwrap(t));
+            }
+            return;
+        }
+        Throwable c = t == null ? null : Futures.unwrap(t);
+        if (c instanceof SplitCombined) {
+            for (Pending p : group) {
+                putChunk(p.photos(), 1, 0, false).whenComplete((r, e) -> {
+                    if (e == null) {
+                        p.result().complete(r);
+                    } else {
+                        p.result().completeExceptionally(Futures.unwrap(e));
+                    }
+                });
+            }
+            return;
+        }
+        int from = 0;
+        for (Pending p : group) {
+            int to = from + p.needles();
+            if (c == null) {
+                p.result().complete(List.copyOf(results.subList(from, to)));
+            } else if (c instanceof PlanFailure pf) {
+                Plan sub = subPlan(pf.plan, from, to);
+                List<String> failed = List.copyOf(pf.failures().keySet());
+                PartialFailureException own = new PlanFailure(sub, pf.failures(), pf.succeeded(), () -> retryPlan(sub, failed));
+                for (Throwable s : pf.getSuppressed()) {
+                    if (!pf.failures().containsValue(s)) {
+                        own.addSuppressed(s);
+                    }
+                }
+                p.result().completeExceptionally(own);
+            } else {
+                p.result().completeExceptionally(c);
+            }
+            from = to;
+        }
+    }
+
+    /** Needles {@code from} (inclusive) to {@code to} of a plan, on the same lease and replicas. */
+    private Plan subPlan(Plan plan, int from, int to) {
+        List<PhotoId> ids = List.copyOf(plan.ids().subList(from, to));
+        List<Upload.Part> parts = List.copyOf(plan.parts().subList(from, to));
+        return new Plan(plan.volume(), plan.replicas(), plan.token(), ids, parts, batchBody(ids, parts));
     }
 
     private List<List<Upload>> chunks(List<Upload> photos) {
@@ -134,12 +356,18 @@ final class Writer {
      * Writes one chunk on a lease. {@code assigns}: leases used so far for non-volume failures
      * (bounded by maxAssigns); {@code moves}: volume-level refusals so far.
      */
-    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves) {
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves, boolean combined) {
         return lease(chunk.size(), 1)
-                .thenCompose(g -> putChunk(chunk, g, assigns, moves));
+                .thenCompose(g -> putChunk(chunk, g, assigns, moves, combined));
     }
 
-    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves) {
+    /**
+     * {@code combined}: the chunk joins several puts; a volume-level refusal then fails it with
+     * {@link SplitCombined} instead of moving it whole (the caller sends each put on its own), so
+     * that a combined write larger than what volumes have left never keeps sealing volumes.
+     */
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves,
+                                                        boolean combined) {
         Plan plan = plan(grant, chunk);
         return writeAll(plan, plan.replicas()).thenCompose(failures -> {
             if (failures.isEmpty()) {
@@ -148,16 +376,23 @@ final class Writer {
             List<String> ok = new ArrayList<>(plan.replicas());
             ok.removeAll(failures.keySet());
             boolean volumeLevel = failures.values().stream().anyMatch(Writer::volumeLevel);
+            if (volumeLevel && combined) {
+                LOG.debug("volume {} refused a combined write of {} photos ({}); sending each put on its own",
+                        plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
+                leases.abandon(plan.volume());
+                maps.refreshNow();
+                abandonQuietly(plan, ok);
+                throw new SplitCombined();
+            }
             if (volumeLevel && moves < MAX_VOLUME_MOVES) {
                 LOG.info("volume {} refused a put of {} photos ({}); moving to another volume",
                         plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
                 leases.abandon(plan.volume());
                 maps.refreshNow();
                 abandonQuietly(plan, ok);
-                return putChunk(chunk, assigns, moves + 1);
+                return putChunk(chunk, assigns, moves + 1, false);
             }
-            PartialFailureException failed = new PartialFailureException("put", plan.volume(), plan.ids(), failures, ok,
-                    () -> retryPlan(plan, List.copyOf(failures.keySet())));
+            PartialFailureException failed = new PlanFailure(plan, failures, ok, () -> retryPlan(plan, List.copyOf(failures.keySet())));
             if (assigns >= maxAssigns || !reassignable(failures)) {
                 throw failed;
             }
@@ -174,7 +409,7 @@ final class Writer {
                             return CompletableFuture.<List<PutResult>>failedFuture(failed);
                         }
                         abandonQuietly(plan, ok);
-                        return putChunk(chunk, g, assigns + 1, moves);
+                        return putChunk(chunk, g, assigns + 1, moves, combined);
                     }).thenCompose(f -> f);
         });
     }
@@ -253,8 +488,7 @@ final class Writer {
             if (!failures.isEmpty()) {
                 List<String> ok = new ArrayList<>(plan.replicas());
                 ok.removeAll(failures.keySet());
-                throw new PartialFailureException("put", plan.volume(), plan.ids(), failures, ok,
-                        () -> retryPlan(plan, List.copyOf(failures.keySet())));
+                throw new PlanFailure(plan, failures, ok, () -> retryPlan(plan, List.copyOf(failures.keySet())));
             }
             return done(plan).thenApply(r -> plan.ids());
         });
@@ -283,16 +517,21 @@ final class Writer {
                 total += p.size() + BatchBody.RECORD_HEADER;
             }
         }
-        byte[] batch = null;
-        if (parts.size() > 1 && total <= maxBatchBytes + maxObjectBytes) {
-            List<NeedleData> needles = new ArrayList<>(parts.size());
-            for (int i = 0; i < parts.size(); i++) {
-                PhotoId id = ids.get(i);
-                needles.add(new NeedleData(id.key(), id.alt(), id.cookie(), bytes(parts.get(i))));
-            }
-            batch = BatchBody.encode(needles);
-        }
+        byte[] batch = total <= maxBatchBytes + maxObjectBytes ? batchBody(ids, parts) : null;
         return new Plan(lease.volume(), lease.replicas(), lease.token(), ids, parts, batch);
+    }
+
+    /** The multi-write body of these needles, or null for a single needle (a single PUT). */
+    private static byte[] batchBody(List<PhotoId> ids, List<Upload.Part> parts) {
+        if (parts.size() <= 1) {
+            return null;
+        }
+        List<NeedleData> needles = new ArrayList<>(parts.size());
+        for (int i = 0; i < parts.size(); i++) {
+            PhotoId id = ids.get(i);
+            needles.add(new NeedleData(id.key(), id.alt(), id.cookie(), bytes(parts.get(i))));
+        }
+        return BatchBody.encode(needles);
     }
 
     private static byte[] bytes(Upload.Part p) {

@@ -48,7 +48,8 @@ import picocli.CommandLine.Option;
  * {@link EmbeddedCluster} (a directory and 3 stores on loopback in this JVM, 3 replicas) or, with
  * {@code --directory}, on a running cluster (e.g. separate processes: {@code benchmarks/cluster-processes.sh}).
  *
- * <p>Per object size (1 KiB and 64 KiB): single puts through the client against one store's own
+ * <p>Per object size (1 KiB and 64 KiB): single puts through the client (coalesced, the client's
+ * default, and through a second client with coalescing off) against one store's own
  * single-write rate in the same run ({@link StoreClient#write} of new keys on one store, no
  * directory), batched puts, then a working set of {@code --keys} objects put in batches, and gets of
  * uniformly random ids of that set through the client; the same ids read with
@@ -76,6 +77,9 @@ public final class ClusterLoad implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** Single puts with coalescing off, for the side-by-side row; null with {@code --coalesce 0}. */
+    private HayloftClient uncoalesced;
 
     @Option(names = "--seconds", defaultValue = "8", description = "Duration of each scenario (default ${DEFAULT-VALUE}).")
     double seconds;
@@ -129,6 +133,12 @@ public final class ClusterLoad implements Callable<Integer> {
                     + "printed, then every scenario's median round and every ratio's median with its range: the machine's page-cache "
                     + "writeback moves single rounds by a third.")
     int rounds;
+
+    @Option(names = "--coalesce", defaultValue = "4",
+            description = "The client's coalescePuts: combined writes in flight for small puts (default ${DEFAULT-VALUE}, the client's "
+                    + "default). Unless 0, single puts are also measured through a second client with coalescing off (one request per "
+                    + "replica per put), in the same round.")
+    int coalesce;
 
     @Option(names = "--no-batched", description = "Skip the batched puts (64 KiB batches write about 1 GB/s: several rounds of them fill a disk).")
     boolean noBatched;
@@ -198,7 +208,11 @@ public final class ClusterLoad implements Callable<Integer> {
             HttpTransport http = HttpTransport.builder().requestTimeout(Duration.ofSeconds(30)).build();
             StoreClient stores = new StoreClient(http);
             DirectoryClient directory = new DirectoryClient(http, List.of(dirAddr), null);
-            try (HayloftClient client = HayloftClient.builder().directory(dirAddr).requestTimeout(Duration.ofSeconds(30)).build()) {
+            try (HayloftClient client = HayloftClient.builder().directory(dirAddr).requestTimeout(Duration.ofSeconds(30))
+                    .coalescePuts(coalesce).build();
+                 HayloftClient alone = coalesce == 0 ? null
+                         : HayloftClient.builder().directory(dirAddr).requestTimeout(Duration.ofSeconds(30)).coalescePuts(0).build()) {
+                uncoalesced = alone;
                 for (int pass = 1; pass < passes; pass++) { // warm-up passes: every scenario once, figures dropped
                     for (int size : sizes) {
                         size(size, client, stores, directory, dirAddr);
@@ -311,10 +325,18 @@ public final class ClusterLoad implements Callable<Integer> {
         List<Row> rows = new ArrayList<>();
         Map<Integer, List<String>> places = null;
         if (!readsOnly) {
-            rows.add(run("put " + s, dirAddr, () -> {
+            Row put = run("put " + s, dirAddr, () -> {
                 client.put(payload(size));
                 return 1;
-            }, size, concurrency));
+            }, size, concurrency);
+            rows.add(put);
+            Row alone = uncoalesced == null ? null : run("put " + s + " (one request per put)", dirAddr, () -> {
+                uncoalesced.put(payload(size));
+                return 1;
+            }, size, concurrency);
+            if (alone != null) {
+                rows.add(alone);
+            }
             // One store's own single-write rate: new keys far above the allocator's, on a volume it holds;
             // when that volume fills (long runs), on the next volume the client writes to.
             java.util.concurrent.atomic.AtomicReference<StoreTarget> at = new java.util.concurrent.atomic.AtomicReference<>(
@@ -327,7 +349,10 @@ public final class ClusterLoad implements Callable<Integer> {
                     return written(stores.write(t.address(), id, payload(size), ""), at, t, client, directory, size);
                 }, size, concurrency);
                 rows.add(w);
-                rows.add(ratio("put " + s + " / store write", rows.get(rows.size() - 2), w));
+                rows.add(ratio("put " + s + " / store write", put, w));
+                if (alone != null) {
+                    rows.add(ratio("put " + s + " (one request per put) / store write", alone, w));
+                }
                 // The put's transport floor: the same three StoreClient writes a put makes (one per
                 // replica, in parallel), with none of the client's put logic (no lease, no plan).
                 Row fan = run("store write x3 " + s + " (StoreClient, 3 replicas)", dirAddr, () -> {
@@ -342,7 +367,10 @@ public final class ClusterLoad implements Callable<Integer> {
                     return written(CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0])), at, t, client, directory, size);
                 }, size, concurrency);
                 rows.add(fan);
-                rows.add(ratio("put " + s + " / store write x3", rows.get(rows.size() - 4), fan));
+                rows.add(ratio("put " + s + " / store write x3", put, fan));
+                if (alone != null) {
+                    rows.add(ratio("put " + s + " (one request per put) / store write x3", alone, fan));
+                }
             }
             if (!noBatched) {
                 rows.add(run("put " + s + " batched x" + batch, dirAddr, () -> {

@@ -171,12 +171,17 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** A client for this cluster (with its admin token, if any) and short timeouts suited to loopback; the caller closes it. */
     public HayloftClient newClient() {
+        return clientBuilder().build();
+    }
+
+    /** The builder {@link #newClient()} uses (short timeouts and backoffs, the admin token), to change before building. */
+    public HayloftClient.Builder clientBuilder() {
         HayloftClient.Builder b = HayloftClient.builder().directory(directoryAddress()).connectTimeout(Duration.ofSeconds(1))
                 .requestTimeout(Duration.ofSeconds(5)).backoff(Duration.ofMillis(20), Duration.ofMillis(200));
         if (options.adminToken() != null) {
             b.adminToken(options.adminToken());
         }
-        return b.build();
+        return b;
     }
 
     /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. */
