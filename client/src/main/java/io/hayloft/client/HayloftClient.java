@@ -540,7 +540,7 @@ public final class HayloftClient implements AutoCloseable {
      * How to build a {@link HayloftClient}. Defaults: connect timeout 2 s, request timeout 10 s,
      * 3 attempts per call and 5 leases per put for failing replicas, backoff from 50 ms up to 1 s, leases of 1,000
      * keys, the volume map refreshed every second, batches
-     * split at 16 MiB, objects of at most 60 MiB, 4 combined writes in flight for small puts
+     * split at 16 MiB, objects of at most 60 MiB, 2 combined writes in flight for small puts
      * ({@link #coalescePuts(int)}), a private pool of daemon threads.
      */
     public static final class Builder {
@@ -566,13 +566,13 @@ public final class HayloftClient implements AutoCloseable {
         private List<String> cacheNodes = List.of();
         private List<String> gutterNodes = List.of();
         private boolean pushToCache = true;
-        private int coalescePuts = 4;
+        private int coalescePuts = 2;
 
         private Builder() {
         }
 
         /**
-         * Combined writes in flight for puts of a few photos held in memory (default 4; 0: every put
+         * Combined writes in flight for puts of a few photos held in memory (default 2; 0: every put
          * makes its own requests). While that many are under way, further puts wait and the next one
          * to end takes them all (up to 1 MiB) as one chunk: one multi-write and one fsync per replica
          * for as many puts as arrived meanwhile. Each put is still acknowledged only when every

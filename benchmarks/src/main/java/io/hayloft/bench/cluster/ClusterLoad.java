@@ -134,7 +134,7 @@ public final class ClusterLoad implements Callable<Integer> {
                     + "writeback moves single rounds by a third.")
     int rounds;
 
-    @Option(names = "--coalesce", defaultValue = "4",
+    @Option(names = "--coalesce", defaultValue = "2",
             description = "The client's coalescePuts: combined writes in flight for small puts (default ${DEFAULT-VALUE}, the client's "
                     + "default). Unless 0, single puts are also measured through a second client with coalescing off (one request per "
                     + "replica per put), in the same round.")
