@@ -1,5 +1,6 @@
 package io.hayloft.bench.cluster;
 
+import io.hayloft.bench.Machine;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
@@ -297,17 +298,6 @@ public final class ClusterLoad implements Callable<Integer> {
     private static double median(double[] sorted) {
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    }
-
-    /** {@code sync(1)}: the machine's dirty pages written back; best effort (a missing {@code sync} is ignored). */
-    private static void sync() throws InterruptedException {
-        try {
-            Process p = new ProcessBuilder("sync").redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            p.waitFor();
-        } catch (IOException e) {
-            // no sync on this machine: the scenarios run as before
-        }
     }
 
     private static String fmt(double v, int decimals) {
@@ -828,7 +818,7 @@ public final class ClusterLoad implements Callable<Integer> {
 
     /** Warm-up, then a closed loop of {@code inFlight} workers for {@code seconds}; {@code op} returns objects done. */
     private Row run(String name, String dirAddr, Supplier<Integer> op, int objectBytes, int inFlight) throws InterruptedException {
-        sync(); // each scenario starts with no dirty pages of the one before (writeback would slow the next writer)
+        Machine.sync(); // each scenario starts with no dirty pages of the one before (writeback would slow the next writer)
         loop(op, warmup, new Recorder(3), new AtomicLong(), inFlight);
         Recorder rec = new Recorder(3);
         AtomicLong objects = new AtomicLong();

@@ -1,5 +1,6 @@
 package io.hayloft.bench.raid;
 
+import io.hayloft.bench.Machine;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.common.io.Disk;
@@ -144,7 +145,7 @@ public final class EncodeThroughput implements Callable<Integer> {
                                 int volume = fill(cluster, volumeMib > 0 ? volumeMib << 20 : (long) stripes * k * block);
                                 double ddMbps = dd ? dd(cluster, volume) : Double.NaN;
                                 double ddWriteMbps = dd ? ddWrite(dir, (long) Math.ceil(volumeBytes(cluster, volume) * (k + r) / (double) k)) : Double.NaN;
-                                sync(); // the fill's dirty pages on disk before the clock starts, as a sealed volume's are
+                                Machine.sync(); // the fill's dirty pages on disk before the clock starts, as a sealed volume's are
                                 long[] before = networkBytes(cluster);
                                 try (ThreadPoolRunner runner = new ThreadPoolRunner(w)) {
                                     EncodeJob.Result res = new RaidNode(config(cluster, dir, codec, k, r, block, w, at), runner).encode(volume);
@@ -240,19 +241,12 @@ public final class EncodeThroughput implements Callable<Integer> {
         return null;
     }
 
-    /** {@code sync(1)}: every dirty page of the machine written back. */
-    private static void sync() throws Exception {
-        Process p = new ProcessBuilder("sync").redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        p.waitFor();
-    }
-
     /**
      * Writes {@code bytes} (rounded up to 4 MiB) of zeros to a new file in {@code dir} with
      * {@code dd bs=4M conv=fsync} and deletes it: the disk's durable write speed in MB/s, or NaN when dd fails.
      */
     private static double ddWrite(Path dir, long bytes) throws Exception {
-        sync();
+        Machine.sync();
         Path f = dir.resolve("dd-write.tmp");
         long count = Math.max(1, (bytes + (4 << 20) - 1) >> 22);
         Process p = new ProcessBuilder("dd", "if=/dev/zero", "of=" + f, "bs=4M", "count=" + count, "conv=fsync")
