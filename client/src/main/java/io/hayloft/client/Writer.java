@@ -362,9 +362,10 @@ final class Writer {
     }
 
     /**
-     * {@code combined}: the chunk joins several puts; a volume-level refusal then fails it with
-     * {@link SplitCombined} instead of moving it whole (the caller sends each put on its own), so
-     * that a combined write larger than what volumes have left never keeps sealing volumes.
+     * {@code combined}: the chunk joins several puts; a volume-level refusal, or a write larger than a
+     * whole volume ({@code NEEDLE_TOO_LARGE}), then fails it with {@link SplitCombined} instead of
+     * moving it whole (the caller sends each put on its own), so that a combined write larger than
+     * what volumes have left never keeps sealing volumes.
      */
     private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves,
                                                         boolean combined) {
@@ -376,7 +377,8 @@ final class Writer {
             List<String> ok = new ArrayList<>(plan.replicas());
             ok.removeAll(failures.keySet());
             boolean volumeLevel = failures.values().stream().anyMatch(Writer::volumeLevel);
-            if (volumeLevel && combined) {
+            boolean tooLarge = failures.values().stream().anyMatch(e -> e.code() == StoreException.NEEDLE_TOO_LARGE);
+            if ((volumeLevel || tooLarge) && combined) {
                 LOG.debug("volume {} refused a combined write of {} photos ({}); sending each put on its own",
                         plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
                 leases.abandon(plan.volume());

@@ -231,6 +231,14 @@ class CoalescedPutsTest {
                 assertThat(client.get(id)).as("put %d", i).isEqualTo(data.get(i));
             }
             assertThat(volumes.size()).as("about 1 MB on 256 KiB volumes").isGreaterThanOrEqualTo(4);
+            // A photo no volume could hold fails at once, naming why, and seals nothing.
+            int before = Futures.await(client.directory().volumes()).size();
+            Throwable t = catchThrowable(() -> client.put(bytes(300 * 1024)));
+            assertThat(t).isInstanceOf(PartialFailureException.class).hasMessageContaining("NEEDLE_TOO_LARGE")
+                    .hasMessageContaining("can never fit volume");
+            assertThat(Futures.await(client.directory().volumes()).size()).isEqualTo(before);
+            byte[] after = bytes(1000);
+            assertThat(client.get(client.put(after).id())).isEqualTo(after);
         }
     }
 }

@@ -50,7 +50,8 @@ public final class Volume implements Closeable {
     public enum Fsync { ALWAYS, NEVER }
 
     /**
-     * @param sizeLimit bytes; a write that would pass it seals the volume read-only
+     * @param sizeLimit bytes; a write that would pass it seals the volume read-only, unless it is larger
+     *                  than an empty volume holds (refused with NEEDLE_TOO_LARGE, the volume left writable)
      */
     public record Options(long sizeLimit, Fsync fsync) {
         public Options {
@@ -261,6 +262,10 @@ public final class Volume implements Closeable {
         }
         if (total > Integer.MAX_VALUE - 16) {
             throw new StoreException(Reason.NEEDLE_TOO_LARGE, "batch of " + total + " bytes is too large for one write");
+        }
+        if (Superblock.SIZE + total > options.sizeLimit()) { // could never fit: refused, and the volume stays writable
+            throw new StoreException(Reason.NEEDLE_TOO_LARGE, "a write of " + total + " bytes can never fit volume " + id
+                    + " (its size limit is " + options.sizeLimit() + " bytes); the volume stays writable");
         }
         ByteBuffer buf = ByteBuffer.allocate((int) total);
         for (NeedleWrite w : batch) {

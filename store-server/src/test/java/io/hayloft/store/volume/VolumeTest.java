@@ -129,6 +129,22 @@ class VolumeTest {
     }
 
     @Test
+    void aWriteNoVolumeCouldHoldIsRefusedAndLeavesTheVolumeWritable() throws Exception {
+        Volume.Options small = new Volume.Options(4096, Volume.Fsync.ALWAYS);
+        try (Volume v = Volume.create(dir, 1, small)) {
+            StoreException e = catchStore(() -> v.write(1, 0, 1, bytes(4096, 1)));
+            assertThat(e.reason()).isEqualTo(Reason.NEEDLE_TOO_LARGE);
+            assertThat(e.getMessage()).contains("can never fit volume 1").contains("4096");
+            assertThat(v.readOnly()).isFalse();
+            v.write(2, 0, 1, bytes(2000, 1)); // the largest that fits an empty volume still goes in
+            assertThat(catchStore(() -> v.write(List.of(new Volume.NeedleWrite(3, 0, 1, bytes(2100, 1)),
+                    new Volume.NeedleWrite(4, 0, 1, bytes(2100, 1))))).reason()).isEqualTo(Reason.NEEDLE_TOO_LARGE);
+            assertThat(v.readOnly()).isFalse();
+            assertThat(array(v.read(2, 0, 1))).isEqualTo(array(bytes(2000, 1)));
+        }
+    }
+
+    @Test
     void sealOnRequestRefusesWritesButAllowsReadsAndDeletes() throws Exception {
         try (Volume v = Volume.create(dir, 1, OPTS)) {
             v.write(1, 0, 1, bytes(10, 1));
