@@ -11,7 +11,8 @@ import java.util.Objects;
  * of one picture), each with its data given as bytes or as a file that is streamed from disk.
  * Built with {@link #of(byte[])} and {@link #alt(int, byte[])}.
  *
- * <p>Not thread-safe while being built; do not change the arrays until the put completed.
+ * <p>Not thread-safe while being built; do not change the arrays until the put completed. A put
+ * writes the alternates the photo had when it was called.
  */
 public final class Upload {
     /** One alternate of the photo: bytes or a file. */
@@ -73,6 +74,13 @@ public final class Upload {
 
     List<Part> parts() {
         return parts;
+    }
+
+    /** This photo's alternates as they are now: what a put writes even if the caller adds more later. */
+    Upload snapshot() {
+        Upload u = new Upload();
+        u.parts.addAll(parts);
+        return u;
     }
 
     long bytes() {

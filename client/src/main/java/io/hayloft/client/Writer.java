@@ -132,9 +132,13 @@ final class Writer {
     }
 
     /** Puts the photos; the results are in the order of the photos and their alternates. */
-    CompletableFuture<List<PutResult>> put(List<Upload> photos) {
-        if (photos.isEmpty()) {
+    CompletableFuture<List<PutResult>> put(List<Upload> given) {
+        if (given.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
+        }
+        List<Upload> photos = new ArrayList<>(given.size()); // alternates added after this call are not this put's
+        for (Upload u : given) {
+            photos.add(u == null ? null : u.snapshot());
         }
         for (int i = 0; i < photos.size(); i++) {
             Upload u = photos.get(i);
@@ -254,20 +258,23 @@ final class Writer {
             } catch (RuntimeException e) {
                 f = CompletableFuture.failedFuture(e);
             }
+            // The slot passes to the next group (or is freed) before this group's callers run their own
+            // code: a caller that puts again from its callback finds the queue moving, not its own slot held.
             if (!f.isDone()) {
                 List<Pending> g = group;
                 f.whenComplete((r, t) -> {
+                    List<Pending> next = nextGroup();
                     try {
-                        deliver(g, r, t);
+                        send(next);
                     } finally {
-                        send(nextGroup()); // the slot is passed on (or freed) whatever happened to this group
+                        deliver(g, r, t);
                     }
                 });
                 return;
             }
             List<Pending> g = group;
-            f.whenComplete((r, t) -> deliver(g, r, t));
             group = nextGroup();
+            f.whenComplete((r, t) -> deliver(g, r, t));
         }
     }
 
@@ -381,8 +388,10 @@ final class Writer {
             if ((volumeLevel || tooLarge) && combined) {
                 LOG.debug("volume {} refused a combined write of {} photos ({}); sending each put on its own",
                         plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
-                leases.abandon(plan.volume());
-                maps.refreshNow();
+                if (volumeLevel) { // a write too large for the volume leaves it writable: its leases stay
+                    leases.abandon(plan.volume());
+                    maps.refreshNow();
+                }
                 abandonQuietly(plan, ok);
                 throw new SplitCombined();
             }

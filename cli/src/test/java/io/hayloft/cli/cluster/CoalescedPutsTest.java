@@ -214,6 +214,28 @@ class CoalescedPutsTest {
     }
 
     @Test
+    void aPutWritesTheAlternatesItWasGivenEvenWhenTheCallerAddsMoreWhileItWaits() throws Exception {
+        start(options());
+        try (HayloftClient client = cluster.clientBuilder().coalescePuts(1).build()) {
+            List<CompletableFuture<List<PutResult>>> puts = new ArrayList<>();
+            List<byte[]> firsts = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                byte[] first = bytes(100 + i);
+                Upload u = Upload.empty().alt(3, first);
+                puts.add(client.putAsync(u)); // all but the first wait for a slot
+                u.alt(4, bytes(50)); // added after the call: not part of that put
+                firsts.add(first);
+            }
+            for (int i = 0; i < puts.size(); i++) {
+                List<PutResult> r = Futures.await(puts.get(i));
+                assertThat(r).as("put %d", i).hasSize(1);
+                assertThat(r.get(0).id().alt()).isEqualTo(3);
+                assertThat(client.get(r.get(0).id())).isEqualTo(firsts.get(i));
+            }
+        }
+    }
+
+    @Test
     void combinedWritesThatFillTheirVolumeMoveAndLoseNothing() throws Exception {
         start(options().withVolumeLimit(256 * 1024));
         try (HayloftClient client = cluster.clientBuilder().coalescePuts(2).build()) {
