@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * failures (a replica down or answering 5xx after bounded retries) move the chunk the same way, at
  * most {@code maxAssigns} times in all; then the put fails with a {@link PartialFailureException}
  * that names each failed replica and whose {@link PartialFailureException#retry()} writes the same
- * needles to the failed replicas again.
+ * needles to the failed replicas again. A chunk of several photos that is larger than a whole volume
+ * ({@code NEEDLE_TOO_LARGE}; the volume stays writable) is written in two halves, each on its own
+ * lease; a single photo that large fails at once.
  *
  * <p><b>Coalescing.</b> Puts of a few photos held in memory (a single put, typically) do not each
  * make their own requests when others are under way: at most {@code coalesce} combined writes are in
@@ -394,6 +396,20 @@ final class Writer {
                 }
                 abandonQuietly(plan, ok);
                 throw new SplitCombined();
+            }
+            if (tooLarge && !volumeLevel && chunk.size() > 1) { // a batch larger than a whole volume: halves, each on its own lease
+                LOG.info("volume {} cannot hold a write of {} photos ({}); writing it in two halves",
+                        plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
+                abandonQuietly(plan, ok);
+                List<Upload> first = chunk.subList(0, chunk.size() / 2);
+                List<Upload> second = chunk.subList(chunk.size() / 2, chunk.size());
+                return putChunk(first, assigns, moves, false).thenCompose(a -> putChunk(second, assigns, moves, false)
+                        .thenApply(b -> {
+                            List<PutResult> both = new ArrayList<>(a.size() + b.size());
+                            both.addAll(a);
+                            both.addAll(b);
+                            return both;
+                        }));
             }
             if (volumeLevel && moves < MAX_VOLUME_MOVES) {
                 LOG.info("volume {} refused a put of {} photos ({}); moving to another volume",

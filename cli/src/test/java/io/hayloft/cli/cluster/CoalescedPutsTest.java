@@ -261,6 +261,17 @@ class CoalescedPutsTest {
             assertThat(Futures.await(client.directory().volumes()).size()).isEqualTo(before);
             byte[] after = bytes(1000);
             assertThat(client.get(client.put(after).id())).isEqualTo(after);
+            // A batch larger than a whole volume is written in halves, each on a volume of its own.
+            List<byte[]> batch = new ArrayList<>();
+            for (int i = 0; i < 120; i++) {
+                batch.add(bytes(5000));
+            }
+            List<PutResult> stored = client.putAll(batch);
+            assertThat(stored).hasSize(120);
+            assertThat(stored.stream().map(r -> r.id().volume()).distinct().count()).isGreaterThan(1);
+            for (int i = 0; i < 120; i++) {
+                assertThat(client.get(stored.get(i).id())).as("batched photo %d", i).isEqualTo(batch.get(i));
+            }
         }
     }
 }
