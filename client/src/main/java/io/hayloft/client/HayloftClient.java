@@ -215,7 +215,7 @@ public final class HayloftClient implements AutoCloseable {
     /** Stores several photos, each with its alternates; results in order of photos, then alternates. */
     public CompletableFuture<List<PutResult>> putAllUploadsAsync(List<Upload> photos) {
         try {
-            return writer.put(List.copyOf(photos));
+            return writer.put(photos); // the writer takes its own snapshot of the photos
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -577,7 +577,7 @@ public final class HayloftClient implements AutoCloseable {
          * to end takes them all (up to 1 MiB) as one chunk: one multi-write and one fsync per replica
          * for as many puts as arrived meanwhile. Each put is still acknowledged only when every
          * replica holds it durably, and fails on its own ({@link PartialFailureException} naming its
-         * photos only); a combined write that its volume refuses (full) is sent again as single puts.
+         * photos only); a combined write that its volume refuses moves to another volume as any chunk does.
          * An idle client sends a put at once; a put of a file, of more than 128 KiB, or of more than
          * 125 photos always goes on its own.
          */

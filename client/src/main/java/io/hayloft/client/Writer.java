@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * carries as many puts as arrived during the previous one. Each put is still acknowledged only when
  * every replica holds it durably. A combined write that fails on some replicas gives every put in it
  * its own {@link PartialFailureException}, naming only that put's photos, whose retry writes only
- * them; one that its volume refuses (full) is not moved whole: each of its puts is sent again on its
- * own and moves as a single put does. {@code coalesce} 0 sends every put on its own.
+ * them; one that its volume refuses moves (or is halved) as any chunk does, and its callers get
+ * their slices of the results. {@code coalesce} 0 sends every put on its own.
  *
  * <p>Thread-safe (every put works on its own state; the lease pool is thread-safe; the coalescing
  * queue is guarded by its own lock).
@@ -78,15 +78,6 @@ final class Writer {
 
     /** A put waiting to be coalesced: its photos, their bytes and needles, and its caller's future. */
     private record Pending(List<Upload> photos, long bytes, int needles, CompletableFuture<List<PutResult>> result) {
-    }
-
-    /** A combined write refused by its volume (full, most likely): each of its puts is sent again on its own. */
-    private static final class SplitCombined extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        SplitCombined() {
-            super("a combined write was refused by its volume", null, false, false);
-        }
     }
 
     /** A put's failure on some replicas, with the plan it failed on (to give each coalesced put its own). */
@@ -154,19 +145,17 @@ final class Writer {
                 }
             }
         }
-        if (coalesce > 0) {
-            long bytes = coalescable(photos);
-            if (bytes >= 0) {
-                return coalesced(photos, bytes);
-            }
+        Pending pending = coalesce > 0 ? coalescable(photos) : null;
+        if (pending != null) {
+            return coalesced(pending);
         }
         List<List<Upload>> chunks = chunks(photos);
         if (chunks.size() == 1) { // a single put, or a batch that fits one request
-            return putChunk(chunks.get(0), 1, 0, false);
+            return putChunk(chunks.get(0), 1, 0);
         }
         CompletableFuture<List<PutResult>> all = CompletableFuture.completedFuture(new ArrayList<>(photos.size()));
         for (List<Upload> chunk : chunks) {
-            all = all.thenCompose(acc -> putChunk(chunk, 1, 0, false).thenApply(r -> {
+            all = all.thenCompose(acc -> putChunk(chunk, 1, 0).thenApply(r -> {
                 acc.addAll(r);
                 return acc;
             }));
@@ -175,32 +164,29 @@ final class Writer {
     }
 
     /**
-     * The bytes a put adds to a combined write, or -1 when it goes on its own: it holds a file, or is
-     * more than an eighth of a combined write's bytes or of {@link #MAX_CHUNK} photos (it is a batch
-     * already).
+     * The put as it waits to join a combined write, or null when it goes on its own: it holds a file,
+     * or is more than an eighth of a combined write's bytes or of {@link #MAX_CHUNK} photos (it is a
+     * batch already).
      */
-    private long coalescable(List<Upload> photos) {
+    private Pending coalescable(List<Upload> photos) {
         if (photos.size() > MAX_CHUNK / 8) {
-            return -1;
+            return null;
         }
         long bytes = 0;
+        int needles = 0;
         for (Upload u : photos) {
             for (Upload.Part p : u.parts()) {
                 if (p.data() == null) {
-                    return -1;
+                    return null;
                 }
             }
             bytes += u.bytes() + (long) BatchBody.RECORD_HEADER * u.parts().size();
-        }
-        return bytes <= combinedBytes / 8 ? bytes : -1;
-    }
-
-    private CompletableFuture<List<PutResult>> coalesced(List<Upload> photos, long bytes) {
-        int needles = 0;
-        for (Upload u : photos) {
             needles += u.parts().size();
         }
-        Pending p = new Pending(photos, bytes, needles, new CompletableFuture<>());
+        return bytes <= combinedBytes / 8 ? new Pending(photos, bytes, needles, new CompletableFuture<>()) : null;
+    }
+
+    private CompletableFuture<List<PutResult>> coalesced(Pending p) {
         List<Pending> group;
         synchronized (waiting) {
             waiting.add(p);
@@ -256,7 +242,7 @@ final class Writer {
             }
             CompletableFuture<List<PutResult>> f;
             try {
-                f = putChunk(all, 1, 0, group.size() > 1);
+                f = putChunk(all, 1, 0);
             } catch (RuntimeException e) {
                 f = CompletableFuture.failedFuture(e);
             }
@@ -302,18 +288,6 @@ final class Writer {
             return;
         }
         Throwable c = t == null ? null : Futures.unwrap(t);
-        if (c instanceof SplitCombined) {
-            for (Pending p : group) {
-                putChunk(p.photos(), 1, 0, false).whenComplete((r, e) -> {
-                    if (e == null) {
-                        p.result().complete(r);
-                    } else {
-                        p.result().completeExceptionally(Futures.unwrap(e));
-                    }
-                });
-            }
-            return;
-        }
         int from = 0;
         for (Pending p : group) {
             int to = from + p.needles();
@@ -365,19 +339,12 @@ final class Writer {
      * Writes one chunk on a lease. {@code assigns}: leases used so far for non-volume failures
      * (bounded by maxAssigns); {@code moves}: volume-level refusals so far.
      */
-    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves, boolean combined) {
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves) {
         return lease(chunk.size(), 1)
-                .thenCompose(g -> putChunk(chunk, g, assigns, moves, combined));
+                .thenCompose(g -> putChunk(chunk, g, assigns, moves));
     }
 
-    /**
-     * {@code combined}: the chunk joins several puts; a volume-level refusal, or a write larger than a
-     * whole volume ({@code NEEDLE_TOO_LARGE}), then fails it with {@link SplitCombined} instead of
-     * moving it whole (the caller sends each put on its own), so that a combined write larger than
-     * what volumes have left never keeps sealing volumes.
-     */
-    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves,
-                                                        boolean combined) {
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves) {
         Plan plan = plan(grant, chunk);
         return writeAll(plan, plan.replicas()).thenCompose(failures -> {
             if (failures.isEmpty()) {
@@ -387,23 +354,13 @@ final class Writer {
             ok.removeAll(failures.keySet());
             boolean volumeLevel = failures.values().stream().anyMatch(Writer::volumeLevel);
             boolean tooLarge = failures.values().stream().anyMatch(e -> e.code() == StoreException.NEEDLE_TOO_LARGE);
-            if ((volumeLevel || tooLarge) && combined) {
-                LOG.debug("volume {} refused a combined write of {} photos ({}); sending each put on its own",
-                        plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
-                if (volumeLevel) { // a write too large for the volume leaves it writable: its leases stay
-                    leases.abandon(plan.volume());
-                    maps.refreshNow();
-                }
-                abandonQuietly(plan, ok);
-                throw new SplitCombined();
-            }
             if (tooLarge && !volumeLevel && chunk.size() > 1) { // a batch larger than a whole volume: halves, each on its own lease
                 LOG.info("volume {} cannot hold a write of {} photos ({}); writing it in two halves",
                         plan.volume(), chunk.size(), failures.values().stream().map(RemoteException::errorName).toList());
                 abandonQuietly(plan, ok);
                 List<Upload> first = chunk.subList(0, chunk.size() / 2);
                 List<Upload> second = chunk.subList(chunk.size() / 2, chunk.size());
-                return putChunk(first, assigns, moves, false).thenCompose(a -> putChunk(second, assigns, moves, false)
+                return putChunk(first, assigns, moves).thenCompose(a -> putChunk(second, assigns, moves)
                         .thenApply(b -> {
                             List<PutResult> both = new ArrayList<>(a.size() + b.size());
                             both.addAll(a);
@@ -417,7 +374,7 @@ final class Writer {
                 leases.abandon(plan.volume());
                 maps.refreshNow();
                 abandonQuietly(plan, ok);
-                return putChunk(chunk, assigns, moves + 1, false);
+                return putChunk(chunk, assigns, moves + 1);
             }
             PartialFailureException failed = new PlanFailure(plan, failures, ok, () -> retryPlan(plan, List.copyOf(failures.keySet())));
             if (assigns >= maxAssigns || !reassignable(failures)) {
@@ -436,7 +393,7 @@ final class Writer {
                             return CompletableFuture.<List<PutResult>>failedFuture(failed);
                         }
                         abandonQuietly(plan, ok);
-                        return putChunk(chunk, g, assigns + 1, moves, combined);
+                        return putChunk(chunk, g, assigns + 1, moves);
                     }).thenCompose(f -> f);
         });
     }
