@@ -14,7 +14,12 @@ import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.testkit.PrometheusText;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -78,7 +83,7 @@ class ConcurrentWritersEncodeTest {
     @Test
     void volumesFilledByConcurrentWritersEncodeWithEveryCodecAndReadBackHealthyAndDegraded() throws Exception {
         ClusterOptions options = ClusterOptions.of(dir).withStores(15, 15).withReplication(3).withVolumeLimit(VOLUME_LIMIT)
-                .withTiming(1000, 200, 2);
+                .withTiming(1000, 200, 2).withFsync(false);
         try (EmbeddedCluster cluster = EmbeddedCluster.start(options);
              HayloftClient client = cluster.newClient();
              HayloftClient uncoalesced = cluster.clientBuilder().coalescePuts(0).build();
@@ -123,7 +128,15 @@ class ConcurrentWritersEncodeTest {
             for (Map.Entry<Integer, Way> e : encodedBy.entrySet()) {
                 int v = e.getKey();
                 try {
-                    new RaidNode(raidConfig(cluster, e.getValue()), runner).encode(v);
+                    double before = stripesEncodedOnStores(cluster);
+                    int stripes = new RaidNode(raidConfig(cluster, e.getValue()), runner).encode(v).stripes();
+                    double byHolders = stripesEncodedOnStores(cluster) - before;
+                    if (e.getValue().encodeAt().equals(RaidConfig.ENCODE_AT_STORE)) {
+                        assertThat(byHolders).as("stripes of volume %d encoded by replica holders, of %d", v, stripes)
+                                .isGreaterThanOrEqualTo(stripes);
+                    } else {
+                        assertThat(byHolders).as("stripes of volume %d encoded by replica holders on the raid-node path", v).isZero();
+                    }
                 } catch (IOException | RuntimeException x) {
                     failures.add("volume " + v + " " + e.getValue() + (differing.contains(v) ? ", replicas in different orders" : "")
                             + ": " + x.getMessage());
@@ -275,6 +288,19 @@ class ConcurrentWritersEncodeTest {
             }
         }
         return n;
+    }
+
+    /** The sum of {@code hayloft_encode_stripes_total} over the running stores: stripes encoded by replica holders. */
+    private static double stripesEncodedOnStores(EmbeddedCluster cluster) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        double sum = 0;
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://" + cluster.storeAddress(i) + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            double n = PrometheusText.sum(body, "hayloft_encode_stripes_total");
+            sum += Double.isNaN(n) ? 0 : n;
+        }
+        return sum;
     }
 
     private static void readAll(HayloftClient client, Map<PhotoId, byte[]> photos, String when) {
