@@ -3,6 +3,7 @@ package io.hayloft.bench.raid;
 import io.hayloft.bench.Machine;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
+import io.hayloft.client.HayloftClient;
 import io.hayloft.common.io.Disk;
 import io.hayloft.common.io.ForwardingDisk;
 import io.hayloft.common.wire.Wire;
@@ -40,12 +41,23 @@ import picocli.CommandLine.Option;
  * what they sent (the replica reads of the raid-node path; on the store path only the index check,
  * the block listings of the verification and JSON answers). With {@code --dd} it first reads the
  * volume file of a replica with {@code dd iflag=direct} (past the page cache, no root needed) to show
- * what the disk reads. MB/s are volume bytes (10^6) per second. Not thread-safe; one run per process.
+ * what the disk reads. MB/s are volume bytes (10^6) per second.
+ *
+ * <p>How each volume is filled ({@code --fill}): {@code sequential} (the default) writes batches of
+ * photos to one replica after the other from one thread, so the replicas are byte-identical;
+ * {@code concurrent} puts the same photos through a {@link HayloftClient} from {@code --writers}
+ * threads at once, so each replica holds them in the order its store received them, as a volume written
+ * by many clients does (issue 24); the {@code replicas} column says whether the replicas' needle orders
+ * differ. Either way the directory keeps one writable volume at a time ({@code minWritableVolumes 1}),
+ * so every photo of a fill lands in the one volume then encoded. Not thread-safe; one run per process.
  */
 @Command(name = "encode", mixinStandardHelpOptions = true,
         description = {"Encode throughput end to end (MB/s) vs the codec's own, by codec, block size, workers and place of",
                 "encoding, with the network bytes per volume byte; e.g. the issue-15 run:",
-                "  hayloft bench encode --volume-mib 1024 --codec rs,hh-xor+ --encode-at store,raid-node --block-mib 16 --workers 4 --dd"})
+                "  hayloft bench encode --volume-mib 1024 --codec rs,hh-xor+ --encode-at store,raid-node --block-mib 16 --workers 4 --dd",
+                "and issue 24's, volumes filled one after the other and by 8 concurrent writers, stores fsyncing:",
+                "  hayloft bench encode --volume-mib 1024 --codec rs,hh-xor+ --encode-at store,raid-node --block-mib 16 --workers 4 \\",
+                "    --fill sequential,concurrent --writers 8 --fsync --rounds 3 --warmup-mib 1024"})
 public final class EncodeThroughput implements Callable<Integer> {
 
     @Option(names = "--block-mib", defaultValue = "4,64", split = ",", description = "block sizes in MiB (default ${DEFAULT-VALUE})")
@@ -81,6 +93,13 @@ public final class EncodeThroughput implements Callable<Integer> {
             description = "how the stores write blocks: direct (around the page cache where the file system allows, the default "
                     + "of directBlockWrites) or buffered (through it, as before); both: rows of each on the same cluster (default ${DEFAULT-VALUE})")
     List<String> blockWrites;
+    @Option(names = "--fill", defaultValue = "sequential", split = ",",
+            description = "how each volume is filled: sequential (batches to one replica after the other, one thread: identical "
+                    + "replicas) or concurrent (puts through the client from --writers threads: the replicas hold the photos in "
+                    + "different orders); both: rows of each on the same cluster (default ${DEFAULT-VALUE})")
+    List<String> fills;
+    @Option(names = "--writers", defaultValue = "8", description = "threads putting at once in a concurrent fill (default ${DEFAULT-VALUE})")
+    int writers;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -89,6 +108,15 @@ public final class EncodeThroughput implements Callable<Integer> {
         if (rounds < 1 || warmupMib < 0) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
                     "--rounds must be >= 1 and --warmup-mib >= 0, got " + rounds + " and " + warmupMib);
+        }
+        for (String f : fills) {
+            if (!f.equals("sequential") && !f.equals("concurrent")) {
+                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                        "--fill takes sequential or concurrent, got '" + f + "'");
+            }
+        }
+        if (writers < 1) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), "--writers must be >= 1, got " + writers);
         }
         for (String w : blockWrites) {
             if (!w.equals("direct") && !w.equals("buffered")) {
@@ -107,12 +135,13 @@ public final class EncodeThroughput implements Callable<Integer> {
         Path dir = Files.createTempDirectory("hayloft-encode-bench");
         int k = 10;
         int r = 4;
-        System.out.printf(Locale.ROOT, "%-8s %-9s %-8s %-9s %4s %7s %9s %8s %9s %7s %7s %8s %9s %10s %11s %9s%n", "codec", "at", "blocks", "block MiB",
+        System.out.printf(Locale.ROOT, "%-8s %-9s %-8s %-10s %-8s %-9s %4s %7s %9s %8s %9s %7s %7s %8s %9s %10s %11s %9s%n", "codec", "at",
+                "blocks", "fill", "replicas", "block MiB",
                 "work", "stripes", "volume MB", "secs", "e2e MB/s", "in/B", "out/B", "dd MB/s", "ddw MB/s", "codec MB/s", "stream MB/s",
                 "e2e/codec");
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("c")).withStores(15, 15)
                 .withReplication(3).withVolumeLimit(8L << 30).withTiming(1000, 500, 3).withFsync(fsync),
-                i -> disk)) {
+                i -> disk, c -> c.minWritableVolumes = 1)) {
             Map<String, double[]> codecRates = new java.util.HashMap<>();
             for (String codec : codecs) {
                 if (!codecRates.containsKey(codec)) {
@@ -123,7 +152,7 @@ public final class EncodeThroughput implements Callable<Integer> {
             if (warmupMib > 0) {
                 for (String codec : new java.util.LinkedHashSet<>(codecs)) {
                     for (String at : new java.util.LinkedHashSet<>(encodeAt)) {
-                        int volume = fill(cluster, warmupMib << 20);
+                        int volume = fill(cluster, fills.get(0), warmupMib << 20);
                         try (ThreadPoolRunner runner = new ThreadPoolRunner(workers.get(0))) {
                             new RaidNode(config(cluster, dir, codec, k, r, (long) blockMib.get(0) << 20, workers.get(0), at), runner).encode(volume);
                         }
@@ -141,8 +170,10 @@ public final class EncodeThroughput implements Callable<Integer> {
                         for (int w : workers) {
                             for (String at : encodeAt) {
                               for (String writes : blockWrites) {
+                               for (String how : fills) {
                                 buffered.set(writes.equals("buffered"));
-                                int volume = fill(cluster, volumeMib > 0 ? volumeMib << 20 : (long) stripes * k * block);
+                                int volume = fill(cluster, how, volumeMib > 0 ? volumeMib << 20 : (long) stripes * k * block);
+                                String order = replicaOrder(cluster, volume);
                                 double ddMbps = dd ? dd(cluster, volume) : Double.NaN;
                                 double ddWriteMbps = dd ? ddWrite(dir, (long) Math.ceil(volumeBytes(cluster, volume) * (k + r) / (double) k)) : Double.NaN;
                                 Machine.sync(); // the fill's dirty pages on disk before the clock starts, as a sealed volume's are
@@ -153,15 +184,17 @@ public final class EncodeThroughput implements Callable<Integer> {
                                     double secs = res.nanos() / 1e9;
                                     double mbps = res.volumeBytes() / 1e6 / secs;
                                     double vb = Math.max(1, res.volumeBytes());
-                                    System.out.printf(Locale.ROOT, "%-8s %-9s %-8s %-9d %4d %7d %9.0f %8.2f %9.1f %7.3f %7.3f %8s %9s %10.1f %11.1f %9.4f%n",
-                                            codec, at, writes, mib, w, res.stripes(), res.volumeBytes() / 1e6, secs, mbps,
+                                    System.out.printf(Locale.ROOT,
+                                            "%-8s %-9s %-8s %-10s %-8s %-9d %4d %7d %9.0f %8.2f %9.1f %7.3f %7.3f %8s %9s %10.1f %11.1f %9.4f%n",
+                                            codec, at, writes, how, order, mib, w, res.stripes(), res.volumeBytes() / 1e6, secs, mbps,
                                             (after[0] - before[0]) / vb, (after[1] - before[1]) / vb,
                                             Double.isNaN(ddMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddMbps),
                                             Double.isNaN(ddWriteMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddWriteMbps), codecMbps, streamMbps,
                                             mbps / codecMbps);
-                                    byRow.computeIfAbsent(String.format(Locale.ROOT, "%-8s %-9s %-8s %-9d %4d", codec, at, writes, mib, w),
-                                            x -> new java.util.ArrayList<>()).add(mbps);
+                                    byRow.computeIfAbsent(String.format(Locale.ROOT, "%-8s %-9s %-8s %-10s %-9d %4d", codec, at, writes, how,
+                                            mib, w), x -> new java.util.ArrayList<>()).add(mbps);
                                 }
+                               }
                               }
                             }
                         }
@@ -287,12 +320,18 @@ public final class EncodeThroughput implements Callable<Integer> {
 
     /**
      * Writes as many photos as fit in {@code bytes} of volume file (superblock and needle framing
-     * included) into one new volume of the cluster; marks it read-only.
+     * included) into one new volume of the cluster, {@code how} ({@code sequential} or
+     * {@code concurrent}); marks it read-only.
      */
-    private int fill(EmbeddedCluster cluster, long bytes) throws Exception {
+    private int fill(EmbeddedCluster cluster, String how, long bytes) throws Exception {
         byte[] data = new byte[photoMib << 20];
         new Random(1).nextBytes(data);
         long photos = (bytes - 32) / ((long) data.length + 40);
+        return how.equals("concurrent") ? fillConcurrently(cluster, data, photos) : fillSequentially(cluster, data, photos);
+    }
+
+    /** One thread: batches of up to 8 photos to each replica in turn (the replicas are byte-identical). */
+    private int fillSequentially(EmbeddedCluster cluster, byte[] data, long photos) throws Exception {
         int volume = -1;
         List<String> replicas = null;
         long written = 0;
@@ -324,6 +363,63 @@ public final class EncodeThroughput implements Callable<Integer> {
         }
         cluster.directory().directory().markReadOnly(volume, "encode bench");
         return volume;
+    }
+
+    /**
+     * {@link #writers} threads putting {@code photos} photos at once through one {@link HayloftClient}
+     * (each photo its own put, written to the three replicas in parallel): each replica holds them in
+     * the order its store took them. The directory has one writable volume, so all land in it.
+     */
+    private int fillConcurrently(EmbeddedCluster cluster, byte[] data, long photos) throws Exception {
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        java.util.Set<Integer> volumes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        try (HayloftClient client = cluster.clientBuilder().requestTimeout(Duration.ofSeconds(60)).build()) {
+            List<java.util.concurrent.Future<?>> running = new java.util.ArrayList<>();
+            for (int w = 0; w < writers; w++) {
+                running.add(pool.submit(() -> {
+                    while (next.getAndIncrement() < photos) {
+                        volumes.add(client.put(data).id().volume());
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : running) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        if (volumes.size() != 1) {
+            throw new IllegalStateException("a concurrent fill of " + photos + " photos landed in volumes " + volumes
+                    + ", not in one (the directory must keep one writable volume)");
+        }
+        int volume = volumes.iterator().next();
+        cluster.directory().directory().markReadOnly(volume, "encode bench");
+        return volume;
+    }
+
+    /**
+     * {@code same} when every replica of {@code volume} holds each live needle at the same offset
+     * (compared through each store's own index), else {@code differs}; not timed.
+     */
+    private static String replicaOrder(EmbeddedCluster cluster, int volume) throws Exception {
+        io.hayloft.raid.Cluster http = new io.hayloft.raid.Cluster(cluster.directoryAddress(), cluster.options().adminToken(),
+                Duration.ofSeconds(60));
+        Map<String, io.hayloft.raid.ClusterReads.StoreRef> stores = http.stores();
+        List<io.hayloft.common.wire.VolumeIndex> indexes = new java.util.ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode id : http.volume(volume).get("replicas")) {
+            indexes.add(http.volumeIndex(stores.get(id.asText()).address(), volume));
+        }
+        for (io.hayloft.common.wire.VolumeIndex other : indexes.subList(1, indexes.size())) {
+            for (io.hayloft.common.wire.VolumeIndex.Entry e : indexes.get(0).entries()) {
+                io.hayloft.common.wire.VolumeIndex.Entry o = other.find(e.key(), e.alt());
+                if (!e.deleted() && (o == null || o.offset() != e.offset())) {
+                    return "differs";
+                }
+            }
+        }
+        return "same";
     }
 
     /**
