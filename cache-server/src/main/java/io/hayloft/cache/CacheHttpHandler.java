@@ -119,8 +119,9 @@ public final class CacheHttpHandler implements RequestHandler {
         if (a.crcHex() != null) {
             r.headers().set(StoreFetcher.CRC_HEADER, a.crcHex());
         }
-        // Every 404 says "miss": a "hit" on a wrong cookie would tell the caller the needle exists.
-        r.headers().set(SOURCE_HEADER, a.status() == 404 ? ReadThroughCache.Source.MISS.header : a.source().header);
+        // Every answer but a 200 says "miss", whatever path produced it (a lease joined, a bypass): a wrong
+        // cookie must not be told from a missing key by this header either.
+        r.headers().set(SOURCE_HEADER, a.status() != 200 ? ReadThroughCache.Source.MISS.header : a.source().header);
         return r;
     }
 
@@ -148,7 +149,7 @@ public final class CacheHttpHandler implements RequestHandler {
             throw CacheErrors.PUSH_CRC_MISMATCH.exception("pushed needle " + url.needle() + " has CRC32C "
                     + StoreFetcher.crcHex(crc) + ", header says " + sent);
         }
-        boolean stored = cache.push(url.needle(), url.cookie(), data, crc);
+        boolean stored = cache.push(url.needle(), url.cookie(), url.cold(), data, crc);
         return HttpResponses.json(stored ? HttpResponseStatus.CREATED : HttpResponseStatus.ACCEPTED,
                 Map.of("needle", url.needle().toString(), "bytes", n, "stored", stored));
     }

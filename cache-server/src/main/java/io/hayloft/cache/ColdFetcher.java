@@ -25,8 +25,10 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Answers: 200 with the data and volume state {@value #VOLUME_STATE}; 404 (the common NOT_FOUND
  * body) when the volume or key is unknown, the needle flagged deleted in the index or its (key,
- * cookie) in the volume's delete log, or the cookie not the one in the needle's header. Failures: {@link CacheErrors#COLD_STRIPE_LOST} (503) when more blocks of the stripe are
- * gone than the code tolerates, {@link CacheErrors#NOT_ERASURE_CODED} (409) for a hot volume,
+ * cookie) in the volume's delete log, or the cookie not the one in the needle's header. Failures:
+ * {@link CacheErrors#COLD_STRIPE_LOST} (503) when more blocks of the stripe are gone than the code
+ * tolerates, {@link CacheErrors#NOT_ERASURE_CODED} (409) for a hot volume (decided before any key is
+ * looked at, its message naming only the volume: the same answer for every key and cookie),
  * {@link CacheErrors#STORE_TIMEOUT} past {@code coldTimeoutMillis}, {@link CacheErrors#COLD_READ_FAILED}
  * (502) otherwise.
  *

@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.hayloft.cache.CacheUrl.NeedleKey;
 import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,8 +33,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * its bytes are kept only when {@code admitCold} is set (default false: Haystack keeps the cache for
  * writable volumes; {@code admitOnlyWritable} does not govern cold needles).
  *
- * <p>A cached entry keeps its cookie: a read with another cookie is answered 404, as the store
- * would, without a store read.
+ * <p><b>Negative answers come from the tier, never from memory.</b> A cached entry keeps its cookie
+ * and the tier that filled it (a hot URL, {@code /<store>/...}, or a cold URL). Only a read of the
+ * same tier with the same cookie is served from it; a read with another cookie, or through the other
+ * tier's URL, is a miss and reads through to its own tier (the URL's store, or the cold reader), so
+ * it gets exactly the answer a key never written gets at that URL: a wrong cookie cannot be told from
+ * a missing photo by status, error, body or headers (docs/security.md). A cold URL of a hot volume is
+ * thus answered {@code 409 NOT_ERASURE_CODED} whatever the key and cookie, and a hot URL naming a
+ * store that does not hold the volume gets that store's answer, cached photo or not. The same holds
+ * for leases: a read joins an in-flight fill only of its own tier and cookie.
  *
  * <p>Thread-safe. {@link #get} blocks the calling (worker) thread until its answer is ready.
  */
@@ -43,8 +49,11 @@ public final class ReadThroughCache {
     /** Bytes charged per entry on top of its data: key, entry object and Caffeine node, roughly. */
     public static final int ENTRY_OVERHEAD = 96;
 
-    /** A cached needle: data, its cookie and its verified CRC32C as 8 hex digits (formatted once, sent on every hit). */
-    record Entry(byte[] data, long cookie, String crcHex) {
+    /**
+     * A cached needle: data, its cookie, its verified CRC32C as 8 hex digits (formatted once, sent on
+     * every hit) and whether a cold URL filled it (served only to URLs of the same tier).
+     */
+    record Entry(byte[] data, long cookie, String crcHex, boolean cold) {
     }
 
     /** Where an answer came from, sent in the {@code X-Hayloft-Cache} response header. */
@@ -68,13 +77,15 @@ public final class ReadThroughCache {
     static final class Lease {
         final long token;
         final long cookie;
+        final boolean cold;
         final long deadlineNanos;
         final CompletableFuture<StoreFetcher.Fetched> result = new CompletableFuture<>();
         volatile boolean cancelled;
 
-        Lease(long token, long cookie, long deadlineNanos) {
+        Lease(long token, long cookie, boolean cold, long deadlineNanos) {
             this.token = token;
             this.cookie = cookie;
+            this.cold = cold;
             this.deadlineNanos = deadlineNanos;
         }
 
@@ -155,13 +166,14 @@ public final class ReadThroughCache {
         return a;
     }
 
+    /**
+     * The cached answer for {@code url}, or null: not cached, cached by the other tier, or cached with
+     * another cookie. The last two read through, so their answer is the tier's answer for a missing key.
+     */
     private Answer peek(CacheUrl url) {
         Entry e = cache.getIfPresent(url.needle());
-        if (e == null) {
+        if (e == null || e.cold() != url.cold() || e.cookie() != url.cookie()) {
             return null;
-        }
-        if (e.cookie() != url.cookie()) {
-            return notFound(url.needle(), Source.HIT);
         }
         return new Answer(200, e.data(), "application/octet-stream", e.crcHex(), Source.HIT);
     }
@@ -182,7 +194,7 @@ public final class ReadThroughCache {
             long now = System.nanoTime();
             Lease cur = leases.get(k);
             if (cur != null && !cur.expired(now)) {
-                if (cur.cookie != url.cookie()) {
+                if (cur.cookie != url.cookie() || cur.cold != url.cold()) {
                     stats.misses.increment();
                     return answer(fetchNow(url, direct(url)), Source.BYPASS);
                 }
@@ -199,7 +211,7 @@ public final class ReadThroughCache {
                 stats.notAdmitted.increment();
                 return answer(fetchNow(url, direct(url)), Source.BYPASS);
             }
-            Lease mine = new Lease(tokens.incrementAndGet(), url.cookie(),
+            Lease mine = new Lease(tokens.incrementAndGet(), url.cookie(), url.cold(),
                     now + TimeUnit.MILLISECONDS.toNanos(config.leaseTimeoutMillis));
             boolean won = cur == null ? leases.putIfAbsent(k, mine) == null : leases.replace(k, cur, mine);
             if (!won) {
@@ -273,7 +285,7 @@ public final class ReadThroughCache {
         if (lease.cancelled || tombstones.getIfPresent(k) != null) {
             return;
         }
-        Entry e = new Entry(f.body(), lease.cookie, StoreFetcher.crcHex(f.crc()));
+        Entry e = new Entry(f.body(), lease.cookie, StoreFetcher.crcHex(f.crc()), coldNeedle);
         cache.put(k, e);
         if (lease.cancelled || tombstones.getIfPresent(k) != null) {
             cache.asMap().remove(k, e); // an invalidation raced this fill: it wins
@@ -283,11 +295,12 @@ public final class ReadThroughCache {
     }
 
     /**
-     * Stores a pushed needle (a fresh upload). The caller has verified {@code crc}.
+     * Stores a pushed needle (a fresh upload) for URLs of its tier. The caller has verified {@code crc}.
      *
+     * @param cold true when pushed to a cold URL ({@code /cold/...}): then served to cold URLs only, else to hot ones
      * @return false when the needle was invalidated within {@code tombstoneMillis} and is not stored
      */
-    public boolean push(NeedleKey k, long cookie, byte[] data, long crc) {
+    public boolean push(NeedleKey k, long cookie, boolean cold, byte[] data, long crc) {
         stats.pushes.increment();
         if (data.length > config.objectLimit()) {
             throw CacheErrors.PUSH_TOO_LARGE.exception("needle " + k + " has " + data.length + " bytes, more than maxObjectBytes "
@@ -296,7 +309,7 @@ public final class ReadThroughCache {
         if (tombstones.getIfPresent(k) != null) {
             return false;
         }
-        Entry e = new Entry(data, cookie, StoreFetcher.crcHex(crc));
+        Entry e = new Entry(data, cookie, StoreFetcher.crcHex(crc), cold);
         cache.put(k, e);
         if (tombstones.getIfPresent(k) != null) {
             cache.asMap().remove(k, e);
@@ -320,7 +333,7 @@ public final class ReadThroughCache {
         cache.invalidate(k);
     }
 
-    /** True when the needle is in memory (any cookie). */
+    /** True when the needle is in memory (any cookie, either tier). */
     public boolean contains(NeedleKey k) {
         return cache.getIfPresent(k) != null;
     }
@@ -335,12 +348,6 @@ public final class ReadThroughCache {
 
     private static Answer answer(StoreFetcher.Fetched f, Source s) {
         return new Answer(f.status(), f.body(), f.contentType(), f.verified() ? StoreFetcher.crcHex(f.crc()) : null, s);
-    }
-
-    private static Answer notFound(NeedleKey k, Source s) {
-        byte[] json = io.hayloft.common.http.HttpResponses.errorBytes(CommonErrors.NEEDLE_NOT_FOUND,
-                CommonErrors.needleNotFound(k.volume(), k.key(), k.alt()));
-        return new Answer(404, json, "application/json", null, s);
     }
 
     /** Waits for a fetch, which its own timeout bounds; a second here is a safety margin. */

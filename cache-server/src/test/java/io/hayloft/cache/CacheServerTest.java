@@ -61,21 +61,23 @@ class CacheServerTest {
         assertThat(stats(c).get("misses").asLong()).isEqualTo(1);
         assertThat(stats(c).get("bytes").asLong()).isEqualTo(1024 + ReadThroughCache.ENTRY_OVERHEAD);
 
-        // A wrong cookie on a cached needle looks like a missing needle and costs no store read.
+        // A wrong cookie on a cached needle is a miss: the store answers it, exactly as it answers a missing needle.
         HttpResponse<byte[]> wrong = get(url(c.address(), f.storeAddress(), 7, 0, COOKIE + 1));
         assertThat(wrong.statusCode()).isEqualTo(404);
         assertThat(json(wrong).get("error").get("message").asText()).contains("not found");
-        assertThat(f.storeReads() - before).isEqualTo(1);
+        assertThat(wrong.headers().firstValue(CacheHttpHandler.SOURCE_HEADER)).hasValue("miss");
+        assertThat(f.storeReads() - before).isEqualTo(2);
 
         // A missing needle: the store's 404 passes through and nothing is cached.
         HttpResponse<byte[]> missing = get(url(c.address(), f.storeAddress(), 8, 0, COOKIE));
         assertThat(missing.statusCode()).isEqualTo(404);
         assertThat(json(missing).get("error").get("message").asText()).contains("not found");
+        assertThat(missing.headers().firstValue(CacheHttpHandler.SOURCE_HEADER)).hasValue("miss");
         assertThat(get(url(c.address(), f.storeAddress(), 8, 0, COOKIE)).statusCode()).isEqualTo(404);
-        assertThat(f.storeReads() - before).isEqualTo(3);
+        assertThat(f.storeReads() - before).isEqualTo(4);
 
         String metrics = new String(get("http://" + c.address() + "/metrics").body(), StandardCharsets.UTF_8);
-        assertThat(metrics).contains("hayloft_cache_hits_total 6.0", "hayloft_cache_hit_rate", "hayloft_cache_bytes",
+        assertThat(metrics).contains("hayloft_cache_hits_total 5.0", "hayloft_cache_hit_rate", "hayloft_cache_bytes",
                 "hayloft_cache_evictions_total", "hayloft_cache_lease_waits_total", "hayloft_cache_fetch_errors_total");
         assertThat(json(get("http://" + c.address() + "/health")).get("status").asText()).isEqualTo("ok");
     }

@@ -136,6 +136,10 @@ public final class EncodeJob {
             LOG.warn("volume {}: encode job {} from the replica on {} failed ({}); rolling back", volumeId, plan.job(), src.replica(),
                     e.toString());
             RaidNode.rollback(cluster, plan, stores);
+            if (e instanceof IOException && ReplicaSource.ReplicaFailedException.in(e) == null) {
+                // a broken chain or a refused stripe may come from the replica changing under the encode
+                src.checkUnchanged();
+            }
             throw e;
         }
         checkpoints.reached("committed");
@@ -176,8 +180,16 @@ public final class EncodeJob {
 
     /**
      * The encode's proof: the index built from the encoded bytes holds every live (key, alt) of the
-     * replica's own index ({@code GET /admin/volumes/ID/index} on the one replica every stripe was cut from) at
-     * the same offset, with the same data size and CRC32C, and no other live needle.
+     * replica's own index ({@code GET /admin/volumes/ID/index} on the one replica every stripe was cut
+     * from) at the same offset, with the same data size and CRC32C, and no other live needle, except
+     * needles the replica holds deleted at the same place whose key the volume's delete log in the
+     * directory holds: a client's delete that reached the replica after the encode read the needle (a
+     * client logs a delete before it deletes on the replicas, and cold reads and reclaim honour the
+     * log). A needle deleted on the replica and not in the log still fails the proof. Then the
+     * replica's size must still be the one the plan was made for: a sealed volume only shrinks, by a
+     * compaction, which moves needles, so an unchanged size after the index was read means every stripe
+     * saw the bytes the index describes; a changed one is a {@link ReplicaSource.ReplicaFailedException}
+     * and the encode starts over.
      */
     IndexCheck againstReplica(ReplicaSource src) {
         return built -> {
@@ -188,12 +200,49 @@ public final class EncodeJob {
             } catch (IOException e) {
                 throw new ReplicaSource.ReplicaFailedException(src.volume(), replica, "did not answer its index", e);
             }
-            String diff = VolumeIndex.difference(own, built, true);
+            src.checkUnchanged();
+            List<Long> deletedSince = deletedSinceRead(built, own);
+            java.util.Set<Long> logged = deletedSince.isEmpty() ? java.util.Set.of() : cluster.deadKeys(src.volume(), deletedSince);
+            String diff = VolumeIndex.difference(own, withLoggedDeletes(built, own, logged), true);
             if (diff != null) {
                 throw new IndexMismatchException("volume " + src.volume() + ": the encoded index does not match the replica on "
                         + replica + ": " + diff + "; encode aborted, the replicas are kept");
             }
         };
+    }
+
+    /** Keys of the needles live in {@code built} and deleted at the same offset in {@code source}. */
+    static List<Long> deletedSinceRead(VolumeIndex built, VolumeIndex source) {
+        List<Long> out = new ArrayList<>();
+        for (int i = 0; i < built.size(); i++) {
+            VolumeIndex.Entry e = built.entry(i);
+            VolumeIndex.Entry s = e.deleted() ? null : source.find(e.key(), e.alt());
+            if (s != null && s.deleted() && s.offset() == e.offset()) {
+                out.add(e.key());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code built} with the needles {@code source} holds deleted at the same offset, whose key is in
+     * {@code logged}, marked deleted: for the comparison only (the index block keeps what the bytes say).
+     */
+    static VolumeIndex withLoggedDeletes(VolumeIndex built, VolumeIndex source, java.util.Set<Long> logged) {
+        if (logged.isEmpty()) {
+            return built;
+        }
+        List<VolumeIndex.Entry> out = new ArrayList<>(built.size());
+        for (int i = 0; i < built.size(); i++) {
+            VolumeIndex.Entry e = built.entry(i);
+            VolumeIndex.Entry s = e.deleted() || !logged.contains(e.key()) ? null : source.find(e.key(), e.alt());
+            if (s != null && s.deleted() && s.offset() == e.offset()) {
+                e = new VolumeIndex.Entry(e.key(), e.alt(), e.flags() | VolumeIndex.FLAG_DELETED, e.offset(), e.length(), e.dataSize(),
+                        e.crc32c());
+            }
+            out.add(e);
+        }
+        return VolumeIndex.of(built.volume(), out);
     }
 
     /** What an encode or reclaim built does not hold what its source held: nothing may be committed. */

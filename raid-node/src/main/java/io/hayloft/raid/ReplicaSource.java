@@ -65,6 +65,26 @@ public final class ReplicaSource implements VolumeSource {
         throw new IOException("volume " + volume + ": no replica could be sealed and read (replicas up: " + replicas + ")", last);
     }
 
+    /**
+     * Checks that the replica still has the size it had when this source was opened. A sealed
+     * volume's file only changes by a compaction, which drops dead needles (so it shrinks) and moves
+     * the others; an unchanged size means unchanged bytes, apart from delete flags.
+     *
+     * @throws ReplicaFailedException when the size changed or cannot be read
+     */
+    public void checkUnchanged() throws ReplicaFailedException {
+        long now;
+        try {
+            now = cluster.volumeSize(replica, volume);
+        } catch (IOException e) {
+            throw new ReplicaFailedException(volume, replica, "could not be sized again", e);
+        }
+        if (now != size) {
+            throw new ReplicaFailedException(volume, replica, "changed under the encode (a compaction: " + size
+                    + " bytes when the encode began, " + now + " now)", null);
+        }
+    }
+
     /** The store address (host:port) of the replica every byte is read from. */
     public String replica() {
         return replica;
@@ -122,7 +142,7 @@ public final class ReplicaSource implements VolumeSource {
         private final String replica;
 
         public ReplicaFailedException(int volume, String replica, String what, Throwable cause) {
-            super("volume " + volume + ": the replica on " + replica + " " + what + ": " + cause.getMessage(), cause);
+            super("volume " + volume + ": the replica on " + replica + " " + what + (cause == null ? "" : ": " + cause.getMessage()), cause);
             this.replica = replica;
         }
 

@@ -150,6 +150,12 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
             String holder = source.replica();
             try {
                 return onStore(cluster, holder);
+            } catch (ClusterReads.HttpStatusException e) {
+                if ("VOLUME_SIZE_MISMATCH".equals(e.errorName())) {
+                    throw new ReplicaSource.ReplicaFailedException(volume, holder, "changed under the encode", e);
+                }
+                LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); encoding it on the raid-node from the same replica",
+                        volume, stripe, holder, e.toString());
             } catch (IOException e) {
                 LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); encoding it on the raid-node from the same replica",
                         volume, stripe, holder, e.toString());

@@ -174,8 +174,10 @@ class ExactIndexTest {
     }
 
     /**
-     * A needle deleted on the replica after the stripes read it: the built index has one live needle
-     * more than the replica's own, so the encode aborts naming it, rolls back, and keeps the replicas.
+     * A needle deleted on the replica after the stripes read it, without the delete in the directory's
+     * log (a client logs first; see {@code ReplicaOrderEncodeTest} for that case): the built index has
+     * one live needle more than the replica's own, so the encode aborts naming it, rolls back, and
+     * keeps the replicas.
      */
     @Test
     void anIndexThatDiffersFromTheReplicaAbortsTheEncodeAndKeepsTheReplicas() throws Exception {

@@ -109,6 +109,80 @@ class ReplicaOrderEncodeTest {
         }
     }
 
+    /**
+     * Deletes (logged in the directory, then flagged on every replica) land after the encode read
+     * their needles: the proof accepts them and the deleted photos stay deleted when cold. Then the
+     * same with a compaction of the source replica (it drops those needles and moves the rest) landing
+     * mid-encode, and after the last stripe was read (every stripe consistent, the replica's index
+     * not): the encode starts over from another replica and commits.
+     */
+    @Test
+    void deletesAndACompactionOfTheSourceDuringTheEncodeOnEitherPath() throws Exception {
+        for (String path : List.of(RaidConfig.ENCODE_AT_STORE, RaidConfig.ENCODE_AT_RAID_NODE)) {
+            try (TestCluster cluster = new TestCluster(dir.resolve(path), 8)) {
+                Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
+                List<Long> deleted = new ArrayList<>();
+                for (String compactAt : new String[] {null, "stripe-1", "last stripe"}) {
+                    int volume = cluster.writeVolumeInReplicaOrders(90, 3000);
+                    List<String> steps = encodeWithDeletesAtStripe0(cluster, http, volume, path, compactAt, deleted);
+                    assertThat(steps.stream().filter("begun"::equals)).as("plans recorded, %s, compaction at %s", path, compactAt)
+                            .hasSize(compactAt == null ? 1 : 2);
+                    assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.COMMITTED);
+                }
+                cluster.assertOnlyMappedBlocks(http, "after the encodes, " + path);
+                try (ColdReader reader = new ColdReader(http)) {
+                    cluster.assertColdReads(reader, deleted, "after deletes and a compaction during the encode, " + path);
+                }
+            }
+        }
+    }
+
+    /**
+     * Encodes {@code volume} on one worker; when stripe 0 is done, deletes its last five photos as a
+     * client does, and compacts the source replica when stripe 1 or the last stripe of the first plan
+     * is done ({@code compactAt}: "stripe-1", "last stripe", or null for no compaction). Returns the
+     * checkpoints reached.
+     */
+    private static List<String> encodeWithDeletesAtStripe0(TestCluster cluster, Cluster http, int volume, String path, String compactAt,
+                                                           List<Long> deleted) throws Exception {
+        Map<String, Cluster.StoreRef> stores = http.stores();
+        List<String> replicas = new ArrayList<>();
+        http.volume(volume).get("replicas").forEach(n -> replicas.add(stores.get(n.asText()).address()));
+        String source = replicas.get(Math.floorMod(volume, replicas.size()));
+        List<TestCluster.Photo> victims = cluster.photos.values().stream().filter(p -> p.volume() == volume).toList();
+        victims = victims.subList(victims.size() - 5, victims.size());
+        RaidConfig config = config(cluster, "rs", path);
+        config.workers = 1;
+        long stripes = (http.volumeSize(source, volume) + K * BLOCK - 1) / (K * BLOCK);
+        assertThat(stripes).as("stripes of volume %d", volume).isGreaterThan(2);
+        String compactStep = compactAt == null ? null : compactAt.equals("stripe-1") ? "stripe-1" : "stripe-" + (stripes - 1);
+        List<String> steps = new ArrayList<>();
+        List<TestCluster.Photo> gone = victims;
+        EncodeJob job = new EncodeJob(http, config, step -> {
+            steps.add(step);
+            try {
+                if (step.equals("stripe-0") && steps.indexOf(step) == steps.size() - 1) {
+                    for (TestCluster.Photo p : gone) {
+                        cluster.logDelete(p);
+                        for (String r : replicas) {
+                            // 404: the store applied the directory's delete log first
+                            assertThat(cluster.send("DELETE", "http://" + r + "/" + volume + "/" + p.key() + "/0?cookie=" + p.cookie(), null))
+                                    .as("delete on %s", r).isIn(200, 204, 404);
+                        }
+                        deleted.add(p.key());
+                    }
+                } else if (step.equals(compactStep) && steps.stream().filter("begun"::equals).count() == 1) {
+                    assertThat(cluster.send("POST", "http://" + source + "/admin/volumes/" + volume + "/compact", null))
+                            .as("compaction of the source replica").isEqualTo(200);
+                }
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        job.encode(volume);
+        return steps;
+    }
+
     private static void assertReplicasDiffer(Cluster http, int volume) throws Exception {
         Map<String, Cluster.StoreRef> stores = http.stores();
         List<String> ids = new ArrayList<>();

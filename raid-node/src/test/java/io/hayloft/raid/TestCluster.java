@@ -259,10 +259,6 @@ public final class TestCluster implements AutoCloseable {
     }
 
     /**
-     * Deletes photo {@code p} as a client does: one entry {key, cookie} in its volume's delete log
-     * ({@code POST /v1/volumes/{id}/deletes}); it moves from {@link #photos} to {@link #deleted}.
-     */
-    /**
      * Logs {@code n} live photos of {@code volume} in its delete log with a WRONG cookie (the real one
      * with its last bit flipped), as anyone who can reach the directory may: they must stay live.
      */
@@ -287,6 +283,10 @@ public final class TestCluster implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Deletes photo {@code p} as a client does: one entry {key, cookie} in its volume's delete log
+     * ({@code POST /v1/volumes/{id}/deletes}); it moves from {@link #photos} to {@link #deleted}.
+     */
     public void logDelete(Photo p) throws Exception {
         String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
                 + p.cookie() + "\",\"needles\":1}]}";

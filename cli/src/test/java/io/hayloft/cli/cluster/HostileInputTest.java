@@ -190,7 +190,8 @@ class HostileInputTest {
     /**
      * A wrong cookie is answered exactly as a photo that does not exist, at the store, at the cache (hot
      * URL) and at the cache's cold URL (the volume encoded into stripes): same status, same error code and
-     * name, and the same message once the numbers in it are masked.
+     * name, and the same message once the numbers in it are masked. {@link WrongCookieEverywhereTest}
+     * compares them at every needle URL of every tier, hot and cold, cached and not.
      */
     @Test
     void aWrongCookieLooksExactlyLikeAMissingPhoto() throws Exception {
