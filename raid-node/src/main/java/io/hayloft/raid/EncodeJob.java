@@ -81,67 +81,93 @@ public final class EncodeJob {
      */
     public Result encode(int volumeId) throws IOException {
         long t0 = System.nanoTime();
-        JsonNode v = cluster.volume(volumeId);
-        if (!"READ_ONLY".equals(v.get("state").asText())) {
-            throw new IllegalStateException("volume " + volumeId + " is " + v.get("state").asText()
-                    + "; only a READ_ONLY volume can be encoded (mark it read-only first)");
-        }
-        Map<String, Cluster.StoreRef> stores = cluster.stores();
-        List<String> replicas = new ArrayList<>();
-        for (JsonNode id : v.get("replicas")) {
-            Cluster.StoreRef s = stores.get(id.asText());
-            if (s != null && s.up()) {
-                replicas.add(s.address());
-            }
-        }
-        if (replicas.isEmpty()) {
-            throw new IOException("volume " + volumeId + ": no replica is on a store that is up (replicas " + v.get("replicas") + ")");
-        }
-        // Every stripe comes from one replica; different volumes start at different replicas, so the
-        // encodes of many volumes spread over their holders.
-        int first = Math.floorMod(volumeId, replicas.size());
+        java.util.Set<String> failed = new HashSet<>();
         ReplicaSource.ReplicaFailedException last = null;
-        for (int i = 0; i < replicas.size(); i++) {
-            String replica = replicas.get((first + i) % replicas.size());
-            try {
-                return encodeFrom(ReplicaSource.open(cluster, volumeId, replica), stores, t0);
-            } catch (IOException e) {
-                ReplicaSource.ReplicaFailedException failed = ReplicaSource.ReplicaFailedException.in(e);
-                if (failed == null) {
-                    throw e;
+        while (true) {
+            JsonNode v = cluster.volume(volumeId);
+            if (!"READ_ONLY".equals(v.get("state").asText())) {
+                String state = v.get("state").asText();
+                if (last != null) {
+                    throw new IOException("volume " + volumeId + " is " + state + " after its encode from one replica failed; "
+                            + "not started again", last);
                 }
-                last = failed;
-                LOG.warn("volume {}: {}; {}", volumeId, failed.getMessage(),
-                        i + 1 < replicas.size() ? "starting the encode over from the next replica" : "no replica left");
+                throw new IllegalStateException("volume " + volumeId + " is " + state
+                        + "; only a READ_ONLY volume can be encoded (mark it read-only first)");
+            }
+            Map<String, Cluster.StoreRef> stores = cluster.stores();
+            List<String> replicas = new ArrayList<>();
+            List<String> ids = new ArrayList<>();
+            v.get("replicas").forEach(id -> ids.add(id.asText()));
+            java.util.Collections.sort(ids); // the directory may list them in any order
+            for (String id : ids) {
+                Cluster.StoreRef s = stores.get(id);
+                if (s != null && s.up() && !failed.contains(s.address())) {
+                    replicas.add(s.address());
+                }
+            }
+            if (replicas.isEmpty()) {
+                throw new IOException("volume " + volumeId + ": no replica " + (failed.isEmpty() ? "" : "left ") + "is on a store that is up "
+                        + "(replicas " + v.get("replicas") + (failed.isEmpty() ? "" : ", failed during this encode: " + failed) + ")", last);
+            }
+            // Every stripe comes from one replica: the one at (volume mod replicas) by store id, so the
+            // encodes of many volumes spread over their holders.
+            String replica = replicas.get(Math.floorMod(volumeId, replicas.size()));
+            // A store whose replica failed takes no block of a new plan (it may be down).
+            Map<String, Cluster.StoreRef> placeable = new java.util.LinkedHashMap<>(stores);
+            placeable.values().removeIf(s -> failed.contains(s.address()));
+            try {
+                return encodeFrom(ReplicaSource.open(cluster, volumeId, replica), stores, placeable, t0);
+            } catch (ReplicaSource.ReplicaFailedException e) {
+                last = e;
+                failed.add(e.replica());
+                LOG.warn("volume {}: {}; starting the encode over from another replica", volumeId, e.getMessage());
             }
         }
-        throw new IOException("volume " + volumeId + ": no replica could be encoded from (replicas up: " + replicas + ")", last);
     }
 
     /**
-     * Steps 2-7 from one sealed replica. A failure of that replica ({@link ReplicaSource.ReplicaFailedException})
-     * rolls the job back like any other; the caller then starts over from another replica, since the
-     * stripes already written hold this replica's bytes.
+     * Steps 2-7 from one sealed replica. A failure of that replica ({@link ReplicaSource.ReplicaFailedException},
+     * its reads failing or the replica changing under the encode) rolls the job back and aborts its plan
+     * even when a block could not be deleted (the orphan sweep takes it), so the caller can start over
+     * from another replica: the stripes already written hold this replica's bytes.
+     *
+     * @param stores    every store (addresses of the planned blocks)
+     * @param placeable the stores the plan may place blocks on
      */
-    private Result encodeFrom(ReplicaSource src, Map<String, Cluster.StoreRef> stores, long t0) throws IOException {
+    private Result encodeFrom(ReplicaSource src, Map<String, Cluster.StoreRef> stores, Map<String, Cluster.StoreRef> placeable, long t0)
+            throws IOException {
         int volumeId = src.volume();
-        StripeMap plan = plan(volumeId, src.size(), stores);
+        StripeMap plan = plan(volumeId, src.size(), placeable);
         cluster.beginEncoding(plan);
         checkpoints.reached("begun");
         StripeMap done;
         try {
             done = writeAll(plan, src, stores);
-            cluster.commitEncoding(done);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("volume {}: encode job {} from the replica on {} failed ({}); rolling back", volumeId, plan.job(), src.replica(),
-                    e.toString());
-            RaidNode.rollback(cluster, plan, stores);
-            if (e instanceof IOException && ReplicaSource.ReplicaFailedException.in(e) == null) {
+            ReplicaSource.ReplicaFailedException replica = ReplicaSource.ReplicaFailedException.in(e);
+            if (replica == null) {
                 // a broken chain or a refused stripe may come from the replica changing under the encode
-                src.checkUnchanged();
+                try {
+                    src.checkUnchanged();
+                } catch (ReplicaSource.ReplicaFailedException changed) {
+                    changed.addSuppressed(e);
+                    replica = changed;
+                }
+            }
+            LOG.warn("volume {}: encode job {} from the replica on {} failed ({}); rolling back", volumeId, plan.job(), src.replica(),
+                    (replica != null ? replica : e).toString());
+            try {
+                RaidNode.rollback(cluster, plan, stores, replica != null);
+            } catch (IOException rollback) {
+                e.addSuppressed(rollback);
+                throw e;
+            }
+            if (replica != null) {
+                throw replica;
             }
             throw e;
         }
+        commit(done, stores);
         checkpoints.reached("committed");
         RaidNode.dropReplicas(cluster, volumeId, stores);
         checkpoints.reached("dropped");
@@ -149,6 +175,38 @@ public final class EncodeJob {
         LOG.info("volume {} encoded by job {} from the replica on {}: {} stripes, {} bytes", volumeId, plan.job(), src.replica(),
                 done.stripes().size(), src.size());
         return new Result(volumeId, plan.job(), done.stripes().size(), src.size(), written, System.nanoTime() - t0);
+    }
+
+    /**
+     * Step 6. When the directory's answer is lost, the commit may still have happened: the map is read
+     * back, and only a map still planned is rolled back (a committed one must never lose its blocks);
+     * when even that read fails, nothing is rolled back and {@link RaidNode#recover()} decides.
+     */
+    private void commit(StripeMap done, Map<String, Cluster.StoreRef> stores) throws IOException {
+        try {
+            cluster.commitEncoding(done);
+        } catch (IOException e) {
+            StripeMap now;
+            try {
+                now = cluster.stripeMap(done.volume());
+            } catch (IOException unknown) {
+                e.addSuppressed(unknown);
+                LOG.warn("volume {}: the commit of job {} failed ({}) and its outcome is unknown; left to the next recovery", done.volume(),
+                        done.job(), e.toString());
+                throw e;
+            }
+            if (now != null && StripeMap.COMMITTED.equals(now.status()) && done.job().equals(now.job())) {
+                LOG.info("volume {}: the answer to the commit of job {} was lost, but the directory committed it", done.volume(), done.job());
+                return;
+            }
+            LOG.warn("volume {}: the commit of job {} failed ({}); rolling back", done.volume(), done.job(), e.toString());
+            try {
+                RaidNode.rollback(cluster, done, stores, false);
+            } catch (IOException rollback) {
+                e.addSuppressed(rollback);
+            }
+            throw e;
+        }
     }
 
     /**
@@ -182,10 +240,10 @@ public final class EncodeJob {
      * The encode's proof: the index built from the encoded bytes holds every live (key, alt) of the
      * replica's own index ({@code GET /admin/volumes/ID/index} on the one replica every stripe was cut
      * from) at the same offset, with the same data size and CRC32C, and no other live needle, except
-     * needles the replica holds deleted at the same place whose key the volume's delete log in the
-     * directory holds: a client's delete that reached the replica after the encode read the needle (a
-     * client logs a delete before it deletes on the replicas, and cold reads and reclaim honour the
-     * log). A needle deleted on the replica and not in the log still fails the proof. Then the
+     * needles the replica holds deleted at the same place whose key and cookie the volume's delete log
+     * in the directory holds: a client's delete that reached the replica after the encode read the
+     * needle (a client logs a delete before it deletes on the replicas, and cold reads and reclaim
+     * honour the log). A needle deleted on the replica and not in the log still fails the proof. Then the
      * replica's size must still be the one the plan was made for: a sealed volume only shrinks, by a
      * compaction, which moves needles, so an unchanged size after the index was read means every stripe
      * saw the bytes the index describes; a changed one is a {@link ReplicaSource.ReplicaFailedException}
@@ -201,9 +259,9 @@ public final class EncodeJob {
                 throw new ReplicaSource.ReplicaFailedException(src.volume(), replica, "did not answer its index", e);
             }
             src.checkUnchanged();
-            List<Long> deletedSince = deletedSinceRead(built, own);
-            java.util.Set<Long> logged = deletedSince.isEmpty() ? java.util.Set.of() : cluster.deadKeys(src.volume(), deletedSince);
-            String diff = VolumeIndex.difference(own, withLoggedDeletes(built, own, logged), true);
+            List<VolumeIndex.Entry> deletedSince = deletedSinceRead(built, own);
+            java.util.Set<Long> logged = deletedSince.isEmpty() ? java.util.Set.of() : loggedWithOwnCookie(src, deletedSince);
+            String diff = VolumeIndex.difference(own, withLoggedDeletes(built, logged), true);
             if (diff != null) {
                 throw new IndexMismatchException("volume " + src.volume() + ": the encoded index does not match the replica on "
                         + replica + ": " + diff + "; encode aborted, the replicas are kept");
@@ -211,32 +269,61 @@ public final class EncodeJob {
         };
     }
 
-    /** Keys of the needles live in {@code built} and deleted at the same offset in {@code source}. */
-    static List<Long> deletedSinceRead(VolumeIndex built, VolumeIndex source) {
-        List<Long> out = new ArrayList<>();
+    /** The needles live in {@code built} and deleted at the same offset in {@code source}. */
+    static List<VolumeIndex.Entry> deletedSinceRead(VolumeIndex built, VolumeIndex source) {
+        List<VolumeIndex.Entry> out = new ArrayList<>();
         for (int i = 0; i < built.size(); i++) {
             VolumeIndex.Entry e = built.entry(i);
             VolumeIndex.Entry s = e.deleted() ? null : source.find(e.key(), e.alt());
             if (s != null && s.deleted() && s.offset() == e.offset()) {
-                out.add(e.key());
+                out.add(e);
             }
         }
         return out;
     }
 
     /**
-     * {@code built} with the needles {@code source} holds deleted at the same offset, whose key is in
-     * {@code logged}, marked deleted: for the comparison only (the index block keeps what the bytes say).
+     * The offsets of the needles of {@code needles} whose (key, cookie) the volume's delete log holds,
+     * the cookie read from the needle's header on the source replica (the log takes entries from
+     * anyone: one with another cookie deletes nothing, as cold reads and reclaim also decide).
      */
-    static VolumeIndex withLoggedDeletes(VolumeIndex built, VolumeIndex source, java.util.Set<Long> logged) {
-        if (logged.isEmpty()) {
+    private java.util.Set<Long> loggedWithOwnCookie(ReplicaSource src, List<VolumeIndex.Entry> needles) throws IOException {
+        java.util.Set<String> log = new HashSet<>();
+        long after = 0;
+        io.hayloft.common.wire.Wire.DeleteLog page;
+        do {
+            page = cluster.deleteLog(src.volume(), after, 10_000);
+            for (io.hayloft.common.wire.Wire.DeleteEntry d : page.entries()) {
+                after = Math.max(after, d.seq());
+                try {
+                    log.add(d.key() + "/" + Long.parseUnsignedLong(d.cookie(), 16));
+                } catch (NumberFormatException | NullPointerException notACookie) {
+                    // an entry no needle can match
+                }
+            }
+        } while (page.more() && !page.entries().isEmpty());
+        java.util.Set<Long> out = new HashSet<>();
+        for (VolumeIndex.Entry e : needles) {
+            long cookie = NeedleFormat.cookie(ByteBuffer.wrap(src.read(e.offset(), Needle.HEADER_SIZE)));
+            if (log.contains(e.key() + "/" + cookie)) {
+                out.add(e.offset());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code built} with the needles at {@code loggedOffsets} marked deleted: for the comparison only
+     * (the index block keeps what the bytes say; cold reads honour the log).
+     */
+    static VolumeIndex withLoggedDeletes(VolumeIndex built, java.util.Set<Long> loggedOffsets) {
+        if (loggedOffsets.isEmpty()) {
             return built;
         }
         List<VolumeIndex.Entry> out = new ArrayList<>(built.size());
         for (int i = 0; i < built.size(); i++) {
             VolumeIndex.Entry e = built.entry(i);
-            VolumeIndex.Entry s = e.deleted() || !logged.contains(e.key()) ? null : source.find(e.key(), e.alt());
-            if (s != null && s.deleted() && s.offset() == e.offset()) {
+            if (!e.deleted() && loggedOffsets.contains(e.offset())) {
                 e = new VolumeIndex.Entry(e.key(), e.alt(), e.flags() | VolumeIndex.FLAG_DELETED, e.offset(), e.length(), e.dataSize(),
                         e.crc32c());
             }

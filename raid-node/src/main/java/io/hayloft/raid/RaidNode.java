@@ -251,9 +251,30 @@ public final class RaidNode {
      * reached the plan stays recorded, so a later {@link #recover()} deletes the rest.
      */
     static void rollback(Cluster cluster, StripeMap plan, Map<String, Cluster.StoreRef> stores) throws IOException {
-        if (deleteAll(cluster, plan, stores)) {
+        rollback(cluster, plan, stores, false);
+    }
+
+    /**
+     * Rolls back encode job {@code plan}: deletes its blocks, then drops the plan in the directory
+     * (the volume READ_ONLY again). A job the directory lists as committed is left alone (a commit
+     * whose answer was lost). A block that cannot be deleted keeps the plan, so the next recovery
+     * deletes it, unless {@code abortIfLeft}: then the plan is dropped anyway and the orphan sweep
+     * deletes the block once its store is back (an encode starting over from another replica).
+     *
+     * @return true when every block was deleted
+     */
+    static boolean rollback(Cluster cluster, StripeMap plan, Map<String, Cluster.StoreRef> stores, boolean abortIfLeft)
+            throws IOException {
+        StripeMap now = cluster.stripeMap(plan.volume());
+        if (now != null && StripeMap.COMMITTED.equals(now.status()) && plan.job().equals(now.job())) {
+            LOG.warn("volume {}: encode job {} is committed; nothing rolled back", plan.volume(), plan.job());
+            return false;
+        }
+        boolean clean = deleteAll(cluster, plan, stores);
+        if (clean || abortIfLeft) {
             cluster.abortEncoding(plan.volume(), plan.job());
         }
+        return clean;
     }
 
     /** Deletes every block a plan names; true if none was left behind. */

@@ -124,14 +124,31 @@ public final class ReplicaSource implements VolumeSource {
         return size;
     }
 
-    /** @throws ReplicaFailedException when the replica does not answer the read */
+    /** Tries of one read before the replica counts as failed (the same replica: the same bytes). */
+    static final int READ_TRIES = 3;
+
+    /** @throws ReplicaFailedException when the replica does not answer the read, {@link #READ_TRIES} times */
     @Override
-    public byte[] read(long offset, int length) throws ReplicaFailedException {
-        try {
-            return cluster.readRaw(replica, volume, offset, length);
-        } catch (IOException e) {
-            throw new ReplicaFailedException(volume, replica, "failed a read of " + length + " bytes at " + offset, e);
+    public byte[] read(long offset, int length) throws IOException {
+        IOException last = null;
+        for (int attempt = 1; attempt <= READ_TRIES; attempt++) {
+            try {
+                return cluster.readRaw(replica, volume, offset, length);
+            } catch (IOException e) {
+                last = e;
+                if (attempt < READ_TRIES) {
+                    LOG.info("volume {}: the replica on {} failed a read ({}); trying it again", volume, replica, e.toString());
+                    try {
+                        Thread.sleep(100L * attempt * attempt);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        throw new java.io.InterruptedIOException("volume " + volume + ": interrupted reading the replica on " + replica);
+                    }
+                }
+            }
         }
+        throw new ReplicaFailedException(volume, replica, "failed a read of " + length + " bytes at " + offset + " " + READ_TRIES
+                + " times", last);
     }
 
     /**

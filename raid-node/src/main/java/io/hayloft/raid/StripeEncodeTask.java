@@ -136,12 +136,14 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
     /**
      * Encodes the stripe where {@link RaidConfig#encodeAt} says. With {@code "store"} and a replica
      * source, the store holding the source's replica encodes it from its own file ({@code POST
-     * /admin/volumes/ID/encode-stripe}; up to {@link #BUSY_TRIES} tries while it answers 503, as it does
-     * past 4 stripes at once); when it fails otherwise (a target store down, an older store without the
-     * endpoint, a timeout), the raid-node path ({@link #encode(Cluster, VolumeSource)}) encodes it from
-     * the same replica. Never from another replica: when the replica itself fails, the raid-node path's
-     * reads throw {@link ReplicaSource.ReplicaFailedException} and the job starts over from another
-     * replica. Blocks a failed attempt left are replaced.
+     * /admin/volumes/ID/encode-stripe}; asked again while it answers 503, as it does past 4 stripes at
+     * once, until the stripe's deadline; and up to {@link #CHANGED_TRIES} times while a delete changes
+     * the replica between its two passes, 409 VOLUME_CHANGED). When it cannot (a target store down, an
+     * older store without the endpoint, a timeout), the raid-node path ({@link #encode(Cluster,
+     * VolumeSource)}) encodes it from the same replica, in one pass. Never from another replica: when the
+     * replica itself fails, or changed size (a compaction), {@link ReplicaSource.ReplicaFailedException}
+     * and the job starts over from another replica. A job the directory no longer plans (409
+     * JOB_NOT_PLANNED) fails the task. Blocks a failed attempt left are replaced.
      *
      * @param src the source for the raid-node path, or null to open this task's replica source
      */
@@ -154,9 +156,17 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 if ("VOLUME_SIZE_MISMATCH".equals(e.errorName())) {
                     throw new ReplicaSource.ReplicaFailedException(volume, holder, "changed under the encode", e);
                 }
+                if ("JOB_NOT_PLANNED".equals(e.errorName())) {
+                    throw e;
+                }
                 LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); encoding it on the raid-node from the same replica",
                         volume, stripe, holder, e.toString());
+            } catch (java.io.InterruptedIOException e) {
+                throw e;
             } catch (IOException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw e;
+                }
                 LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); encoding it on the raid-node from the same replica",
                         volume, stripe, holder, e.toString());
             }
@@ -164,27 +174,38 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
         return encode(cluster, src != null ? src : source.open(cluster));
     }
 
-    /** Tries of the holder while it answers 503 (busy with other stripes), 25 ms to 1 s apart with jitter. */
-    static final int BUSY_TRIES = 10;
+    /** Tries of the holder while a delete changes its replica between the stripe's two passes (409 VOLUME_CHANGED). */
+    static final int CHANGED_TRIES = 3;
 
     /** Asks replica holder {@code holder} to encode the stripe from its own volume file. */
     Result onStore(Cluster cluster, String holder) throws IOException {
+        long deadline = System.nanoTime() + stripeDeadline().toNanos();
+        int changed = 0;
         for (int attempt = 1; ; attempt++) {
             try {
                 return onStoreOnce(cluster, holder);
             } catch (ClusterReads.HttpStatusException e) {
-                if (e.status() != 503 || attempt >= BUSY_TRIES) {
+                if ("VOLUME_CHANGED".equals(e.errorName()) && ++changed < CHANGED_TRIES) {
+                    LOG.info("volume {} stripe {}: {}; encoding it again", volume, stripe, e.getMessage());
+                    continue;
+                }
+                if (e.status() != 503 || System.nanoTime() > deadline) {
                     throw e;
                 }
-                long pause = Math.min(1000, 25L << attempt);
+                long pause = Math.min(1000, 25L << Math.min(attempt, 6));
                 try {
                     Thread.sleep(pause / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause / 2 + 1));
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
-                    throw new IOException("volume " + volume + " stripe " + stripe + ": interrupted waiting for " + holder, ie);
+                    throw new java.io.InterruptedIOException("volume " + volume + " stripe " + stripe + ": interrupted waiting for " + holder);
                 }
             }
         }
+    }
+
+    /** The whole stripe in one request: the usual deadline plus the stripe's blocks at a floor of 16 MB/s. */
+    private Duration stripeDeadline() {
+        return Duration.ofMillis(config.requestTimeoutMillis).plusMillis((k + r) * blockSize / (16L << 10));
     }
 
     private Result onStoreOnce(Cluster cluster, String holder) throws IOException {
@@ -194,8 +215,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
         }
         Wire.EncodeStripeRequest req = new Wire.EncodeStripeRequest(job, codec, k, r, blockSize, size, stripe,
                 config.transferBytes, ts, holder);
-        // the whole stripe in one request: the usual deadline plus the stripe's blocks at a floor of 16 MB/s
-        Duration deadline = Duration.ofMillis(config.requestTimeoutMillis).plusMillis((k + r) * blockSize / (16L << 10));
+        Duration deadline = stripeDeadline();
         // The driver sealed this replica when it opened the source; sealing again is idempotent.
         cluster.sealVolume(holder, volume);
         Wire.EncodeStripeResult res = cluster.encodeStripe(holder, volume, req, deadline);

@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.common.wire.StripeMap;
 import io.hayloft.common.wire.VolumeIndex;
@@ -63,48 +64,74 @@ class ReplicaOrderEncodeTest {
         }
     }
 
+    /**
+     * The source replica's store dies after stripe 0 while it holds blocks of the plan (7 stores for
+     * k + r = 6): its blocks cannot be deleted, the plan is dropped anyway, and the encode starts over
+     * from another replica with a plan that leaves the dead store out; once it is back, the orphan
+     * sweep takes what it held.
+     */
     @Test
     void theSourceReplicaDyingMidEncodeStartsTheEncodeOverFromAnotherOnEitherPath() throws Exception {
         for (String path : List.of(RaidConfig.ENCODE_AT_STORE, RaidConfig.ENCODE_AT_RAID_NODE)) {
-            try (TestCluster cluster = new TestCluster(dir.resolve(path), 10)) {
+            try (TestCluster cluster = new TestCluster(dir.resolve(path), 7); ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
                 int volume = cluster.writeVolumeInReplicaOrders(90, 3000);
                 assertReplicasDiffer(http, volume);
                 List<String> replicas = new ArrayList<>();
                 http.volume(volume).get("replicas").forEach(n -> replicas.add(n.asText()));
-                // EncodeJob starts at replica (volume mod replicas); draining, it still serves its replica
-                // but takes no block of any plan, so its death fails only the reads
+                java.util.Collections.sort(replicas);
+                // EncodeJob starts at replica (volume mod replicas), by store id
                 String source = replicas.get(Math.floorMod(volume, replicas.size()));
-                http.drainStore(source);
                 RaidConfig config = config(cluster, "hh-xor+", path);
                 config.workers = 1;
                 String[] killed = {null};
+                List<StripeMap> plans = new ArrayList<>();
                 List<String> steps = new ArrayList<>();
                 EncodeJob job = new EncodeJob(http, config, step -> {
                     steps.add(step);
-                    if (step.equals("stripe-0") && killed[0] == null) {
-                        try {
+                    try {
+                        if (step.equals("begun")) {
+                            plans.add(http.stripeMap(volume));
+                        }
+                        if (step.equals("stripe-0") && killed[0] == null) {
                             cluster.stores.get(source).close();
                             cluster.stopped.add(source);
                             killed[0] = source;
-                        } catch (Exception e) {
-                            throw new AssertionError(e);
                         }
+                    } catch (Exception e) {
+                        throw new AssertionError(e);
                     }
                 });
 
                 EncodeJob.Result r = job.encode(volume);
 
                 assertThat(killed[0]).as(path).isEqualTo(source);
-                assertThat(steps.stream().filter("begun"::equals)).as("plans recorded, %s", path).hasSize(2);
+                assertThat(plans).as("plans recorded, %s", path).hasSize(2);
+                assertThat(plans.get(0).allBlocks()).extracting(StripeMap.Block::store).as("the first plan's stores").contains(source);
+                assertThat(plans.get(1).allBlocks()).extracting(StripeMap.Block::store).as("the second plan's stores")
+                        .doesNotContain(source);
                 assertThat(r.stripes()).isGreaterThan(2);
                 StripeMap map = http.stripeMap(volume);
                 assertThat(map.status()).isEqualTo(StripeMap.COMMITTED);
-                assertThat(map.job()).isEqualTo(r.job());
-                cluster.assertOnlyMappedBlocks(http, "after the encode restarted, " + path);
+                assertThat(map.job()).isEqualTo(r.job()).isEqualTo(plans.get(1).job());
                 try (ColdReader reader = new ColdReader(http)) {
                     cluster.assertColdReads(reader, List.of(), "after the encode restarted, " + path);
                 }
+                // the dead store comes back with the first plan's blocks: orphans, which the sweep deletes
+                cluster.restartStore(source, c -> { });
+                cluster.stopped.remove(source);
+                String orphans = "v" + volume + "-" + plans.get(0).job() + "-";
+                assertThat(cluster.allBlocks()).as("blocks of the dropped plan on the store that came back")
+                        .anyMatch(b -> b.startsWith(source + "/" + orphans));
+                if (!http.stores().get(source).up()) {
+                    http.restoreStore(source); // the health checker failed it while it was down: the operator's restore
+                }
+                RaidNode raid = new RaidNode(config, runner);
+                io.hayloft.testkit.Await.untilTrue("the orphan sweep deletes the dropped plan's blocks", Duration.ofSeconds(30), () -> {
+                    raid.recover();
+                    return cluster.allBlocks().stream().noneMatch(b -> b.contains("/" + orphans));
+                });
+                cluster.assertOnlyMappedBlocks(http, "after the sweep, " + path);
             }
         }
     }
@@ -145,12 +172,26 @@ class ReplicaOrderEncodeTest {
      */
     private static List<String> encodeWithDeletesAtStripe0(TestCluster cluster, Cluster http, int volume, String path, String compactAt,
                                                            List<Long> deleted) throws Exception {
+        return encodeWithDeletesAtStripe0(cluster, http, volume, path, compactAt, deleted, true);
+    }
+
+    /** As above; with {@code logged} false the log gets each photo with a wrong cookie instead of its own. */
+    private static List<String> encodeWithDeletesAtStripe0(TestCluster cluster, Cluster http, int volume, String path, String compactAt,
+                                                           List<Long> deleted, boolean logged) throws Exception {
         Map<String, Cluster.StoreRef> stores = http.stores();
-        List<String> replicas = new ArrayList<>();
-        http.volume(volume).get("replicas").forEach(n -> replicas.add(stores.get(n.asText()).address()));
+        List<String> ids = new ArrayList<>();
+        http.volume(volume).get("replicas").forEach(n -> ids.add(n.asText()));
+        java.util.Collections.sort(ids); // EncodeJob's order
+        List<String> replicas = ids.stream().map(id -> stores.get(id).address()).toList();
         String source = replicas.get(Math.floorMod(volume, replicas.size()));
-        List<TestCluster.Photo> victims = cluster.photos.values().stream().filter(p -> p.volume() == volume).toList();
-        victims = victims.subList(victims.size() - 5, victims.size());
+        // three photos in stripe 0 of the source (read before the deletes: the proof's tolerance) and the
+        // two last ones (read after: their deleted flags are in the stripes)
+        VolumeIndex own = http.volumeIndex(source, volume);
+        List<TestCluster.Photo> byOffset = cluster.photos.values().stream().filter(p -> p.volume() == volume)
+                .sorted(java.util.Comparator.comparingLong(p -> own.find(p.key(), 0).offset())).toList();
+        assertThat(own.find(byOffset.get(2).key(), 0).offset()).as("third needle of the source in stripe 0").isLessThan(K * BLOCK);
+        List<TestCluster.Photo> victims = new ArrayList<>(byOffset.subList(0, 3));
+        victims.addAll(byOffset.subList(byOffset.size() - 2, byOffset.size()));
         RaidConfig config = config(cluster, "rs", path);
         config.workers = 1;
         long stripes = (http.volumeSize(source, volume) + K * BLOCK - 1) / (K * BLOCK);
@@ -163,7 +204,11 @@ class ReplicaOrderEncodeTest {
             try {
                 if (step.equals("stripe-0") && steps.indexOf(step) == steps.size() - 1) {
                     for (TestCluster.Photo p : gone) {
-                        cluster.logDelete(p);
+                        if (logged) {
+                            cluster.logDelete(p);
+                        } else {
+                            cluster.logWrongCookieDelete(p);
+                        }
                         for (String r : replicas) {
                             // 404: the store applied the directory's delete log first
                             assertThat(cluster.send("DELETE", "http://" + r + "/" + volume + "/" + p.key() + "/0?cookie=" + p.cookie(), null))
@@ -181,6 +226,26 @@ class ReplicaOrderEncodeTest {
         });
         job.encode(volume);
         return steps;
+    }
+
+    /**
+     * A needle deleted on the source replica after the encode read it, with only a WRONG-cookie entry
+     * for its key in the delete log (anyone may log one; it deletes nothing): not a client's delete, so
+     * the proof fails naming the needle, the encode rolls back and the replicas stay.
+     */
+    @Test
+    void aDeleteTheLogHoldsOnlyWithAnotherCookieStillFailsTheProof() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 8)) {
+            Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
+            int volume = cluster.writeVolumeInReplicaOrders(90, 3000);
+            assertThatThrownBy(() -> encodeWithDeletesAtStripe0(cluster, http, volume, RaidConfig.ENCODE_AT_RAID_NODE, null, new ArrayList<>(),
+                    false))
+                    .isInstanceOf(EncodeJob.IndexMismatchException.class).hasMessageContaining("is live only in the built index")
+                    .hasMessageContaining("the replicas are kept");
+            assertThat(http.volume(volume).get("state").asText()).isEqualTo("READ_ONLY");
+            assertThat(http.volume(volume).get("replicas")).hasSize(3);
+            assertThat(cluster.allBlocks()).isEmpty();
+        }
     }
 
     private static void assertReplicasDiffer(Cluster http, int volume) throws Exception {

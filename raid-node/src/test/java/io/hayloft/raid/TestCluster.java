@@ -268,19 +268,24 @@ public final class TestCluster implements AutoCloseable {
             if (p.volume() != volume || out.size() == n) {
                 continue;
             }
-            long wrong = Long.parseUnsignedLong(p.cookie(), 16) ^ 1;
-            String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
-                    + String.format(java.util.Locale.ROOT, "%016x", wrong) + "\",\"needles\":1}]}";
-            HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/volumes/" + volume + "/deletes"))
-                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-            HttpResponse<String> answer = http.send(r, HttpResponse.BodyHandlers.ofString());
-            if (answer.statusCode() != 200) {
-                throw new AssertionError("POST /v1/volumes/" + volume + "/deletes answered " + answer.statusCode() + ": " + answer.body());
-            }
+            logWrongCookieDelete(p);
             out.add(p.key());
         }
         return out;
+    }
+
+    /** Logs photo {@code p} in its volume's delete log with a WRONG cookie (its last bit flipped); it stays live. */
+    public void logWrongCookieDelete(Photo p) throws Exception {
+        long wrong = Long.parseUnsignedLong(p.cookie(), 16) ^ 1;
+        String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
+                + String.format(java.util.Locale.ROOT, "%016x", wrong) + "\",\"needles\":1}]}";
+        HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/volumes/" + p.volume() + "/deletes"))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> answer = http.send(r, HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new AssertionError("POST /v1/volumes/" + p.volume() + "/deletes answered " + answer.statusCode() + ": " + answer.body());
+        }
     }
 
     /**

@@ -53,4 +53,10 @@ public final class StoreErrors {
      * way; the block was left as it was. Retryable.
      */
     public static final ApiError BLOCK_CRC_MISMATCH = new ApiError(119, "BLOCK_CRC_MISMATCH", 400);
+    /**
+     * {@code encode-stripe}: a delete (or a compaction) changed the replica while the stripe was
+     * encoded, between the pass that read the data units and the one that computed the parity, so the
+     * blocks could disagree; nothing of this stripe was committed here. Retryable: encode it again.
+     */
+    public static final ApiError VOLUME_CHANGED = new ApiError(120, "VOLUME_CHANGED", 409);
 }

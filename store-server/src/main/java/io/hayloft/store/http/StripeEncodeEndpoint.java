@@ -58,6 +58,8 @@ final class StripeEncodeEndpoint {
     private static final Logger LOG = LoggerFactory.getLogger(StripeEncodeEndpoint.class);
     /** Stripes encoded at once on one store. */
     static final int MAX_CONCURRENT = 4;
+    /** Runs between the data pass and the parity pass; tests set it to change the volume there. */
+    static volatile Runnable betweenPasses = () -> { };
     /** Units of one stripe read and sent at once. */
     static final int UNIT_THREADS = 4;
     /** Largest chunk: the store's default request body limit. */
@@ -105,7 +107,19 @@ final class StripeEncodeEndpoint {
         }
         try (Volume.RawRange raw = v.openRaw(0, size)) {
             String holder = r.holder() != null && !r.holder().isBlank() ? r.holder() : req.headers().get(HttpHeaderNames.HOST);
-            Wire.EncodeStripeResult res = encode(volumeId, r, raw.channel(), holder, req.headers().get(HttpHeaderNames.AUTHORIZATION));
+            // The data units and the parity are two reads of the file: a delete flag written between
+            // them would leave a parity that does not match its data. Checked before the blocks commit.
+            long before = v.modifications();
+            Runnable unchanged = () -> {
+                long now = v.modifications();
+                long sizeNow = v.status().sizeBytes();
+                if (now != before || sizeNow != size) {
+                    throw StoreErrors.VOLUME_CHANGED.exception("volume " + volumeId + " changed on this store while stripe " + r.stripe()
+                            + " was encoded (" + (now - before) + " changes, " + size + " -> " + sizeNow + " bytes); encode the stripe again");
+                }
+            };
+            Wire.EncodeStripeResult res = encode(volumeId, r, raw.channel(), holder, req.headers().get(HttpHeaderNames.AUTHORIZATION),
+                    unchanged);
             stripes.increment();
             LOG.info("volume {} stripe {} of job {} encoded here: {} bytes read, {} sent", volumeId, r.stripe(), r.job(),
                     res.bytesRead(), res.bytesSent());
@@ -175,7 +189,7 @@ final class StripeEncodeEndpoint {
     }
 
     private Wire.EncodeStripeResult encode(long volumeId, Wire.EncodeStripeRequest r, FileChannel file, String holder,
-                                           String authorization) throws IOException {
+                                           String authorization, Runnable unchanged) throws IOException {
         int k = r.k();
         int n = k + r.r();
         long b = r.blockSize();
@@ -243,6 +257,7 @@ final class StripeEncodeEndpoint {
                 }
             };
             StripeEncoder.Data data = core.copyData(src, sink, null, pool);
+            betweenPasses.run();
             long[] crcs = new long[n];
             System.arraycopy(data.crc32c(), 0, crcs, 0, k);
             // 2. parity: into its block here, or a temporary block file sent on below
@@ -277,6 +292,7 @@ final class StripeEncodeEndpoint {
             }
             // 4. this store's own blocks become durable, with the CRC32C the listing will report
             stillPlanned.run();
+            unchanged.run();
             for (int u = 0; u < n; u++) {
                 if (isLocal(r.targets().get(u), holder)) {
                     local[u].commit(crcs[u]);

@@ -688,6 +688,20 @@ public final class Volume implements Closeable {
         }
     }
 
+    /**
+     * How many changes the live file has had (appends and deletes; {@code Segment#modSeq}). Read under
+     * the append lock, so a change whose bytes are on disk is counted: two equal answers mean no byte
+     * of the file changed between them, unless a compaction swapped the file (its size tells).
+     */
+    public long modifications() {
+        appendLock.lock();
+        try {
+            return seg.modSeq;
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
     /** A snapshot of the volume's counters. */
     public record Status(long id, boolean readOnly, long sizeBytes, long sizeLimit, int needles, int deleted,
                          long indexBytes, boolean compacting, long createdMillis) {

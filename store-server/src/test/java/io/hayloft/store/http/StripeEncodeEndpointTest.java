@@ -99,6 +99,51 @@ class StripeEncodeEndpointTest {
                 .contains("hayloft_encode_stripes_total 2.0").contains("hayloft_encode_read_bytes_total");
     }
 
+    /**
+     * A delete landing between the pass that reads the data units and the one that computes the
+     * parity would leave parity that does not match the data: the store answers 409 VOLUME_CHANGED and
+     * commits no block; encoded again, the blocks hold the deleted flag and match.
+     */
+    @Test
+    void aDeleteBetweenTheDataAndParityPassesIs409AndCommitsNothing() throws Exception {
+        assertThat(http.put("/1/43/7?cookie=abcdef0124", StoreServerTest.data(700, 2)).status()).isEqualTo(201);
+        assertThat(http.post("/admin/volumes/1/seal", null).status()).isEqualTo(200);
+        long size = size();
+        try {
+            StripeEncodeEndpoint.betweenPasses = () -> {
+                try {
+                    server.store().volume(1).delete(43, 7, Long.parseUnsignedLong("abcdef0124", 16));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            };
+            TestHttp.Reply r = encode(1, request(size));
+            assertThat(r.status()).as(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo(409);
+            assertThat(r.json().path("error").path("name").asText()).isEqualTo("VOLUME_CHANGED");
+            assertThat(new String(r.body(), StandardCharsets.UTF_8)).contains("volume 1 changed on this store while stripe 0");
+            assertThat(server.store().blocks().list()).as("blocks committed").isEmpty();
+        } finally {
+            StripeEncodeEndpoint.betweenPasses = () -> { };
+        }
+        TestHttp.Reply again = encode(1, request(size));
+        assertThat(again.status()).as(new String(again.body(), StandardCharsets.UTF_8)).isEqualTo(200);
+        assertThat(again.json().get("candidates")).hasSize(2);
+        assertThat(again.json().get("candidates").get(1).get("flags").asInt() & 1).as("the deleted flag in the data").isEqualTo(1);
+        byte[] volume = http.get("/volumes/1/raw?offset=0&length=" + size).body();
+        byte[] unit0 = http.get("/blocks/v1-j1-s0-u0").body();
+        byte[] unit1 = http.get("/blocks/v1-j1-s0-u1").body();
+        byte[] parity = http.get("/blocks/v1-j1-s0-u2").body();
+        byte[] data = java.util.Arrays.copyOf(volume, 8192);
+        assertThat(java.util.Arrays.copyOfRange(data, 0, 4096)).isEqualTo(unit0);
+        assertThat(java.util.Arrays.copyOfRange(data, 4096, 8192)).isEqualTo(unit1);
+        java.nio.ByteBuffer expected = java.nio.ByteBuffer.allocate(4096);
+        try (io.hayloft.erasure.ErasureCodec codec = io.hayloft.erasure.ErasureCodec.create(io.hayloft.erasure.CodecKind.RS, 2, 1)) {
+            codec.encode(new java.nio.ByteBuffer[] {java.nio.ByteBuffer.wrap(unit0), java.nio.ByteBuffer.wrap(unit1)},
+                    new java.nio.ByteBuffer[] {expected});
+        }
+        assertThat(parity).as("parity of the data blocks").isEqualTo(expected.array());
+    }
+
     @Test
     void hostileBodiesAre400NamingTheField() throws Exception {
         assertThat(http.post("/admin/volumes/1/seal", null).status()).isEqualTo(200);
