@@ -722,8 +722,9 @@ public final class Volume implements Closeable {
 
     /**
      * This replica's own index as cold-index entries: for every (key, alt) the in-memory index
-     * holds, its offset, length and deleted bit from the index, and key, alternate key, data size
-     * and CRC32C from the needle's header and footer on disk (two small reads per needle). What the
+     * holds, its offset and length from the index, deleted when the index or the header on disk says
+     * so, and key, alternate key, data size and CRC32C from the needle's header and footer on disk
+     * (two small reads per needle). What the
      * raid-node compares an encode or a reclaim against ({@code GET /admin/volumes/ID/index}).
      *
      * @throws StoreException {@link Reason#CORRUPT_FILE} when the index names a place that holds no
@@ -761,9 +762,11 @@ public final class Volume implements Closeable {
                     throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + ": the needle at offset " + off
                             + " has no footer");
                 }
+                // Deleted when the index or the header says so: a delete's flag is forced in the file before
+                // its .idx record, so after a power cut the index checkpoint can lack a delete the file has.
+                boolean deleted = NeedleIndex.isDeleted(p) || (Needle.flags(h) & Needle.FLAG_DELETED) != 0;
                 out.add(new io.hayloft.common.wire.VolumeIndex.Entry(Needle.key(h), Needle.alt(h),
-                        NeedleIndex.isDeleted(p) ? io.hayloft.common.wire.VolumeIndex.FLAG_DELETED : 0, off, (int) len,
-                        (int) size, f.getInt(4)));
+                        deleted ? io.hayloft.common.wire.VolumeIndex.FLAG_DELETED : 0, off, (int) len, (int) size, f.getInt(4)));
             }
             return out;
         } finally {
