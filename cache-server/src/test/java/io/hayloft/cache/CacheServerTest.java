@@ -200,7 +200,7 @@ class CacheServerTest {
     @Test
     void failingStoresGetClearErrorsNeverWrongBytes() throws Exception {
         byte[] data = f.put(9, 0, COOKIE, 4096);
-        CacheServer c = f.cache(Map.of("storeTimeoutMillis", "300", "leaseTimeoutMillis", "5000"));
+        CacheServer c = f.cache(Map.of("storeTimeoutMillis", "1500", "leaseTimeoutMillis", "5000"));
 
         // Nothing listens there: 502 STORE_UNAVAILABLE.
         java.net.ServerSocket taken = new java.net.ServerSocket(0);

@@ -189,6 +189,33 @@ public final class RaidNode {
     // ------------------------------------------------------------------ recovery
 
     /**
+     * Rolls back every encode plan still recorded as planned and every pending reclaim: what a failed
+     * job left when its rollback could not reach a store (its blocks there stay named by the plan, so
+     * this deletes them once the store is back). Call only when no job of this raid-node is running
+     * (the daemon, at the start of each pass, under the raid lease).
+     *
+     * @return how many plans and pending reclaims were rolled back for good
+     */
+    public int rollBackUnfinished() throws IOException {
+        Map<String, Cluster.StoreRef> stores = cluster.stores();
+        int n = 0;
+        for (Cluster.Reclaim r : cluster.reclaims()) {
+            LOG.info("volume {}: rolling back unfinished reclaim job {}", r.plan().volume(), r.plan().job());
+            if (deleteAll(cluster, r.plan(), stores)) {
+                cluster.abortReclaim(r.plan().volume(), r.plan().job());
+                n++;
+            }
+        }
+        for (StripeMap m : cluster.stripeMaps()) {
+            if (StripeMap.PLANNED.equals(m.status())) {
+                LOG.info("volume {}: rolling back unfinished encode job {}", m.volume(), m.job());
+                n += rollback(cluster, m, stores, false) ? 1 : 0;
+            }
+        }
+        return n;
+    }
+
+    /**
      * Finishes or rolls back interrupted encodes and reclaims, and deletes orphan blocks. Call before
      * any job runs.
      */

@@ -270,6 +270,9 @@ public final class RaidServer implements AutoCloseable {
             RaidPolicy p = policy;
             out.put("policyVersion", policyVersion);
             out.put("policyError", policyError);
+            // no job of this daemon runs between passes: a plan or pending reclaim still recorded is
+            // one whose rollback could not reach a store; without this the volume stays ENCODING
+            out.put("unfinishedRolledBack", node.rollBackUnfinished());
             out.put("encoded", p.encode ? encodeBacklog() : List.of());
             out.putAll(repair(p));
             int reclaimed = reclaimHook.reclaim(node, p);

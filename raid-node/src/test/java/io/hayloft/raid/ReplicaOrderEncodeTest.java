@@ -248,6 +248,52 @@ class ReplicaOrderEncodeTest {
         }
     }
 
+    /**
+     * A planned block's store (not a replica) dies mid-encode: the job fails and its rollback cannot
+     * delete the blocks there, so the plan stays recorded and the volume ENCODING. Once the store is
+     * back, {@link RaidNode#rollBackUnfinished()} (the daemon's pass) rolls it back, and the volume
+     * encodes.
+     */
+    @Test
+    void aPlanLeftByAFailedRollbackIsRolledBackByTheNextPass() throws Exception {
+        try (TestCluster cluster = new TestCluster(dir, 7); ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+            Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
+            int volume = cluster.writeVolumeInReplicaOrders(60, 3000);
+            List<String> replicas = new ArrayList<>();
+            http.volume(volume).get("replicas").forEach(n -> replicas.add(n.asText()));
+            RaidConfig config = config(cluster, "rs", RaidConfig.ENCODE_AT_RAID_NODE);
+            config.workers = 1;
+            String[] victim = {null};
+            EncodeJob job = new EncodeJob(http, config, step -> {
+                try {
+                    if (step.equals("stripe-0") && victim[0] == null) {
+                        victim[0] = http.stripeMap(volume).allBlocks().stream().map(StripeMap.Block::store)
+                                .filter(st -> !replicas.contains(st)).findFirst().orElseThrow();
+                        cluster.stores.get(victim[0]).close();
+                        cluster.stopped.add(victim[0]);
+                    }
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertThatThrownBy(() -> job.encode(volume)).isInstanceOf(java.io.IOException.class);
+            assertThat(http.volume(volume).get("state").asText()).as("the plan kept").isEqualTo("ENCODING");
+            assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.PLANNED);
+
+            cluster.restartStore(victim[0], c -> { });
+            cluster.stopped.remove(victim[0]);
+            RaidNode node = new RaidNode(config, runner);
+            assertThat(node.rollBackUnfinished()).as("plans rolled back").isEqualTo(1);
+            assertThat(http.volume(volume).get("state").asText()).isEqualTo("READ_ONLY");
+            assertThat(cluster.allBlocks()).as("blocks left").isEmpty();
+            new EncodeJob(http, config, Checkpoints.NONE).encode(volume);
+            assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.COMMITTED);
+            try (ColdReader reader = new ColdReader(http)) {
+                cluster.assertColdReads(reader, List.of(), "after the unfinished plan was rolled back and the volume encoded");
+            }
+        }
+    }
+
     private static void assertReplicasDiffer(Cluster http, int volume) throws Exception {
         Map<String, Cluster.StoreRef> stores = http.stores();
         List<String> ids = new ArrayList<>();
