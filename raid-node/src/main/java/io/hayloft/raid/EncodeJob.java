@@ -94,7 +94,37 @@ public final class EncodeJob {
                 replicas.add(s.address());
             }
         }
-        ReplicaSource src = ReplicaSource.open(cluster, volumeId, replicas);
+        if (replicas.isEmpty()) {
+            throw new IOException("volume " + volumeId + ": no replica is on a store that is up (replicas " + v.get("replicas") + ")");
+        }
+        // Every stripe comes from one replica; different volumes start at different replicas, so the
+        // encodes of many volumes spread over their holders.
+        int first = Math.floorMod(volumeId, replicas.size());
+        ReplicaSource.ReplicaFailedException last = null;
+        for (int i = 0; i < replicas.size(); i++) {
+            String replica = replicas.get((first + i) % replicas.size());
+            try {
+                return encodeFrom(ReplicaSource.open(cluster, volumeId, replica), stores, t0);
+            } catch (IOException e) {
+                ReplicaSource.ReplicaFailedException failed = ReplicaSource.ReplicaFailedException.in(e);
+                if (failed == null) {
+                    throw e;
+                }
+                last = failed;
+                LOG.warn("volume {}: {}; {}", volumeId, failed.getMessage(),
+                        i + 1 < replicas.size() ? "starting the encode over from the next replica" : "no replica left");
+            }
+        }
+        throw new IOException("volume " + volumeId + ": no replica could be encoded from (replicas up: " + replicas + ")", last);
+    }
+
+    /**
+     * Steps 2-7 from one sealed replica. A failure of that replica ({@link ReplicaSource.ReplicaFailedException})
+     * rolls the job back like any other; the caller then starts over from another replica, since the
+     * stripes already written hold this replica's bytes.
+     */
+    private Result encodeFrom(ReplicaSource src, Map<String, Cluster.StoreRef> stores, long t0) throws IOException {
+        int volumeId = src.volume();
         StripeMap plan = plan(volumeId, src.size(), stores);
         cluster.beginEncoding(plan);
         checkpoints.reached("begun");
@@ -103,7 +133,8 @@ public final class EncodeJob {
             done = writeAll(plan, src, stores);
             cluster.commitEncoding(done);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("volume {}: encode job {} failed ({}); rolling back", volumeId, plan.job(), e.toString());
+            LOG.warn("volume {}: encode job {} from the replica on {} failed ({}); rolling back", volumeId, plan.job(), src.replica(),
+                    e.toString());
             RaidNode.rollback(cluster, plan, stores);
             throw e;
         }
@@ -111,7 +142,8 @@ public final class EncodeJob {
         RaidNode.dropReplicas(cluster, volumeId, stores);
         checkpoints.reached("dropped");
         long written = (long) done.stripes().size() * (config.k + config.r) * config.blockSize;
-        LOG.info("volume {} encoded by job {}: {} stripes, {} bytes", volumeId, plan.job(), done.stripes().size(), src.size());
+        LOG.info("volume {} encoded by job {} from the replica on {}: {} stripes, {} bytes", volumeId, plan.job(), src.replica(),
+                done.stripes().size(), src.size());
         return new Result(volumeId, plan.job(), done.stripes().size(), src.size(), written, System.nanoTime() - t0);
     }
 
@@ -144,13 +176,18 @@ public final class EncodeJob {
 
     /**
      * The encode's proof: the index built from the encoded bytes holds every live (key, alt) of the
-     * replica's own index ({@code GET /admin/volumes/ID/index} on the replica the bytes came from) at
+     * replica's own index ({@code GET /admin/volumes/ID/index} on the one replica every stripe was cut from) at
      * the same offset, with the same data size and CRC32C, and no other live needle.
      */
     IndexCheck againstReplica(ReplicaSource src) {
         return built -> {
-            String replica = src.replicas().get(0);
-            VolumeIndex own = cluster.volumeIndex(replica, src.volume());
+            String replica = src.replica();
+            VolumeIndex own;
+            try {
+                own = cluster.volumeIndex(replica, src.volume());
+            } catch (IOException e) {
+                throw new ReplicaSource.ReplicaFailedException(src.volume(), replica, "did not answer its index", e);
+            }
             String diff = VolumeIndex.difference(own, built, true);
             if (diff != null) {
                 throw new IndexMismatchException("volume " + src.volume() + ": the encoded index does not match the replica on "

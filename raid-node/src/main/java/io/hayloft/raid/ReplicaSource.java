@@ -6,11 +6,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A sealed volume read from its replicas: {@link #open} seals the first replica that answers and
- * reads its size; a read that fails moves to the next replica (every replica of a sealed volume holds
- * the same bytes).
+ * A sealed volume read from ONE of its replicas. Replicas of one volume hold the same needles but
+ * not the same bytes: writers that run at once reach the replicas in different orders (every store
+ * appends in the order writes arrive), a write that failed on one replica may have landed on another,
+ * and a compaction rewrites one replica's file alone. An encode cuts every stripe from the bytes of
+ * one replica and proves the result against that replica's own index, so a source never reads from
+ * another replica than the one it was opened on: when that replica fails, a read throws
+ * {@link ReplicaFailedException} and the encode starts over from another replica
+ * ({@link EncodeJob#encode}).
  *
- * <p>Thread-safe: the current replica is a volatile index; concurrent reads may each fail over.
+ * <p>Thread-safe: immutable.
  */
 public final class ReplicaSource implements VolumeSource {
 
@@ -18,66 +23,69 @@ public final class ReplicaSource implements VolumeSource {
 
     private final Cluster cluster;
     private final int volume;
-    private final List<String> replicas;
+    private final String replica;
     private final long size;
-    private volatile int current;
 
-    private ReplicaSource(Cluster cluster, int volume, List<String> replicas, int current, long size) {
+    private ReplicaSource(Cluster cluster, int volume, String replica, long size) {
         this.cluster = cluster;
         this.volume = volume;
-        this.replicas = List.copyOf(replicas);
-        this.current = current;
+        this.replica = replica;
         this.size = size;
     }
 
     /**
-     * Seals a replica of {@code volume} (the next one if it fails) and reads its size.
+     * Seals the replica of {@code volume} on store {@code replica} (host:port) and reads its size.
      *
-     * @param replicas store addresses (host:port) of the volume's replicas that are up
-     * @throws IOException when no replica can be sealed and read
+     * @throws ReplicaFailedException when that replica cannot be sealed or its size read
+     */
+    public static ReplicaSource open(Cluster cluster, int volume, String replica) throws ReplicaFailedException {
+        try {
+            cluster.sealVolume(replica, volume);
+            return new ReplicaSource(cluster, volume, replica, cluster.volumeSize(replica, volume));
+        } catch (IOException e) {
+            throw new ReplicaFailedException(volume, replica, "could not be sealed and sized", e);
+        }
+    }
+
+    /**
+     * The first replica of {@code replicas} (host:port, in order) that can be sealed and sized.
+     *
+     * @throws IOException when none can
      */
     public static ReplicaSource open(Cluster cluster, int volume, List<String> replicas) throws IOException {
         IOException last = null;
-        for (int i = 0; i < replicas.size(); i++) {
+        for (String r : replicas) {
             try {
-                cluster.sealVolume(replicas.get(i), volume);
-                return new ReplicaSource(cluster, volume, replicas, i, cluster.volumeSize(replicas.get(i), volume));
-            } catch (IOException e) {
+                return open(cluster, volume, r);
+            } catch (ReplicaFailedException e) {
                 last = e;
-                LOG.warn("volume {}: replica on {} unusable ({}); trying the next", volume, replicas.get(i), e.toString());
+                LOG.warn("volume {}: {}; trying the next replica", volume, e.getMessage());
             }
         }
         throw new IOException("volume " + volume + ": no replica could be sealed and read (replicas up: " + replicas + ")", last);
     }
 
-    /** Store addresses of the replicas, the one in use first. */
-    public List<String> replicas() {
-        int at = current;
-        List<String> out = new java.util.ArrayList<>(replicas.subList(at, replicas.size()));
-        out.addAll(replicas.subList(0, at));
-        return out;
+    /** The store address (host:port) of the replica every byte is read from. */
+    public String replica() {
+        return replica;
     }
 
-    /** What it takes to read this volume elsewhere (an engine's executor): no seal, the same replicas. */
+    /** What it takes to read this volume elsewhere (an engine's executor): no seal, the same replica. */
     public Spec spec() {
-        return new Spec(volume, replicas(), size);
+        return new Spec(volume, replica, size);
     }
 
-    /**
-     * A serializable description of a replica source whose replica is already sealed: volume, store
-     * addresses (the one to read first, first) and size.
-     */
-    public record Spec(int volume, List<String> replicas, long size) implements java.io.Serializable {
+    /** A serializable description of a replica source whose replica is already sealed. */
+    public record Spec(int volume, String replica, long size) implements java.io.Serializable {
         public Spec {
-            if (replicas.isEmpty()) {
-                throw new IllegalArgumentException("volume " + volume + ": a replica source needs at least one replica");
+            if (replica == null || replica.isEmpty()) {
+                throw new IllegalArgumentException("volume " + volume + ": a replica source needs a replica");
             }
-            replicas = List.copyOf(replicas);
         }
 
         /** A source reading through {@code cluster}; does not seal (the driver did). */
         public ReplicaSource open(Cluster cluster) {
-            return new ReplicaSource(cluster, volume, replicas, 0, size);
+            return new ReplicaSource(cluster, volume, replica, size);
         }
     }
 
@@ -96,22 +104,44 @@ public final class ReplicaSource implements VolumeSource {
         return size;
     }
 
+    /** @throws ReplicaFailedException when the replica does not answer the read */
     @Override
-    public byte[] read(long offset, int length) throws IOException {
-        IOException last = null;
-        int at = current;
-        for (int tries = 0; tries < replicas.size(); tries++) {
-            String s = replicas.get(at);
-            try {
-                byte[] got = cluster.readRaw(s, volume, offset, length);
-                current = at;
-                return got;
-            } catch (IOException e) {
-                last = e;
-                LOG.warn("volume {}: replica on {} failed a read ({}); switching replica", volume, s, e.toString());
-                at = (at + 1) % replicas.size();
-            }
+    public byte[] read(long offset, int length) throws ReplicaFailedException {
+        try {
+            return cluster.readRaw(replica, volume, offset, length);
+        } catch (IOException e) {
+            throw new ReplicaFailedException(volume, replica, "failed a read of " + length + " bytes at " + offset, e);
         }
-        throw new IOException("volume " + volume + ": every replica failed to read " + length + " bytes at " + offset, last);
+    }
+
+    /**
+     * The replica an encode reads from failed (no answer, an error, the replica gone): what was encoded
+     * from it cannot be finished from another replica, whose bytes may be in another order.
+     */
+    public static final class ReplicaFailedException extends IOException {
+        private final String replica;
+
+        public ReplicaFailedException(int volume, String replica, String what, Throwable cause) {
+            super("volume " + volume + ": the replica on " + replica + " " + what + ": " + cause.getMessage(), cause);
+            this.replica = replica;
+        }
+
+        /** The store address of the replica that failed. */
+        public String replica() {
+            return replica;
+        }
+
+        /** The replica failure somewhere in {@code t}'s causes, or null. */
+        public static ReplicaFailedException in(Throwable t) {
+            for (Throwable c = t; c != null; c = c.getCause()) {
+                if (c instanceof ReplicaFailedException f) {
+                    return f;
+                }
+                if (c.getCause() == c) {
+                    break;
+                }
+            }
+            return null;
+        }
     }
 }

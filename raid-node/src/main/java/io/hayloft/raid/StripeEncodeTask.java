@@ -18,10 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Encodes one stripe of a volume (step 3 of the encode protocol, docs/raid.md). With
- * {@link RaidConfig#encodeAt} {@code "store"} (the default) and a replica source, a store holding a
- * sealed replica does it from its own volume file ({@link #run}: round-robin over the replica holders,
- * the next one on failure); otherwise, or when every holder failed, the raid-node path
+ * Encodes one stripe of a volume (step 3 of the encode protocol, docs/raid.md). Every stripe of a
+ * volume is cut from the bytes of the one replica its {@link ReplicaSource} was opened on (replicas
+ * hold the same needles in different orders). With {@link RaidConfig#encodeAt} {@code "store"} (the
+ * default) and a replica source, the store holding that replica does it from its own volume file
+ * ({@link #run}); otherwise, or when that store could not, the raid-node path
  * ({@link #encode(Cluster, VolumeSource)}): it copies the {@code k} data blocks from the volume source
  * into local spool files (transfer-sized reads, zero-padded past the end of the volume), computes the
  * {@code r} parity blocks from the spool with the streaming codec, and uploads all {@code k + r}
@@ -134,32 +135,53 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
 
     /**
      * Encodes the stripe where {@link RaidConfig#encodeAt} says. With {@code "store"} and a replica
-     * source, a replica holder encodes it from its own file ({@code POST /admin/volumes/ID/encode-stripe}):
-     * the holders are tried round-robin from {@code stripe mod holders} (so the stripes of one volume
-     * run on different stores), the next one when a holder fails (no connection, 5xx, an older store
-     * without the endpoint, a timeout); when every holder failed, the raid-node path
-     * ({@link #encode(Cluster, VolumeSource)}) encodes it. Blocks a failed attempt left are replaced.
+     * source, the store holding the source's replica encodes it from its own file ({@code POST
+     * /admin/volumes/ID/encode-stripe}; up to {@link #BUSY_TRIES} tries while it answers 503, as it does
+     * past 4 stripes at once); when it fails otherwise (a target store down, an older store without the
+     * endpoint, a timeout), the raid-node path ({@link #encode(Cluster, VolumeSource)}) encodes it from
+     * the same replica. Never from another replica: when the replica itself fails, the raid-node path's
+     * reads throw {@link ReplicaSource.ReplicaFailedException} and the job starts over from another
+     * replica. Blocks a failed attempt left are replaced.
      *
      * @param src the source for the raid-node path, or null to open this task's replica source
      */
     public Result run(Cluster cluster, VolumeSource src) throws IOException {
         if (source != null && !RaidConfig.ENCODE_AT_RAID_NODE.equals(config.encodeAt)) {
-            List<String> holders = source.replicas();
-            for (int i = 0; i < holders.size(); i++) {
-                String holder = holders.get((stripe + i) % holders.size());
-                try {
-                    return onStore(cluster, holder);
-                } catch (IOException e) {
-                    LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); {}", volume, stripe, holder,
-                            e.toString(), i + 1 < holders.size() ? "trying the next holder" : "encoding on the raid-node");
-                }
+            String holder = source.replica();
+            try {
+                return onStore(cluster, holder);
+            } catch (IOException e) {
+                LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); encoding it on the raid-node from the same replica",
+                        volume, stripe, holder, e.toString());
             }
         }
         return encode(cluster, src != null ? src : source.open(cluster));
     }
 
+    /** Tries of the holder while it answers 503 (busy with other stripes), 25 ms to 1 s apart with jitter. */
+    static final int BUSY_TRIES = 10;
+
     /** Asks replica holder {@code holder} to encode the stripe from its own volume file. */
     Result onStore(Cluster cluster, String holder) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return onStoreOnce(cluster, holder);
+            } catch (ClusterReads.HttpStatusException e) {
+                if (e.status() != 503 || attempt >= BUSY_TRIES) {
+                    throw e;
+                }
+                long pause = Math.min(1000, 25L << attempt);
+                try {
+                    Thread.sleep(pause / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause / 2 + 1));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("volume " + volume + " stripe " + stripe + ": interrupted waiting for " + holder, ie);
+                }
+            }
+        }
+    }
+
+    private Result onStoreOnce(Cluster cluster, String holder) throws IOException {
         List<Wire.EncodeTarget> ts = new ArrayList<>(targets.size());
         for (Target t : targets) {
             ts.add(new Wire.EncodeTarget(t.store(), t.address(), t.name()));
@@ -168,7 +190,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 config.transferBytes, ts, holder);
         // the whole stripe in one request: the usual deadline plus the stripe's blocks at a floor of 16 MB/s
         Duration deadline = Duration.ofMillis(config.requestTimeoutMillis).plusMillis((k + r) * blockSize / (16L << 10));
-        // The driver sealed one replica; the directory has the volume READ_ONLY, so every replica may be sealed (idempotent).
+        // The driver sealed this replica when it opened the source; sealing again is idempotent.
         cluster.sealVolume(holder, volume);
         Wire.EncodeStripeResult res = cluster.encodeStripe(holder, volume, req, deadline);
         if (res.stripe() != stripe || res.crc32c() == null || res.crc32c().length != k + r) {

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * /admin/volumes/ID/encode-stripe}) against the raid-node path, on real stores: byte-identical blocks
  * and the same stripe-map CRCs for every codec at volume sizes on and next to block and stripe
  * boundaries (real volumes are 8-aligned, so "next to" is ±8 bytes), an empty volume and a last block
- * part-empty; a replica holder killed during the encode (the next holder takes its stripes, the
- * commit goes through, no orphan block); stores without the endpoint (the raid-node path).
+ * part-empty; stores without the endpoint (the raid-node path). A replica holder killed during the
+ * encode: {@link ReplicaOrderEncodeTest}.
  */
 class LocalEncodeTest {
 
@@ -81,45 +81,6 @@ class LocalEncodeTest {
                 }
             }
             assertThat(cluster.allBlocks()).as("blocks left after the deletes").isEmpty();
-        }
-    }
-
-    @Test
-    void aReplicaHolderKilledDuringTheEncodeHandsItsStripesToTheNextAndTheCommitGoesThrough() throws Exception {
-        try (TestCluster cluster = new TestCluster(dir, 15)) {
-            int volume = writeVolumeOfSize(cluster, 4 * STRIPE - 800);
-            RaidConfig config = config(cluster, "hh-xor+", RaidConfig.ENCODE_AT_STORE);
-            config.workers = 1; // stripes in order: the kill lands between stripe 0 and stripe 1
-            Cluster http = new Cluster(config.directory, null, Duration.ofSeconds(10));
-            List<String> holders = replicaIds(http, volume, http.stores());
-            // the holder of stripe 1 (round-robin); draining, it still serves its replica but takes no block of the plan
-            String victim = holders.get(1);
-            http.drainStore(victim);
-            String[] killed = {null};
-            EncodeJob job = new EncodeJob(http, config, step -> {
-                if (step.equals("stripe-0") && killed[0] == null) {
-                    try {
-                        cluster.stores.get(victim).close();
-                        cluster.stopped.add(victim);
-                        killed[0] = victim;
-                    } catch (Exception e) {
-                        throw new AssertionError(e);
-                    }
-                }
-            });
-            double before = encodedOnStores(cluster);
-
-            EncodeJob.Result r = job.encode(volume);
-
-            assertThat(killed[0]).isEqualTo(victim);
-            assertThat(http.stripeMap(volume).allBlocks()).extracting(StripeMap.Block::store).doesNotContain(victim);
-            assertThat(r.stripes()).isEqualTo(4);
-            assertThat(encodedOnStores(cluster) - before).as("every stripe encoded on a live holder").isEqualTo(4);
-            assertThat(storesThatEncoded(cluster)).as("stores that encoded stripes (round-robin over the live holders)")
-                    .containsExactlyInAnyOrder(holders.get(0), holders.get(2));
-            StripeMap committed = http.stripeMap(volume);
-            assertThat(committed.status()).isEqualTo(StripeMap.COMMITTED);
-            assertOnlyMappedBlocksAndEveryPhotoReads(cluster, http, "after the encode with a holder killed");
         }
     }
 

@@ -177,6 +177,37 @@ public final class TestCluster implements AutoCloseable {
                 .replicas().get(0);
     }
 
+    /**
+     * Writes {@code count} photos of 0 to {@code maxSize} bytes into one new volume, each replica
+     * receiving them in its own random order and batching (as writers that run at once leave them),
+     * and marks the volume read-only. Returns the volume.
+     */
+    public int writeVolumeInReplicaOrders(int count, int maxSize) throws Exception {
+        Leased a = lease(count);
+        List<io.hayloft.client.store.NeedleData> needles = new ArrayList<>();
+        for (Key p : a.photos()) {
+            byte[] data = new byte[random.nextInt(maxSize + 1)];
+            random.nextBytes(data);
+            needles.add(new io.hayloft.client.store.NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
+            photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
+        }
+        for (String replica : a.replicas()) {
+            List<io.hayloft.client.store.NeedleData> order = new ArrayList<>(needles);
+            java.util.Collections.shuffle(order, random);
+            for (int i = 0; i < order.size(); ) {
+                int n = Math.min(order.size() - i, 1 + random.nextInt(4));
+                int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch",
+                        io.hayloft.common.wire.BatchBody.encode(order.subList(i, i + n)));
+                if (code != 201) {
+                    throw new AssertionError("batch PUT to " + replica + " answered " + code);
+                }
+                i += n;
+            }
+        }
+        directory.directory().markReadOnly(a.volume(), "test");
+        return a.volume();
+    }
+
     /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
     public int writeVolume(int count, int maxSize) throws Exception {
         Leased a = lease(count);

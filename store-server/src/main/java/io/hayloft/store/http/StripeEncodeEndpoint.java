@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Never a whole block on the heap: one chunk per unit in flight. Data units go out
  * {@link #UNIT_THREADS} at a time. At most {@link #MAX_CONCURRENT} stripes encode at once per store
- * (more: 503 OVERLOADED; the raid-node tries another holder). Idempotent: blocks of the same names
+ * (more: 503 OVERLOADED; the raid-node asks again later: every stripe of a volume comes from one replica). Idempotent: blocks of the same names
  * left by an earlier attempt are replaced.
  *
  * <p>Thread-safe.
@@ -101,7 +101,7 @@ final class StripeEncodeEndpoint {
                     + "request planned volumeSize " + r.volumeSize());
         }
         if (!running.tryAcquire()) {
-            throw CommonErrors.OVERLOADED.exception("this store is already encoding " + MAX_CONCURRENT + " stripes; try another replica");
+            throw CommonErrors.OVERLOADED.exception("this store is already encoding " + MAX_CONCURRENT + " stripes; try again later");
         }
         try (Volume.RawRange raw = v.openRaw(0, size)) {
             String holder = r.holder() != null && !r.holder().isBlank() ? r.holder() : req.headers().get(HttpHeaderNames.HOST);
