@@ -169,8 +169,15 @@ final class ConcurrentChaosRun implements AutoCloseable {
             problem(new Problem(e, null, "a background " + e.job() + " refused its volume (" + refusal + "): " + e.detail()));
             return;
         }
+        String bug = bug(t);
+        if (bug != null) {
+            LOG.warn("seed {}: {} failed with {}", seed, e.job(), bug, t);
+            problem(new Problem(e, null, "a background " + e.job() + " failed with " + bug + " (a bug, whatever the faults): "
+                    + e.detail()));
+            return;
+        }
         if (windows.overlaps(e.invoke(), e.complete())) {
-            LOG.info("seed {}: {} failed during a fault ({}); allowed", seed, e.job(), t.toString());
+            LOG.info("seed {}: {} failed during a fault; allowed", seed, e.job(), t);
             return;
         }
         LOG.warn("seed {}: {} failed with no fault in effect", seed, e.job(), t);
@@ -186,6 +193,17 @@ final class ConcurrentChaosRun implements AutoCloseable {
             }
             if (m.contains("not a clean sealed volume") || m.contains("does not match the replica")) {
                 return "not a clean sealed volume";
+            }
+        }
+        return null;
+    }
+
+    /** The programming error in {@code t}'s causes (no fault explains one), or null. */
+    static String bug(Throwable t) {
+        for (Throwable x = t; x != null; x = x.getCause()) {
+            if (x instanceof NullPointerException || x instanceof IndexOutOfBoundsException || x instanceof ClassCastException
+                    || x instanceof ArithmeticException || x instanceof java.util.ConcurrentModificationException) {
+                return x.toString();
             }
         }
         return null;
