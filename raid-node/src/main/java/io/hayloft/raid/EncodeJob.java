@@ -178,10 +178,11 @@ public final class EncodeJob {
      * The encode's proof: the index built from the encoded bytes holds every live (key, alt) of the
      * replica's own index ({@code GET /admin/volumes/ID/index} on the one replica every stripe was cut from) at
      * the same offset, with the same data size and CRC32C, and no other live needle, except needles
-     * the replica's index holds as deleted: a delete of a sealed volume's photo may land on the
-     * replica after its stripe was cut. Its entry in the volume's delete log, which the client
-     * appends before it deletes on any replica, is what cold reads and reclaim go by, so the coded
-     * copy of such a needle is never served.
+     * the replica's index holds as deleted and the volume's delete log holds as dead: a delete of a
+     * sealed volume's photo may land on the replica after its stripe was cut. The delete log, which
+     * the client appends to before it deletes on any replica, is what cold reads and reclaim go by,
+     * so the coded copy of such a needle is never served. A needle deleted on the replica that the
+     * log does not hold still aborts the encode.
      */
     IndexCheck againstReplica(ReplicaSource src) {
         return built -> {
@@ -194,7 +195,7 @@ public final class EncodeJob {
             }
             String diff = VolumeIndex.difference(own, built, true, false);
             if (diff == null) {
-                diff = deletedSinceOnly(own, built);
+                diff = deletedSinceOnly(own, built, src.volume());
             }
             if (diff != null) {
                 throw new IndexMismatchException("volume " + src.volume() + ": the encoded index does not match the replica on "
@@ -203,13 +204,31 @@ public final class EncodeJob {
         };
     }
 
-    /** The first needle live in {@code built} that {@code own} lacks altogether (deleted since is fine), or null. */
-    static String deletedSinceOnly(VolumeIndex own, VolumeIndex built) {
+    /**
+     * The first needle live in {@code built} that {@code own} lacks altogether, or holds as deleted
+     * while the volume's delete log does not hold its key as dead; null when there is none.
+     */
+    private String deletedSinceOnly(VolumeIndex own, VolumeIndex built, int volume) throws IOException {
+        Map<Long, VolumeIndex.Entry> deletedSince = new java.util.LinkedHashMap<>();
         for (int i = 0; i < built.size(); i++) {
             VolumeIndex.Entry a = built.entry(i);
-            if (!a.deleted() && own.find(a.key(), a.alt()) == null) {
+            VolumeIndex.Entry e = a.deleted() ? null : own.find(a.key(), a.alt());
+            if (!a.deleted() && e == null) {
                 return "needle " + VolumeIndex.name(a) + " is live in the index built for volume " + built.volume()
                         + " and not in the replica's";
+            }
+            if (e != null && e.deleted()) {
+                deletedSince.putIfAbsent(a.key(), a);
+            }
+        }
+        if (deletedSince.isEmpty()) {
+            return null;
+        }
+        java.util.Set<Long> dead = cluster.deadKeys(volume, deletedSince.keySet());
+        for (VolumeIndex.Entry a : deletedSince.values()) {
+            if (!dead.contains(a.key())) {
+                return "the index built for volume " + built.volume() + " has a needle the replica deleted and the delete log "
+                        + "does not: needle " + VolumeIndex.name(a) + " is live only in the built index";
             }
         }
         return null;
