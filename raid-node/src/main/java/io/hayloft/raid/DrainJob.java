@@ -177,7 +177,7 @@ public final class DrainJob {
                         if (got != null && got.length() == b.length() && got.crc32c() == b.crc32c()) {
                             copyBlock(m.volume(), s.index(), u, self, stores);
                             copied++;
-                        } else if (storeId.equals(cluster.stripeMap(m.volume()).stripes().get(s.index()).blocks().get(u).store())) {
+                        } else if (storeId.equals(storeOf(cluster.stripeMap(m.volume()), s.index(), u))) {
                             fixer.repair(new BlockFixer.Damage(m.volume(), s.index(), new int[] {u}, "drain of " + storeId));
                             rebuilt++;
                         }
@@ -381,13 +381,24 @@ public final class DrainJob {
     }
 
     /** Copies block {@code unit} of {@code stripe} from the drained store to another, verifies, swaps, deletes. */
+    /**
+     * The store of block {@code unit} of stripe {@code stripe} in {@code m}, or null when {@code m} has no
+     * such block (a reclaim since the drain listed the maps may have left the volume fewer stripes).
+     */
+    static String storeOf(StripeMap m, int stripe, int unit) {
+        if (m == null || stripe >= m.stripes().size() || unit >= m.stripes().get(stripe).blocks().size()) {
+            return null;
+        }
+        return m.stripes().get(stripe).blocks().get(unit).store();
+    }
+
     private void copyBlock(int volume, int stripe, int unit, Cluster.StoreRef self, Map<String, Cluster.StoreRef> stores)
             throws IOException {
         StripeMap m = cluster.stripeMap(volume);
-        StripeMap.Block old = m.stripes().get(stripe).blocks().get(unit);
-        if (!old.store().equals(self.id())) {
-            return; // moved meanwhile
+        if (!self.id().equals(storeOf(m, stripe, unit))) {
+            return; // moved meanwhile, or the volume reclaimed into fewer stripes (its new blocks: the next drain)
         }
+        StripeMap.Block old = m.stripes().get(stripe).blocks().get(unit);
         Set<String> exclude = new HashSet<>();
         m.stripes().get(stripe).blocks().forEach(b -> exclude.add(b.store()));
         Cluster.StoreRef target = BlockPlacement.choose(stores, 1, rotation++, exclude).get(0);

@@ -33,8 +33,14 @@ public final class ChaosBench implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "seed of the first schedule; schedule j uses seed + j (default ${DEFAULT-VALUE})")
     long seed;
 
-    @Option(names = "--steps", defaultValue = "500", description = "steps per schedule (default ${DEFAULT-VALUE})")
-    int steps;
+    @Option(names = "--steps", description = "steps per schedule; with --clients > 1, operations per client "
+            + "(default 500; 800 with --clients > 1)")
+    Integer steps;
+
+    @Option(names = "--clients", defaultValue = "1", description = "client threads: 1 runs one step at a time; more run "
+            + "clients, background jobs (seal, encode, reclaim, compact, drain, repair, scrub) and faults at once, and "
+            + "check the history (default ${DEFAULT-VALUE})")
+    int clients;
 
     @Option(names = "--schedules", defaultValue = "1", description = "schedules, each on a fresh cluster (default ${DEFAULT-VALUE})")
     int schedules;
@@ -70,13 +76,15 @@ public final class ChaosBench implements Callable<Integer> {
         Path data = dir != null ? dir : Files.createTempDirectory("hayloft-chaos-");
         ChaosOptions options;
         try {
-            options = new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data);
+            int n = steps != null ? steps : clients > 1 ? 800 : 500;
+            options = new ChaosOptions(seed, n, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data, clients);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("hayloft bench chaos: " + e.getMessage());
             return 2;
         }
+        LifeCycleChecker checker = new LifeCycleChecker(options, out);
         try {
-            ChaosStats stats = new LifeCycleChecker(options, out).run();
+            ChaosStats stats = checker.run();
             out.println();
             out.print(stats.table());
             out.flush();
@@ -84,6 +92,10 @@ public final class ChaosBench implements Callable<Integer> {
         } catch (ChaosFailure f) {
             out.flush();
             spec.commandLine().getErr().println(f.getMessage());
+            spec.commandLine().getErr().flush();
+            out.println();
+            out.print(checker.stats().table());
+            out.flush();
             return 1;
         } finally {
             if (dir == null) {

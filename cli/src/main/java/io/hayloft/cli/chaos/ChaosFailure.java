@@ -4,8 +4,10 @@ import java.util.List;
 
 /**
  * A schedule broke an invariant: an acknowledged photo lost or read back with other bytes, a deleted
- * one readable, garbage returned for an in-doubt one. Carries the seed, the step, the last steps of
- * the schedule and the command that replays it.
+ * one readable, garbage returned for an in-doubt one; in a concurrent schedule also a history that
+ * breaks the model or a background job that failed with no fault in effect. Carries the seed, the
+ * step (-1 for a concurrent schedule), the last steps or events of the schedule and the command that
+ * replays it.
  */
 public final class ChaosFailure extends AssertionError {
     private static final long serialVersionUID = 1L;
@@ -17,6 +19,13 @@ public final class ChaosFailure extends AssertionError {
         super(message(seed, step, what, history, replay));
         this.seed = seed;
         this.step = step;
+    }
+
+    /** A violation of a concurrent schedule, its report already written. */
+    ChaosFailure(long seed, String report) {
+        super(report);
+        this.seed = seed;
+        this.step = -1;
     }
 
     private static String message(long seed, int step, String what, List<String> history, String replay) {

@@ -19,11 +19,13 @@ import java.util.List;
  * @param volumeLimit bytes at which a volume is full
  * @param sample      needles read back after each step besides those the step touched
  * @param dataDir     where the clusters' data go (one sub-directory per schedule)
+ * @param clients     client threads: 1 runs the sequential checker ({@link ChaosRun}); more run a concurrent
+ *                    schedule ({@link ConcurrentChaosRun}) where {@code steps} is the operations of each client
  *
  * <p>Immutable, hence thread-safe.
  */
 public record ChaosOptions(long seed, int steps, int schedules, int stores, List<String> codecs, int k, int r,
-                           boolean powerCuts, long volumeLimit, int sample, Path dataDir) {
+                           boolean powerCuts, long volumeLimit, int sample, Path dataDir, int clients) {
 
     public static final List<String> ALL_CODECS = List.of("rs", "hh-xor", "hh-xor+", "hh-nonxor");
 
@@ -49,6 +51,9 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
         if (volumeLimit < (1 << 20)) {
             throw new IllegalArgumentException("volume limit must be >= 1 MiB, was " + volumeLimit);
         }
+        if (clients < 1 || clients > 64) {
+            throw new IllegalArgumentException("clients must be in 1..64, was " + clients);
+        }
         if (dataDir == null) {
             throw new IllegalArgumentException("a data directory is needed");
         }
@@ -56,29 +61,33 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
 
     /** 8 stores, every codec at (4, 2), 2 MiB volumes, 8 needles sampled per step, no power cuts. */
     public static ChaosOptions of(long seed, int steps, Path dataDir) {
-        return new ChaosOptions(seed, steps, 1, 8, ALL_CODECS, 4, 2, false, 2L << 20, 8, dataDir);
+        return new ChaosOptions(seed, steps, 1, 8, ALL_CODECS, 4, 2, false, 2L << 20, 8, dataDir, 1);
     }
 
     public ChaosOptions withSchedules(int n) {
-        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir);
+        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients);
     }
 
     public ChaosOptions withStores(int n) {
-        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir);
+        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients);
     }
 
     public ChaosOptions withCodecs(List<String> c) {
-        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir);
+        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir, clients);
     }
 
     public ChaosOptions withPowerCuts(boolean on) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir, clients);
+    }
+
+    public ChaosOptions withClients(int n) {
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, n);
     }
 
     /** The command line that replays schedule {@code scheduleSeed} alone. */
     public String replayCommand(long scheduleSeed) {
         return "./hayloft bench chaos --seed " + scheduleSeed + " --steps " + steps + " --schedules 1 --stores " + stores
                 + " --codecs " + String.join(",", codecs) + " -k " + k + " -r " + r + (powerCuts ? " --power-cuts" : "")
-                + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "");
+                + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "") + (clients != 1 ? " --clients " + clients : "");
     }
 }

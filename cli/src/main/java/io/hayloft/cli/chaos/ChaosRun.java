@@ -141,6 +141,7 @@ final class ChaosRun implements AutoCloseable {
         for (step = 1; step <= options.steps(); step++) {
             step(step);
             stats.steps++;
+            stats.operations++;
         }
         step = options.steps() + 1;
         if (downStore >= 0) {
@@ -637,6 +638,7 @@ final class ChaosRun implements AutoCloseable {
 
     private void fail(String what) {
         stats.losses++;
+        stats.violations++;
         what += "; " + where(what);
         throw new ChaosFailure(seed, step, what, List.copyOf(history), options.replayCommand(seed));
     }
@@ -727,7 +729,7 @@ final class ChaosRun implements AutoCloseable {
         return x;
     }
 
-    private static boolean crashed(Throwable t) {
+    static boolean crashed(Throwable t) {
         for (Throwable x = t; x != null; x = x.getCause()) {
             if (x instanceof RaidCrash) {
                 return true;

@@ -15,6 +15,8 @@ public final class ChaosStats {
     final Map<String, Long> codecs = new TreeMap<>();
     long schedules;
     long steps;
+    long operations;
+    long violations;
     long photosChecked;
     long needlesChecked;
     long readsChecked;
@@ -83,6 +85,16 @@ public final class ChaosStats {
         return tornWrites;
     }
 
+    /** Operations run: steps of a sequential schedule; client operations and background jobs of a concurrent one. */
+    public long operations() {
+        return operations;
+    }
+
+    /** Histories and progress that broke the model (losses included). */
+    public long violations() {
+        return violations;
+    }
+
     public long losses() {
         return losses;
     }
@@ -101,6 +113,8 @@ public final class ChaosStats {
         o.codecs.forEach((k, v) -> codecs.merge(k, v, Long::sum));
         schedules += o.schedules;
         steps += o.steps;
+        operations += o.operations;
+        violations += o.violations;
         photosChecked += o.photosChecked;
         needlesChecked += o.needlesChecked;
         readsChecked += o.readsChecked;
@@ -118,6 +132,7 @@ public final class ChaosStats {
         StringBuilder b = new StringBuilder();
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "schedules", schedules));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "steps", steps));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "operations", operations));
         ops.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "op " + k, v)));
         faults.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "fault " + k, v)));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "faults total", faultCount()));
@@ -133,6 +148,7 @@ public final class ChaosStats {
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "reads checked", readsChecked));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "wrong-cookie reads", wrongCookieReads));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "losses found", losses));
+        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "violations", violations));
         b.append(String.format(java.util.Locale.ROOT, "%-28s %.1f s%n", "wall time", nanos / 1e9));
         return b.toString();
     }

@@ -13,6 +13,9 @@ import java.io.PrintWriter;
  * reads back byte-exact, deleted ones never do, in-doubt ones read back one of their candidates or
  * nothing, and a wrong cookie reads as not found.
  *
+ * <p>With {@code clients > 1} each schedule is concurrent ({@link ConcurrentChaosRun}): client threads,
+ * background jobs and faults at once, the history checked against the model afterwards.
+ *
  * <p>Schedule {@code j} uses seed {@code options.seed() + j}; every seed is printed before its schedule
  * runs, and a failure ({@link ChaosFailure}) carries the step, the last steps and the replay command.
  *
@@ -21,6 +24,7 @@ import java.io.PrintWriter;
 public final class LifeCycleChecker {
     private final ChaosOptions options;
     private final PrintWriter out;
+    private final ChaosStats total = new ChaosStats();
 
     public LifeCycleChecker(ChaosOptions options, PrintWriter out) {
         this.options = options;
@@ -33,9 +37,12 @@ public final class LifeCycleChecker {
      * @throws ChaosFailure at the first schedule that breaks an invariant
      */
     public ChaosStats run() throws Exception {
-        ChaosStats total = new ChaosStats();
         for (int j = 0; j < options.schedules(); j++) {
             long seed = options.seed() + j;
+            if (options.clients() > 1) {
+                concurrent(j, seed);
+                continue;
+            }
             out.printf("chaos schedule %d/%d: seed %d, %d steps (replay: %s)%n", j + 1, options.schedules(), seed,
                     options.steps(), options.replayCommand(seed));
             out.flush();
@@ -54,5 +61,29 @@ public final class LifeCycleChecker {
             }
         }
         return total;
+    }
+
+    /** The figures of the schedules run so far (of every schedule, the failing one included, after a failure). */
+    public ChaosStats stats() {
+        return total;
+    }
+
+    private void concurrent(int j, long seed) throws Exception {
+        out.printf("chaos schedule %d/%d: seed %d, %d clients x %d operations, background jobs and faults at once (replay: %s)%n",
+                j + 1, options.schedules(), seed, options.clients(), options.steps(), options.replayCommand(seed));
+        out.flush();
+        try (ConcurrentChaosRun run = new ConcurrentChaosRun(options, seed)) {
+            ChaosStats s;
+            try {
+                s = run.run();
+            } catch (ChaosFailure f) {
+                total.add(run.stats());
+                throw f;
+            }
+            total.add(s);
+            out.printf("chaos schedule seed %d: ok, %d operations, %d faults, %d photos (%d needles) checked in %.1f s%n", seed,
+                    s.operations(), s.faultCount(), s.photosChecked(), s.needlesChecked(), s.nanos() / 1e9);
+            out.flush();
+        }
     }
 }
