@@ -103,6 +103,11 @@ final class Reader {
             }
             return maps.refreshNow().thenApply(fresh -> {
                 Wire.VolumeLocation again = fresh.volume(id.volume());
+                if (again == null && maps.lastRefreshFailed()) {
+                    // a volume created since the map was cached (a photo just put) is not a missing photo
+                    throw new HayloftException("photo " + id + ": volume " + id.volume() + " is not in the cached volume map and the "
+                            + "directory cannot be reached to look it up; try again");
+                }
                 if (again == null) {
                     throw new PhotoNotFoundException(id, NOT_FOUND);
                 }

@@ -121,6 +121,16 @@ final class VolumeMapCache implements AutoCloseable {
      * flight if there is one. Completes with the map (the cached one when unchanged), or fails when
      * the directory cannot be reached and no map is cached.
      */
+    /**
+     * True when the latest refresh could not reach the directory (and so answered the cached map): a
+     * volume missing from that map may exist.
+     */
+    boolean lastRefreshFailed() {
+        return lastRefreshFailed;
+    }
+
+    private volatile boolean lastRefreshFailed;
+
     CompletableFuture<Snapshot> refreshNow() {
         while (true) {
             CompletableFuture<Snapshot> f = inFlight.get();
@@ -156,6 +166,7 @@ final class VolumeMapCache implements AutoCloseable {
                         result = current.get();
                     }
                 }
+                lastRefreshFailed = error != null;
                 inFlight.set(null);
                 if (result != null) {
                     if (error != null) {

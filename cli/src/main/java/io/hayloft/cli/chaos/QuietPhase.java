@@ -79,8 +79,11 @@ final class QuietPhase {
             Thread.sleep(200); // poll the directory's view
         }
         // No recover() here: the raid-node process did not restart (a simulated crash recovers at once), so
-        // what a failed job left behind must be cleaned up by the jobs themselves, as in a long-lived daemon.
-        run.history().record("quiet", Kind.JOB, "settle", List.of(), invoke, Outcome.OK, "every store UP");
+        // what a failed job left behind must be cleaned up as a long-lived daemon does: the first step of
+        // its pass rolls back the plans and pending reclaims whose rollback could not reach a store.
+        int rolledBack = new RaidNode(run.raidConfig("rs", ChaosRun.BLOCK_SIZES[0]), runner).rollBackUnfinished();
+        run.history().record("quiet", Kind.JOB, "settle", List.of(), invoke, Outcome.OK,
+                "every store UP; " + rolledBack + " unfinished plans rolled back (the daemon's pass)");
         return true;
     }
 
