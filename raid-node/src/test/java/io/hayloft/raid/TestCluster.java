@@ -276,16 +276,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** Logs photo {@code p} in its volume's delete log with a WRONG cookie (its last bit flipped); it stays live. */
     public void logWrongCookieDelete(Photo p) throws Exception {
-        long wrong = Long.parseUnsignedLong(p.cookie(), 16) ^ 1;
-        String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
-                + String.format(java.util.Locale.ROOT, "%016x", wrong) + "\",\"needles\":1}]}";
-        HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/volumes/" + p.volume() + "/deletes"))
-                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        HttpResponse<String> answer = http.send(r, HttpResponse.BodyHandlers.ofString());
-        if (answer.statusCode() != 200) {
-            throw new AssertionError("POST /v1/volumes/" + p.volume() + "/deletes answered " + answer.statusCode() + ": " + answer.body());
-        }
+        postDelete(p, String.format(java.util.Locale.ROOT, "%016x", Long.parseUnsignedLong(p.cookie(), 16) ^ 1));
     }
 
     /**
@@ -293,8 +284,14 @@ public final class TestCluster implements AutoCloseable {
      * ({@code POST /v1/volumes/{id}/deletes}); it moves from {@link #photos} to {@link #deleted}.
      */
     public void logDelete(Photo p) throws Exception {
-        String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\""
-                + p.cookie() + "\",\"needles\":1}]}";
+        postDelete(p, p.cookie());
+        photos.remove(p.key());
+        deleted.put(p.key(), p);
+    }
+
+    private void postDelete(Photo p, String cookie) throws Exception {
+        String body = "{\"deletes\":[{\"seq\":0,\"key\":" + Long.toUnsignedString(p.key()) + ",\"cookie\":\"" + cookie
+                + "\",\"needles\":1}]}";
         HttpRequest r = HttpRequest.newBuilder(URI.create("http://" + directory.address() + "/v1/volumes/" + p.volume() + "/deletes"))
                 .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
@@ -302,8 +299,6 @@ public final class TestCluster implements AutoCloseable {
         if (answer.statusCode() != 200) {
             throw new AssertionError("POST /v1/volumes/" + p.volume() + "/deletes answered " + answer.statusCode() + ": " + answer.body());
         }
-        photos.remove(p.key());
-        deleted.put(p.key(), p);
     }
 
     /** Deletes photos of {@code volume} (in its delete log, as a client would) until {@code share} of its needle bytes are gone. */

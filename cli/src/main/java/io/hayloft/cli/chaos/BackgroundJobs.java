@@ -262,13 +262,13 @@ final class BackgroundJobs {
         for (Scrubber.Finding f; (f = findings.poll()) != null; ) {
             found.add(f);
         }
-        Map<String, TreeSet<Integer>> units = new TreeMap<>();
         Map<Integer, StripeMap> maps = new TreeMap<>();
         for (StripeMap m : node.cluster().stripeMaps()) {
             if (StripeMap.COMMITTED.equals(m.status())) {
                 maps.put(m.volume(), m);
             }
         }
+        List<Scrubber.Finding> current = new ArrayList<>();
         for (Scrubber.Finding f : found) {
             StripeMap m = maps.get(f.volume());
             if (m == null || f.stripe() >= m.stripes().size()) {
@@ -276,16 +276,10 @@ final class BackgroundJobs {
             }
             StripeMap.Block b = m.stripes().get(f.stripe()).blocks().get(f.unit());
             if (b.name().equals(f.name()) && b.store().equals(f.store())) {
-                units.computeIfAbsent(f.volume() + "/" + f.stripe(), k -> new TreeSet<>()).add(f.unit());
+                current.add(f);
             }
         }
-        List<BlockFixer.Damage> damage = new ArrayList<>();
-        units.forEach((k, u) -> {
-            String[] vs = k.split("/");
-            damage.add(new BlockFixer.Damage(Integer.parseInt(vs[0]), Integer.parseInt(vs[1]),
-                    u.stream().mapToInt(Integer::intValue).toArray(), "scrub"));
-        });
-        return damage;
+        return ChaosRun.damage(current);
     }
 
     private String scrub(ThreadPoolRunner runner) throws Exception {

@@ -212,18 +212,7 @@ final class ChaosRun implements AutoCloseable {
     }
 
     private Op pick(Random rnd) {
-        int total = 0;
-        for (Op o : Op.values()) {
-            total += o.weight;
-        }
-        int x = rnd.nextInt(total);
-        for (Op o : Op.values()) {
-            x -= o.weight;
-            if (x < 0) {
-                return o;
-            }
-        }
-        throw new AssertionError();
+        return weighted(rnd, Op.values(), o -> o.weight);
     }
 
     private String execute(Op op, Random rnd) throws Exception {
@@ -618,17 +607,7 @@ final class ChaosRun implements AutoCloseable {
         }
         if (corrupt) {
             RaidNode node = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner);
-            List<Scrubber.Finding> found = new Scrubber(node.cluster(), 1 << 20).cycle(0);
-            Map<String, TreeSet<Integer>> units = new TreeMap<>();
-            for (Scrubber.Finding f : found) {
-                units.computeIfAbsent(f.volume() + "/" + f.stripe(), k -> new TreeSet<>()).add(f.unit());
-            }
-            List<BlockFixer.Damage> damage = new ArrayList<>();
-            units.forEach((k, u) -> {
-                String[] vs = k.split("/");
-                damage.add(new BlockFixer.Damage(Integer.parseInt(vs[0]), Integer.parseInt(vs[1]),
-                        u.stream().mapToInt(Integer::intValue).toArray(), "scrub"));
-            });
+            List<BlockFixer.Damage> damage = damage(new Scrubber(node.cluster(), 1 << 20).cycle(0));
             BlockFixer.Report r = new BlockFixer(node.cluster(), node.config()).repairAll(damage);
             return what + "; scrub found " + found.size() + ", rebuilt " + r.blocks()
                     + (r.failures().isEmpty() ? "" : ", failures " + r.failures());
@@ -743,9 +722,45 @@ final class ChaosRun implements AutoCloseable {
         return false;
     }
 
+    /** The scrubber's findings as the damage {@code BlockFixer.repairAll} takes: the units of each stripe together. */
+    static List<BlockFixer.Damage> damage(List<Scrubber.Finding> found) {
+        Map<String, TreeSet<Integer>> units = new TreeMap<>();
+        for (Scrubber.Finding f : found) {
+            units.computeIfAbsent(f.volume() + "/" + f.stripe(), k -> new TreeSet<>()).add(f.unit());
+        }
+        List<BlockFixer.Damage> damage = new ArrayList<>();
+        units.forEach((k, u) -> {
+            String[] vs = k.split("/");
+            damage.add(new BlockFixer.Damage(Integer.parseInt(vs[0]), Integer.parseInt(vs[1]),
+                    u.stream().mapToInt(Integer::intValue).toArray(), "scrub"));
+        });
+        return damage;
+    }
+
+    /** One of {@code values}, each drawn with probability proportional to its weight. */
+    static <E> E weighted(Random rnd, E[] values, java.util.function.ToIntFunction<E> weight) {
+        int total = 0;
+        for (E e : values) {
+            total += weight.applyAsInt(e);
+        }
+        int x = rnd.nextInt(total);
+        for (E e : values) {
+            x -= weight.applyAsInt(e);
+            if (x < 0) {
+                return e;
+            }
+        }
+        throw new AssertionError("weights of " + java.util.Arrays.toString(values) + " sum to " + total);
+    }
+
     RaidConfig raidConfig(String codec, long blockSize) {
+        return raidConfig(cluster.directoryAddress(), options, dir, codec, blockSize);
+    }
+
+    /** The raid-node configuration of a schedule (sequential or concurrent) on {@code directory}, spooling under {@code dir}. */
+    static RaidConfig raidConfig(String directory, ChaosOptions options, Path dir, String codec, long blockSize) {
         RaidConfig c = new RaidConfig();
-        c.directory = cluster.directoryAddress();
+        c.directory = directory;
         c.codec = codec;
         c.k = options.k();
         c.r = options.r();

@@ -237,19 +237,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
     }
 
     RaidConfig raidConfig(String codec, long blockSize) {
-        RaidConfig c = new RaidConfig();
-        c.directory = cluster.directoryAddress();
-        c.codec = codec;
-        c.k = options.k();
-        c.r = options.r();
-        c.blockSize = blockSize;
-        c.transferBytes = 64 << 10;
-        c.requestTimeoutMillis = 5000;
-        c.workers = 2;
-        c.repairWorkers = 4;
-        c.reclaimThreshold = 0.0;
-        c.spoolDir = dir.resolve("spool").toString();
-        return c.validate();
+        return ChaosRun.raidConfig(cluster.directoryAddress(), options, dir, codec, blockSize);
     }
 
     /** Runs the schedule: clients, jobs and faults at once, the quiet phase, the checks. */

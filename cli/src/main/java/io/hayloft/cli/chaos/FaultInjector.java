@@ -97,18 +97,7 @@ final class FaultInjector implements Runnable {
     }
 
     private Fault pick() {
-        int total = 0;
-        for (Fault f : Fault.values()) {
-            total += f.weight;
-        }
-        int x = rnd.nextInt(total);
-        for (Fault f : Fault.values()) {
-            x -= f.weight;
-            if (x < 0) {
-                return f;
-            }
-        }
-        throw new AssertionError();
+        return ChaosRun.weighted(rnd, Fault.values(), f -> f.weight);
     }
 
     private String inject(Fault f, int i, Random r, ThreadPoolRunner runner) throws Exception {
