@@ -607,7 +607,8 @@ final class ChaosRun implements AutoCloseable {
         }
         if (corrupt) {
             RaidNode node = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner);
-            List<BlockFixer.Damage> damage = damage(new Scrubber(node.cluster(), 1 << 20).cycle(0));
+            List<Scrubber.Finding> found = new Scrubber(node.cluster(), 1 << 20).cycle(0);
+            List<BlockFixer.Damage> damage = damage(found);
             BlockFixer.Report r = new BlockFixer(node.cluster(), node.config()).repairAll(damage);
             return what + "; scrub found " + found.size() + ", rebuilt " + r.blocks()
                     + (r.failures().isEmpty() ? "" : ", failures " + r.failures());
