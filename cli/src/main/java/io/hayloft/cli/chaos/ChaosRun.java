@@ -119,11 +119,7 @@ final class ChaosRun implements AutoCloseable {
         this.seed = seed;
         this.dir = options.dataDir().resolve("schedule-" + seed);
         Files.createDirectories(dir.resolve("spool"));
-        ClusterOptions c = ClusterOptions.of(dir.resolve("cluster")).withStores(options.stores(), options.stores())
-                .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
-        // With power cuts every store lives on its own simulated disk (in memory), seeded from the schedule.
-        this.cluster = options.powerCuts() ? EmbeddedCluster.start(c, i -> new SimulatedDisk(seed * 64 + i))
-                : EmbeddedCluster.start(c);
+        this.cluster = startCluster(options, seed, dir);
         this.faults = StoreFaults.of(cluster);
         this.client = cluster.newClient();
         this.runner = new ThreadPoolRunner(2);
@@ -554,18 +550,7 @@ final class ChaosRun implements AutoCloseable {
         // Through the store's Disk, so a simulated disk (which keeps its files in memory) works too.
         List<Path> blocks = new ArrayList<>();
         List<Integer> owners = new ArrayList<>();
-        for (int i = 0; i < cluster.storeCount(); i++) {
-            if (cluster.store(i) == null) {
-                continue;
-            }
-            Path d = cluster.storeDir(i).resolve("blocks");
-            for (String name : cluster.disk(i).list(d)) {
-                if (DATA_BLOCK.matcher(name).matches()) {
-                    blocks.add(d.resolve(name));
-                    owners.add(i);
-                }
-            }
-        }
+        blockFiles(cluster, DATA_BLOCK, blocks, owners);
         int pick = rnd.nextInt(1 << 20);
         long offsetSeed = rnd.nextLong();
         byte[] garbage = new byte[1 + rnd.nextInt(64)];
@@ -721,6 +706,38 @@ final class ChaosRun implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * A schedule's cluster under {@code dir}: {@code options.stores()} stores on as many racks, 3
+     * replicas, heartbeats and probes every 200 ms; with power cuts every store lives on its own
+     * simulated disk (in memory), seeded from the schedule.
+     */
+    static EmbeddedCluster startCluster(ChaosOptions options, long seed, Path dir) throws IOException, InterruptedException {
+        ClusterOptions c = ClusterOptions.of(dir.resolve("cluster")).withStores(options.stores(), options.stores())
+                .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
+        return options.powerCuts() ? EmbeddedCluster.start(c, i -> new SimulatedDisk(seed * 64 + i)) : EmbeddedCluster.start(c);
+    }
+
+    /**
+     * Adds every block file whose name matches {@code names} on the running stores to {@code blocks},
+     * and its store's index to {@code owners}; listed through each store's Disk, so a simulated disk
+     * (which keeps its files in memory) works too.
+     */
+    static void blockFiles(EmbeddedCluster cluster, java.util.regex.Pattern names, List<Path> blocks, List<Integer> owners)
+            throws IOException {
+        for (int i = 0; i < cluster.storeCount(); i++) {
+            if (cluster.store(i) == null) {
+                continue;
+            }
+            Path d = cluster.storeDir(i).resolve("blocks");
+            for (String name : cluster.disk(i).list(d)) {
+                if (names.matcher(name).matches()) {
+                    blocks.add(d.resolve(name));
+                    owners.add(i);
+                }
+            }
+        }
     }
 
     /** The scrubber's findings as the damage {@code BlockFixer.repairAll} takes: the units of each stripe together. */

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.cli.chaos.History.Event;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
-import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
@@ -72,10 +71,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
         this.seed = seed;
         this.dir = options.dataDir().resolve("schedule-" + seed);
         Files.createDirectories(dir.resolve("spool"));
-        ClusterOptions c = ClusterOptions.of(dir.resolve("cluster")).withStores(options.stores(), options.stores())
-                .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
-        this.cluster = options.powerCuts() ? EmbeddedCluster.start(c, i -> new SimulatedDisk(seed * 64 + i))
-                : EmbeddedCluster.start(c);
+        this.cluster = ChaosRun.startCluster(options, seed, dir);
         this.storeFaults = StoreFaults.of(cluster);
         this.client = cluster.newClient(); // coalesced puts on (the builder's default)
     }

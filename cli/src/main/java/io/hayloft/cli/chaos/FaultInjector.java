@@ -164,18 +164,7 @@ final class FaultInjector implements Runnable {
         EmbeddedCluster cluster = run.cluster();
         List<Path> blocks = new ArrayList<>();
         List<Integer> owners = new ArrayList<>();
-        for (int i = 0; i < cluster.storeCount(); i++) {
-            if (cluster.store(i) == null) {
-                continue;
-            }
-            Path d = cluster.storeDir(i).resolve("blocks");
-            for (String name : cluster.disk(i).list(d)) {
-                if (BLOCK.matcher(name).matches()) {
-                    blocks.add(d.resolve(name));
-                    owners.add(i);
-                }
-            }
-        }
+        ChaosRun.blockFiles(cluster, BLOCK, blocks, owners);
         if (blocks.isEmpty()) {
             return "skipped (no block)";
         }
