@@ -1,6 +1,6 @@
 package io.hayloft.cache;
 
-import io.hayloft.common.http.HttpServer;
+import io.hayloft.serverkit.http.HttpServer;
 import io.netty.handler.codec.http.HttpRequest;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,13 +1,13 @@
 package io.hayloft.cache;
 
-import io.hayloft.common.http.HttpLimits;
+import io.hayloft.serverkit.http.HttpLimits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * Configuration of a cache server, read from YAML with command-line overrides by
- * {@link io.hayloft.common.config.ConfigLoader} ({@code hayloft cache --config FILE key=value...}).
+ * {@link io.hayloft.serverkit.config.ConfigLoader} ({@code hayloft cache --config FILE key=value...}).
  * Every key, its default and its meaning:
  * <pre>
  * host                   0.0.0.0           address to bind
@@ -153,8 +153,8 @@ public final class CacheConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.common.http.Tls.Settings tls() {
-        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public io.hayloft.serverkit.http.Tls.Settings tls() {
+        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 

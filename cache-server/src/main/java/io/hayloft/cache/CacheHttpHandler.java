@@ -1,11 +1,12 @@
 package io.hayloft.cache;
 
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.http.RequestHandler;
-import io.hayloft.common.metrics.PrometheusEndpoint;
-import io.hayloft.common.wire.WriteToken;
+import io.hayloft.format.errors.CacheErrors;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.serverkit.http.RequestHandler;
+import io.hayloft.serverkit.metrics.PrometheusEndpoint;
+import io.hayloft.format.wire.WriteToken;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -26,7 +27,7 @@ import java.util.Map;
  *
  * <p>Buffer ownership: a hit's response wraps the cached array without copying (the array is
  * immutable once cached, so Netty may write it while other requests share it); the request is
- * released by {@link io.hayloft.common.http.HttpServer}.
+ * released by {@link io.hayloft.serverkit.http.HttpServer}.
  *
  * <p>Thread-safe (stateless apart from thread-safe collaborators).
  */

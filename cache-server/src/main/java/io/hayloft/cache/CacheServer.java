@@ -1,7 +1,7 @@
 package io.hayloft.cache;
 
-import io.hayloft.common.http.HttpServer;
-import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.serverkit.http.HttpServer;
+import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,8 +31,8 @@ public final class CacheServer implements AutoCloseable {
         if (config.coldEnabled()) {
             // Never run half-secured: a cache that would accept unsigned pushes in a secured cluster (or the reverse)
             // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
-            io.hayloft.common.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
-                    io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE, config.tls().clientContext());
+            io.hayloft.serverkit.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
+                    io.hayloft.serverkit.http.ClusterStance.DEFAULT_PATIENCE, config.tls().clientContext());
         }
         this.config = config;
         // The cache's one transport for its calls to stores and the directory: https with its certificate when it has a trust store.

@@ -1,6 +1,7 @@
 package io.hayloft.cache;
 
-import io.hayloft.common.http.ApiException;
+import io.hayloft.format.errors.CacheErrors;
+import io.hayloft.format.errors.ApiException;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ public record CacheUrl(String store, NeedleKey needle, long cookie, boolean hasC
         /** The store's path for this needle with {@code cookie}: {@code /<volume>/<key>/<alt>?cookie=<hex>}. */
         public String storePath(long cookie) {
             return "/" + volume + "/" + Long.toUnsignedString(key) + "/" + Integer.toUnsignedString(alt) + "?cookie="
-                    + io.hayloft.common.wire.PhotoId.hex16(cookie);
+                    + io.hayloft.format.wire.PhotoId.hex16(cookie);
         }
 
         @Override

@@ -1,9 +1,10 @@
 package io.hayloft.cache;
 
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.raid.ClusterReads;
-import io.hayloft.raid.ColdReader;
+import io.hayloft.format.errors.CacheErrors;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.cold.ClusterReads;
+import io.hayloft.cold.ColdReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -141,7 +142,7 @@ public final class ColdFetcher implements AutoCloseable {
      * caller must not learn which keys exist.
      */
     private static StoreFetcher.Fetched notFound(CacheUrl.NeedleKey n) {
-        byte[] json = io.hayloft.common.http.HttpResponses.errorBytes(CommonErrors.NEEDLE_NOT_FOUND,
+        byte[] json = io.hayloft.serverkit.http.HttpResponses.errorBytes(CommonErrors.NEEDLE_NOT_FOUND,
                 CommonErrors.needleNotFound(n.volume(), n.key(), n.alt()));
         return new StoreFetcher.Fetched(404, json, "application/json", -1, null);
     }

@@ -1,9 +1,10 @@
 package io.hayloft.cache;
 
+import io.hayloft.format.errors.CacheErrors;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.hayloft.cache.CacheUrl.NeedleKey;
-import io.hayloft.common.http.ApiException;
+import io.hayloft.format.errors.ApiException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,6 +1,7 @@
 package io.hayloft.cache;
 
-import io.hayloft.common.http.ApiException;
+import io.hayloft.format.errors.CacheErrors;
+import io.hayloft.format.errors.ApiException;
 import java.io.IOException;
 import java.net.ConnectException;
 import io.hayloft.client.RemoteException;

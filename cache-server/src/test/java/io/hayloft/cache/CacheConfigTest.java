@@ -3,7 +3,7 @@ package io.hayloft.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.serverkit.config.ConfigLoader;
 import java.net.InetAddress;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package io.hayloft.cache;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.common.config.ConfigLoader;
-import io.hayloft.common.http.HttpResponses;
+import io.hayloft.serverkit.config.ConfigLoader;
+import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import java.net.URI;

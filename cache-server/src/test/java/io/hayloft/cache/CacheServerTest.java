@@ -7,7 +7,7 @@ import static io.hayloft.cache.CacheFixture.stats;
 import static io.hayloft.cache.CacheFixture.url;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.WriteToken;
+import io.hayloft.format.wire.WriteToken;
 import io.hayloft.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.hayloft.cache;
 import static io.hayloft.cache.CacheFixture.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.ring.CacheRouting;
+import io.hayloft.format.ring.CacheRouting;
 import java.net.ConnectException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.client.HayloftClient;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.TestCluster;
 import io.hayloft.raid.ThreadPoolRunner;
@@ -157,7 +157,7 @@ class ColdCacheTest {
 
             CacheConfig plain = new CacheConfig().validate();
             ReadThroughCache noDirectory = new ReadThroughCache(plain, stores);
-            assertThatThrownBy(() -> noDirectory.get(url, true)).isInstanceOf(io.hayloft.common.http.ApiException.class)
+            assertThatThrownBy(() -> noDirectory.get(url, true)).isInstanceOf(io.hayloft.format.errors.ApiException.class)
                     .hasMessageContaining("no directory configured");
         }
     }
@@ -263,7 +263,7 @@ class ColdCacheTest {
         TestCluster.Photo gone = ps.get(0);
         TestCluster.Photo kept = ps.get(1);
         String wrongCookie = String.format("%016x", Long.parseUnsignedLong(gone.cookie(), 16) ^ 1);
-        try (io.hayloft.raid.ColdReader reader = new io.hayloft.raid.ColdReader(
+        try (io.hayloft.cold.ColdReader reader = new io.hayloft.cold.ColdReader(
                 new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)));
              HayloftClient client = HayloftClient.builder().directory(cluster.directory.address()).build()) {
             // Every tier reads both photos first: each caches the volume's map, index and log head.
@@ -306,7 +306,7 @@ class ColdCacheTest {
             assertThatThrownBy(() -> client.get(new PhotoId(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16) ^ 2)))
                     .as("client, wrong cookie").isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
             assertThat(client.get(id(kept))).isEqualTo(kept.data());
-            try (io.hayloft.raid.ColdReader fresh = new io.hayloft.raid.ColdReader(
+            try (io.hayloft.cold.ColdReader fresh = new io.hayloft.cold.ColdReader(
                     new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)))) {
                 assertThat(fresh.get(volume, gone.key(), 0)).isNull();
                 assertThat(fresh.get(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16))).isEqualTo(kept.data());

@@ -3,9 +3,9 @@ package io.hayloft.cache;
 import static io.hayloft.cache.CacheFixture.HTTP;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.ring.CacheRouting;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.format.ring.CacheRouting;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.store.StoreConfig;

@@ -3,8 +3,8 @@ package io.hayloft.directory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.Wire;
-import io.hayloft.common.wire.WriteToken;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.format.wire.WriteToken;
 import io.hayloft.directory.meta.VolumeInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;

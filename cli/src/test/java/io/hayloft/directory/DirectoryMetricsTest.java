@@ -2,7 +2,7 @@ package io.hayloft.directory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.testkit.Await;

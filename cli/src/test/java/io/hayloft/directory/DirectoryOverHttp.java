@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import java.net.URI;

@@ -3,7 +3,7 @@ package io.hayloft.directory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

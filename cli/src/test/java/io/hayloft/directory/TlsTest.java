@@ -3,7 +3,7 @@ package io.hayloft.directory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.http.Tls;
+import io.hayloft.serverkit.http.Tls;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import java.net.URI;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.HttpTransport;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;

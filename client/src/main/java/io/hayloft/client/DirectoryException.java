@@ -1,6 +1,6 @@
 package io.hayloft.client;
 
-import io.hayloft.directory.DirectoryErrors;
+import io.hayloft.format.errors.DirectoryErrors;
 
 /**
  * A directory call that failed: the directory's error answer (HTTP status and the stable code, name

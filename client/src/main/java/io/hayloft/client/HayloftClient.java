@@ -3,8 +3,8 @@ package io.hayloft.client;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.store.NotFoundException;
 import io.hayloft.client.store.StoreClient;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.Wire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -599,7 +599,7 @@ public final class HayloftClient implements AutoCloseable {
             this.cacheNodes = List.copyOf(cacheNodes);
             this.gutterNodes = gutterNodes == null ? List.of() : List.copyOf(gutterNodes);
             if (!this.cacheNodes.isEmpty()) {
-                new io.hayloft.common.ring.CacheRouting(this.cacheNodes, this.gutterNodes); // names a bad list now
+                new io.hayloft.format.ring.CacheRouting(this.cacheNodes, this.gutterNodes); // names a bad list now
             }
             return this;
         }
@@ -664,7 +664,7 @@ public final class HayloftClient implements AutoCloseable {
         }
 
         /**
-         * Keys per allocator lease (1..{@value io.hayloft.common.wire.Wire#MAX_LEASE_KEYS}, default
+         * Keys per allocator lease (1..{@value io.hayloft.format.wire.Wire#MAX_LEASE_KEYS}, default
          * 1,000): a put costs one directory call per this many photos.
          */
         public Builder leaseKeys(int n) {

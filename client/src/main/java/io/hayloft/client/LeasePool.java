@@ -1,6 +1,6 @@
 package io.hayloft.client;
 
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

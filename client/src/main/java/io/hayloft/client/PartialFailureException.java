@@ -1,6 +1,6 @@
 package io.hayloft.client;
 
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

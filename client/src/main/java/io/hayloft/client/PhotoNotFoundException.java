@@ -1,6 +1,6 @@
 package io.hayloft.client;
 
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 
 /**
  * The photo does not exist: never written, deleted, or the id's cookie, volume or alternate key does

@@ -1,6 +1,6 @@
 package io.hayloft.client;
 
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 
 /**
  * A stored photo: its id (logical volume, key, alternate key, cookie; keep it, the cookie is needed

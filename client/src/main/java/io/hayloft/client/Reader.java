@@ -2,8 +2,8 @@ package io.hayloft.client;
 
 import io.hayloft.client.store.NotFoundException;
 import io.hayloft.client.store.StoreException;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.Wire;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

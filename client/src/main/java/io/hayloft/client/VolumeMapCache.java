@@ -1,7 +1,7 @@
 package io.hayloft.client;
 
-import io.hayloft.common.ring.CacheRouting;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.ring.CacheRouting;
+import io.hayloft.format.wire.Wire;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

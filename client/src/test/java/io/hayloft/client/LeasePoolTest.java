@@ -3,7 +3,7 @@ package io.hayloft.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -1,8 +1,9 @@
 package io.hayloft.directory;
 
+import io.hayloft.format.errors.DirectoryErrors;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.ReclaimPlan;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.directory.meta.VolumeInfo;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
 import java.util.ArrayList;

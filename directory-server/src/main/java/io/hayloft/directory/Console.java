@@ -3,7 +3,7 @@ package io.hayloft.directory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.directory.meta.VolumeInfo;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;

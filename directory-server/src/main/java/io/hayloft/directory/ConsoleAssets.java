@@ -1,7 +1,7 @@
 package io.hayloft.directory;
 
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.http.HttpResponses;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -58,7 +58,7 @@ final class ConsoleAssets {
     /**
      * The file for the path segments after {@code ui} (empty: the page).
      *
-     * @throws io.hayloft.common.http.ApiException NOT_FOUND for any other path
+     * @throws io.hayloft.format.errors.ApiException NOT_FOUND for any other path
      */
     static FullHttpResponse get(List<String> rest, String path) {
         String name = rest.isEmpty() ? "index.html" : rest.size() == 1 ? rest.get(0) : null;

@@ -1,8 +1,9 @@
 package io.hayloft.directory;
 
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.wire.Wire;
-import io.hayloft.common.wire.WriteToken;
+import io.hayloft.format.errors.DirectoryErrors;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.format.wire.WriteToken;
 import io.hayloft.directory.meta.KeyAllocator;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.StoreInfo;
@@ -387,6 +388,6 @@ public final class Directory {
     }
 
     static String hex(long cookie) {
-        return io.hayloft.common.wire.PhotoId.hex16(cookie);
+        return io.hayloft.format.wire.PhotoId.hex16(cookie);
     }
 }

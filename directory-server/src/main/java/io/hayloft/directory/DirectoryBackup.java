@@ -1,5 +1,6 @@
 package io.hayloft.directory;
 
+import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.directory.meta.MetaStore;
@@ -95,7 +96,7 @@ public final class DirectoryBackup {
      * Writes a backup of the running database into {@code dir}, a new directory (an existing empty
      * one is accepted) on this host.
      *
-     * @throws io.hayloft.common.http.ApiException 400 for a relative path, 409 BACKUP_TARGET_EXISTS when
+     * @throws io.hayloft.format.errors.ApiException 400 for a relative path, 409 BACKUP_TARGET_EXISTS when
      *         {@code dir} exists and is not an empty directory, 500 BACKUP_FAILED when it cannot be written
      */
     public static Manifest backup(MetaStore meta, String dir) {

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * Configuration of a directory server, read from YAML with command-line overrides by
- * {@link io.hayloft.common.config.ConfigLoader} ({@code hayloft directory --config FILE key=value...}).
+ * {@link io.hayloft.serverkit.config.ConfigLoader} ({@code hayloft directory --config FILE key=value...}).
  * Every key, its default and its meaning:
  * <pre>
  * dataDir              directory-data  where the RocksDB database lives
@@ -57,7 +57,7 @@ public final class DirectoryConfig {
     public List<String> cacheNodes = new ArrayList<>();
     public List<String> gutterNodes = new ArrayList<>();
     public String raidNode;
-    private volatile io.hayloft.common.ring.CacheRouting cacheRouting;
+    private volatile io.hayloft.format.ring.CacheRouting cacheRouting;
     public String tlsKeyStore;
     public String tlsKeyStorePassword;
     public String tlsTrustStore;
@@ -88,7 +88,7 @@ public final class DirectoryConfig {
         }
         tls().validate();
         if ("cache".equals(readPolicy)) {
-            cacheRouting = new io.hayloft.common.ring.CacheRouting(cacheNodes, gutterNodes);
+            cacheRouting = new io.hayloft.format.ring.CacheRouting(cacheNodes, gutterNodes);
         }
         return this;
     }
@@ -121,8 +121,8 @@ public final class DirectoryConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.common.http.Tls.Settings tls() {
-        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public io.hayloft.serverkit.http.Tls.Settings tls() {
+        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 
@@ -133,9 +133,9 @@ public final class DirectoryConfig {
     }
 
     /** The cache ring and gutter pool built by {@link #validate()} (readPolicy cache only). */
-    public io.hayloft.common.ring.CacheRouting cacheRouting() {
+    public io.hayloft.format.ring.CacheRouting cacheRouting() {
         if (cacheRouting == null) {
-            cacheRouting = new io.hayloft.common.ring.CacheRouting(cacheNodes, gutterNodes);
+            cacheRouting = new io.hayloft.format.ring.CacheRouting(cacheNodes, gutterNodes);
         }
         return cacheRouting;
     }

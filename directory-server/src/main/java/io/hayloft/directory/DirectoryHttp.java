@@ -1,14 +1,15 @@
 package io.hayloft.directory;
 
+import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.http.RequestHandler;
-import io.hayloft.common.http.Secrets;
-import io.hayloft.common.metrics.PrometheusEndpoint;
-import io.hayloft.common.wire.Wire;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.serverkit.http.RequestHandler;
+import io.hayloft.serverkit.http.Secrets;
+import io.hayloft.serverkit.metrics.PrometheusEndpoint;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.format.wire.StripeMap;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.handler.codec.http.FullHttpRequest;

@@ -1,8 +1,8 @@
 package io.hayloft.directory;
 
-import io.hayloft.common.http.HttpLimits;
-import io.hayloft.common.http.HttpServer;
-import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.serverkit.http.HttpLimits;
+import io.hayloft.serverkit.http.HttpServer;
+import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import io.hayloft.directory.meta.MetaStore;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package io.hayloft.directory;
 
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.wire.Wire;
-import io.hayloft.common.wire.WriteToken;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.format.wire.WriteToken;
 import io.hayloft.directory.meta.KeyAllocator;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStore.DeleteRecord;

@@ -1,6 +1,7 @@
 package io.hayloft.directory;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.errors.DirectoryErrors;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.directory.meta.StoreInfo.StoreState;

@@ -1,7 +1,7 @@
 package io.hayloft.directory;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.common.http.HttpResponses;
+import io.hayloft.serverkit.http.HttpResponses;
 import java.io.IOException;
 import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpRequest;

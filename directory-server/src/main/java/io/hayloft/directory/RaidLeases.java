@@ -1,5 +1,6 @@
 package io.hayloft.directory;
 
+import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStoreException;
@@ -67,7 +68,7 @@ public final class RaidLeases {
     /**
      * Grants or renews the lease for {@code holder}.
      *
-     * @throws io.hayloft.common.http.ApiException 400 for a blank holder or a ttl outside
+     * @throws io.hayloft.format.errors.ApiException 400 for a blank holder or a ttl outside
      *         1..3600000 ms; 409 LEASE_HELD naming the other holder and when its lease runs out
      */
     public synchronized Lease acquire(String holder, long ttlMillis) {
@@ -98,7 +99,7 @@ public final class RaidLeases {
     /**
      * Gives the lease up if {@code holder} has it; nothing if nobody does.
      *
-     * @throws io.hayloft.common.http.ApiException 409 LEASE_HELD when another holder has it
+     * @throws io.hayloft.format.errors.ApiException 409 LEASE_HELD when another holder has it
      */
     public synchronized Lease release(String holder) {
         Lease l = current();

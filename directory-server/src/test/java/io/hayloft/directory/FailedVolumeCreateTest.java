@@ -3,7 +3,7 @@ package io.hayloft.directory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.VolumeInfo;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hayloft.common.http.ApiException;
+import io.hayloft.format.errors.ApiException;
 import io.hayloft.directory.meta.MetaStore;
 import java.net.URI;
 import java.net.http.HttpClient;

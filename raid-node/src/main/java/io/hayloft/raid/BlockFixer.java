@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.cold.RangeFetch;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.TooManyErasuresException;

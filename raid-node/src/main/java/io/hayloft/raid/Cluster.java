@@ -1,7 +1,8 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.cold.ClusterBlockWrites;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The raid-node's view of the cluster over HTTP: the read calls of {@link ClusterReads} (cold-read)
+ * The raid-node's view of the cluster over HTTP: the read calls of {@link io.hayloft.cold.ClusterReads} (cold-read)
  * and the admin and write calls: the directory's volume, encoding, reclaim, drain and lease
  * endpoints (docs/directory-api.md) and the stores' block and volume endpoints (docs/store-api.md).
  * Every failure is an {@link IOException} naming the server and the request.
@@ -249,11 +250,11 @@ public final class Cluster extends ClusterBlockWrites {
      *
      * @param deadline how long the whole stripe may take
      */
-    public io.hayloft.common.wire.Wire.EncodeStripeResult encodeStripe(String store, int volume,
-            io.hayloft.common.wire.Wire.EncodeStripeRequest request, Duration deadline) throws IOException {
+    public io.hayloft.format.wire.Wire.EncodeStripeResult encodeStripe(String store, int volume,
+            io.hayloft.format.wire.Wire.EncodeStripeRequest request, Duration deadline) throws IOException {
         byte[] b = call("POST", store(store, "/admin/volumes/" + volume + "/encode-stripe"), JSON.writeValueAsBytes(request), true,
                 deadline);
-        return JSON.readValue(b, io.hayloft.common.wire.Wire.EncodeStripeResult.class);
+        return JSON.readValue(b, io.hayloft.format.wire.Wire.EncodeStripeResult.class);
     }
 
     public void putBlock(String store, String name, byte[] data) throws IOException {

@@ -1,8 +1,8 @@
 package io.hayloft.raid;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

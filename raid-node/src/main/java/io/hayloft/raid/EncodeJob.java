@@ -1,8 +1,9 @@
 package io.hayloft.raid;
 
-import io.hayloft.store.volume.Needle;
-import io.hayloft.common.wire.VolumeIndex;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.cold.NeedleFormat;
+import io.hayloft.format.needle.Needle;
+import io.hayloft.format.wire.VolumeIndex;
+import io.hayloft.format.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -290,10 +291,10 @@ public final class EncodeJob {
     private java.util.Set<Long> loggedWithOwnCookie(ReplicaSource src, List<VolumeIndex.Entry> needles) throws IOException {
         java.util.Set<String> log = new HashSet<>();
         long after = 0;
-        io.hayloft.common.wire.Wire.DeleteLog page;
+        io.hayloft.format.wire.Wire.DeleteLog page;
         do {
             page = cluster.deleteLog(src.volume(), after, 10_000);
-            for (io.hayloft.common.wire.Wire.DeleteEntry d : page.entries()) {
+            for (io.hayloft.format.wire.Wire.DeleteEntry d : page.entries()) {
                 after = Math.max(after, d.seq());
                 try {
                     log.add(d.key() + "/" + Long.parseUnsignedLong(d.cookie(), 16));

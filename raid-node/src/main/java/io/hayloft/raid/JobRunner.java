@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 /**
  * Runs the tasks of one job: encode ({@link StripeEncodeTask}, one per stripe) or repair
  * ({@link StripeRepairTask}, one per damaged stripe). The default is {@link ThreadPoolRunner}, the
- * raid-node's own pool; {@code io.hayloft.raid.spark.SparkRunner} (module {@code raid-spark}) runs
+ * raid-node's own pool; {@code io.hayloft.spark.SparkRunner} (module {@code raid-spark}) runs
  * the same {@link RaidTask}s as a Spark job, one task per partition. The coding logic lives in the
  * tasks, so it is the same on every runner.
  *

@@ -114,7 +114,7 @@ public final class RaidConfig implements java.io.Serializable {
 
     /** The HTTP view of the cluster these settings describe: over HTTPS when a trust store is set. */
     public Cluster cluster() {
-        javax.net.ssl.SSLContext ssl = io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
+        javax.net.ssl.SSLContext ssl = io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
                 tlsTrustStorePassword, null).clientContext();
         java.time.Duration timeout = java.time.Duration.ofMillis(requestTimeoutMillis);
         io.hayloft.client.http.HttpTransport.Builder b = io.hayloft.client.http.HttpTransport.builder().requestTimeout(timeout)

@@ -1,10 +1,11 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.http.RequestHandler;
-import io.hayloft.common.http.Secrets;
+import io.hayloft.format.errors.RaidErrors;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.serverkit.http.RequestHandler;
+import io.hayloft.serverkit.http.Secrets;
 import io.micrometer.core.instrument.Timer;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;

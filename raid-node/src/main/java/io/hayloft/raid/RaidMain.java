@@ -1,6 +1,6 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.serverkit.config.ConfigLoader;
 
 /**
  * A bare main for a raid-node process: {@code RaidMain [--config file] [key=value ...]}, keys of

@@ -1,6 +1,6 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

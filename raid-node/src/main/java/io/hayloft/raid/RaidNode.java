@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.cold.ColdReader;
+import io.hayloft.format.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,8 +1,9 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.http.HttpLimits;
-import io.hayloft.common.http.HttpServer;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.errors.RaidErrors;
+import io.hayloft.serverkit.http.HttpLimits;
+import io.hayloft.serverkit.http.HttpServer;
+import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -129,8 +130,8 @@ public final class RaidServer implements AutoCloseable {
         }
         // Never run half-secured: an admin token the directory lacks (or the reverse) stops the start
         // here, after the configuration and the policy file were checked.
-        io.hayloft.common.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
-                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.common.http.ClusterStance.DEFAULT_PATIENCE,
+        io.hayloft.serverkit.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
+                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.serverkit.http.ClusterStance.DEFAULT_PATIENCE,
                 config.tls().clientContext());
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));

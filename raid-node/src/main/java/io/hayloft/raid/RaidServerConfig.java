@@ -70,8 +70,8 @@ public final class RaidServerConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.common.http.Tls.Settings tls() {
-        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public io.hayloft.serverkit.http.Tls.Settings tls() {
+        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 

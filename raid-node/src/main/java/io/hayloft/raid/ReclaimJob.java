@@ -1,8 +1,10 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.cold.ColdReader;
+import io.hayloft.cold.NeedleFormat;
+import io.hayloft.format.wire.VolumeIndex;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

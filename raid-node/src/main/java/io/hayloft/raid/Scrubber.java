@@ -1,6 +1,6 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.RangeFetch;
 import io.hayloft.erasure.ReadRange;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,6 +1,6 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.io.Disk;
+import io.hayloft.serverkit.io.Disk;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;

@@ -1,7 +1,9 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.VolumeIndex;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.cold.ClusterReads;
+import io.hayloft.cold.StripeEncoder;
+import io.hayloft.format.wire.VolumeIndex;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.erasure.UnitReader;
 import java.io.IOException;
 import java.io.Serializable;

@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.cold.ColdReader;
+import io.hayloft.format.wire.StripeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;

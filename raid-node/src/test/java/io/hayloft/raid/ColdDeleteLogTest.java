@@ -1,9 +1,11 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ClusterReads;
+import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.net.URI;

@@ -1,8 +1,9 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

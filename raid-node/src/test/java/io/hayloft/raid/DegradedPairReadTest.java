@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.cold.ColdReader;
+import io.hayloft.format.wire.StripeMap;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;

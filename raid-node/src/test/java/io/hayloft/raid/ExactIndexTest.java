@@ -1,10 +1,11 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;

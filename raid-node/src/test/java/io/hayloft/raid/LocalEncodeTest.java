@@ -1,9 +1,12 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ClusterReads;
+import io.hayloft.cold.ColdReader;
+import io.hayloft.cold.NeedleFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.store.StoreServer;
 import io.hayloft.testkit.PrometheusText;
 import java.net.URI;
@@ -111,14 +114,14 @@ class LocalEncodeTest {
             Map<String, Cluster.StoreRef> stores = http.stores();
             String holder = stores.get(replicaIds(http, volume, stores).get(0)).address();
             http.sealVolume(holder, volume);
-            List<io.hayloft.common.wire.Wire.EncodeTarget> targets = new ArrayList<>();
+            List<io.hayloft.format.wire.Wire.EncodeTarget> targets = new ArrayList<>();
             List<Cluster.StoreRef> refs = new ArrayList<>(stores.values());
             for (int u = 0; u < K + R; u++) {
-                targets.add(new io.hayloft.common.wire.Wire.EncodeTarget(refs.get(u).id(), refs.get(u).address(),
+                targets.add(new io.hayloft.format.wire.Wire.EncodeTarget(refs.get(u).id(), refs.get(u).address(),
                         "v" + volume + "-0badf00d-s0-u" + u));
             }
             // a job a crashed raid-node planned and a recovery rolled back: the directory lists no plan
-            io.hayloft.common.wire.Wire.EncodeStripeRequest req = new io.hayloft.common.wire.Wire.EncodeStripeRequest("0badf00d", "rs",
+            io.hayloft.format.wire.Wire.EncodeStripeRequest req = new io.hayloft.format.wire.Wire.EncodeStripeRequest("0badf00d", "rs",
                     K, R, BLOCK, STRIPE + 16, 0, 4096, targets, holder);
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> http.encodeStripe(holder, volume, req, Duration.ofSeconds(10)))
                     .isInstanceOfSatisfying(ClusterReads.HttpStatusException.class, e -> {
@@ -225,7 +228,7 @@ class LocalEncodeTest {
             written.put(p.key(), new TestCluster.Photo(p.key(), a.volume(), p.cookie(), data));
         }
         if (!lengths.isEmpty()) {
-            byte[] body = io.hayloft.common.wire.BatchBody.encode(needles);
+            byte[] body = io.hayloft.format.wire.BatchBody.encode(needles);
             for (String replica : a.replicas()) {
                 int code = cluster.send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
                 assertThat(code).as("batch to %s", replica).isEqualTo(201);

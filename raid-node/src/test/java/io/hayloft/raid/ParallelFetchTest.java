@@ -1,9 +1,10 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.ReadRange;

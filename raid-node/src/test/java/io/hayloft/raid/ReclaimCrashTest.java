@@ -1,9 +1,10 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,9 +1,11 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ColdReader;
+import io.hayloft.cold.NeedleFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;

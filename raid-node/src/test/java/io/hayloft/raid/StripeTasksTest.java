@@ -1,11 +1,12 @@
 package io.hayloft.raid;
 
-import io.hayloft.store.volume.Needle;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.cold.NeedleFormat;
+import io.hayloft.format.needle.Needle;
+import io.hayloft.format.wire.VolumeIndex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -1,10 +1,12 @@
 package io.hayloft.raid;
 
+import io.hayloft.cold.ColdReader;
+import io.hayloft.cold.NeedleFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.io.Disk;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.serverkit.io.Disk;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.directory.meta.StoreInfo;
@@ -197,7 +199,7 @@ public final class TestCluster implements AutoCloseable {
             for (int i = 0; i < order.size(); ) {
                 int n = Math.min(order.size() - i, 1 + random.nextInt(4));
                 int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch",
-                        io.hayloft.common.wire.BatchBody.encode(order.subList(i, i + n)));
+                        io.hayloft.format.wire.BatchBody.encode(order.subList(i, i + n)));
                 if (code != 201) {
                     throw new AssertionError("batch PUT to " + replica + " answered " + code);
                 }
@@ -218,7 +220,7 @@ public final class TestCluster implements AutoCloseable {
             needles.add(new io.hayloft.client.store.NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
             photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
         }
-        byte[] body = io.hayloft.common.wire.BatchBody.encode(needles);
+        byte[] body = io.hayloft.format.wire.BatchBody.encode(needles);
         for (String replica : a.replicas()) {
             int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
             if (code != 201) {

@@ -1,6 +1,6 @@
 package io.hayloft.store;
 
-import io.hayloft.common.io.Disk;
+import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.StoreException.Reason;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Volume;
@@ -286,10 +286,10 @@ public final class Store implements Closeable {
      *
      * @return needles deleted
      */
-    public int applyDeletes(long id, List<io.hayloft.common.wire.Wire.DeleteEntry> entries, long upTo) throws IOException {
+    public int applyDeletes(long id, List<io.hayloft.format.wire.Wire.DeleteEntry> entries, long upTo) throws IOException {
         Volume v = volume(id);
         int deleted = 0;
-        for (io.hayloft.common.wire.Wire.DeleteEntry e : entries) {
+        for (io.hayloft.format.wire.Wire.DeleteEntry e : entries) {
             long cookie;
             try {
                 cookie = Long.parseUnsignedLong(e.cookie(), 16);

@@ -1,6 +1,6 @@
 package io.hayloft.store;
 
-import io.hayloft.common.http.HttpLimits;
+import io.hayloft.serverkit.http.HttpLimits;
 import io.hayloft.store.volume.NeedleIndex;
 import io.hayloft.store.volume.Volume;
 import java.util.ArrayList;
@@ -9,7 +9,7 @@ import java.util.Locale;
 
 /**
  * Configuration of a store server, read from YAML with command-line overrides by
- * {@link io.hayloft.common.config.ConfigLoader}. Every key, its default and its meaning:
+ * {@link io.hayloft.serverkit.config.ConfigLoader}. Every key, its default and its meaning:
  * <pre>
  * dataDirs               [data]       directories holding volumes (N.dat, N.idx); blocks go to the first
  * host                   0.0.0.0      address to bind
@@ -132,8 +132,8 @@ public final class StoreConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.common.http.Tls.Settings tls() {
-        return io.hayloft.common.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public io.hayloft.serverkit.http.Tls.Settings tls() {
+        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 

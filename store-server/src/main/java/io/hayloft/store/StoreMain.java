@@ -1,6 +1,6 @@
 package io.hayloft.store;
 
-import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.serverkit.config.ConfigLoader;
 
 /**
  * A bare main for a store server process: {@code StoreMain [--config file.yaml] [key=value ...]}.

@@ -1,15 +1,15 @@
 package io.hayloft.store;
 
-import io.hayloft.common.http.ClusterStance;
-import io.hayloft.common.io.Disk;
+import io.hayloft.serverkit.http.ClusterStance;
+import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.cluster.ClusterAuthorizer;
 import io.hayloft.store.cluster.DirectoryHeartbeat;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 
-import io.hayloft.common.http.HttpServer;
-import io.hayloft.common.metrics.PrometheusEndpoint;
+import io.hayloft.serverkit.http.HttpServer;
+import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import io.hayloft.store.http.StoreHttpHandler;
 import io.hayloft.store.volume.Volume;
 import io.micrometer.core.instrument.Gauge;

@@ -6,7 +6,7 @@ import io.netty.handler.codec.http.HttpRequest;
  * Decides whether a mutating request (needle write or delete, batch, block change, volume admin)
  * may proceed. The directory server will sign write tokens that an implementation checks; until
  * then {@link #ALLOW_ALL} is used. Implementations throw
- * {@link io.hayloft.common.http.ApiException} with {@link io.hayloft.common.http.CommonErrors#FORBIDDEN}
+ * {@link io.hayloft.format.errors.ApiException} with {@link io.hayloft.format.errors.CommonErrors#FORBIDDEN}
  * to refuse. Must be thread-safe: called concurrently from the disk threads.
  */
 @FunctionalInterface

@@ -3,7 +3,7 @@ package io.hayloft.bench.cache;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.cache.CacheConfig;
 import io.hayloft.cache.CacheServer;
-import io.hayloft.common.http.HttpResponses;
+import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import java.net.URI;

@@ -4,7 +4,7 @@ import io.hayloft.cli.chaos.ChaosFailure;
 import io.hayloft.cli.chaos.ChaosOptions;
 import io.hayloft.cli.chaos.ChaosStats;
 import io.hayloft.cli.chaos.LifeCycleChecker;
-import io.hayloft.common.io.FileTrees;
+import io.hayloft.serverkit.io.FileTrees;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package io.hayloft.bench.raid;
 
 import io.hayloft.cli.cluster.EmbeddedCluster;
-import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.Directory;
 import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.raid.Cluster;

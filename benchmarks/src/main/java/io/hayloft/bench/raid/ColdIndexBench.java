@@ -1,6 +1,6 @@
 package io.hayloft.bench.raid;
 
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.VolumeIndex;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -4,9 +4,9 @@ import io.hayloft.bench.Machine;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.HayloftClient;
-import io.hayloft.common.io.Disk;
-import io.hayloft.common.io.ForwardingDisk;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.serverkit.io.Disk;
+import io.hayloft.serverkit.io.ForwardingDisk;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.raid.EncodeJob;
@@ -213,7 +213,7 @@ public final class EncodeThroughput implements Callable<Integer> {
                 }
             }
         }
-        io.hayloft.common.io.FileTrees.delete(dir);
+        io.hayloft.serverkit.io.FileTrees.delete(dir);
         return 0;
     }
 
@@ -351,7 +351,7 @@ public final class EncodeThroughput implements Callable<Integer> {
                 needles.add(new io.hayloft.client.store.NeedleData(key, 0, key * 0x9E3779B97F4A7C15L, data));
                 written++;
             }
-            byte[] body = io.hayloft.common.wire.BatchBody.encode(needles);
+            byte[] body = io.hayloft.format.wire.BatchBody.encode(needles);
             for (String replica : replicas) {
                 HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + replica + "/" + volume + "/batch"))
                         .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
@@ -406,14 +406,14 @@ public final class EncodeThroughput implements Callable<Integer> {
     private static String replicaOrder(EmbeddedCluster cluster, int volume) throws Exception {
         io.hayloft.raid.Cluster http = new io.hayloft.raid.Cluster(cluster.directoryAddress(), cluster.options().adminToken(),
                 Duration.ofSeconds(60));
-        Map<String, io.hayloft.raid.ClusterReads.StoreRef> stores = http.stores();
-        List<io.hayloft.common.wire.VolumeIndex> indexes = new java.util.ArrayList<>();
+        Map<String, io.hayloft.cold.ClusterReads.StoreRef> stores = http.stores();
+        List<io.hayloft.format.wire.VolumeIndex> indexes = new java.util.ArrayList<>();
         for (com.fasterxml.jackson.databind.JsonNode id : http.volume(volume).get("replicas")) {
             indexes.add(http.volumeIndex(stores.get(id.asText()).address(), volume));
         }
-        for (io.hayloft.common.wire.VolumeIndex other : indexes.subList(1, indexes.size())) {
-            for (io.hayloft.common.wire.VolumeIndex.Entry e : indexes.get(0).entries()) {
-                io.hayloft.common.wire.VolumeIndex.Entry o = other.find(e.key(), e.alt());
+        for (io.hayloft.format.wire.VolumeIndex other : indexes.subList(1, indexes.size())) {
+            for (io.hayloft.format.wire.VolumeIndex.Entry e : indexes.get(0).entries()) {
+                io.hayloft.format.wire.VolumeIndex.Entry o = other.find(e.key(), e.alt());
                 if (!e.deleted() && (o == null || o.offset() != e.offset())) {
                     return "differs";
                 }

@@ -2,9 +2,9 @@ package io.hayloft.bench.raid;
 
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.BlockFixer;
-import io.hayloft.raid.ColdReader;
+import io.hayloft.cold.ColdReader;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;

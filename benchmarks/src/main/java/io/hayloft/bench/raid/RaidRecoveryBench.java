@@ -2,8 +2,8 @@ package io.hayloft.bench.raid;
 
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
-import io.hayloft.common.io.FileTrees;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.serverkit.io.FileTrees;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;

@@ -4,7 +4,7 @@ import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;

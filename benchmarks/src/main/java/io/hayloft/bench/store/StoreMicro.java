@@ -1,6 +1,6 @@
 package io.hayloft.bench.store;
 
-import io.hayloft.common.io.FileTrees;
+import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.store.volume.NeedleIndex;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package io.hayloft.cli.cache;
 
 import io.hayloft.cache.CacheConfig;
 import io.hayloft.cache.CacheServer;
-import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.serverkit.config.ConfigLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

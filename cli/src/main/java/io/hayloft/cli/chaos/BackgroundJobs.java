@@ -5,7 +5,7 @@ import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.DrainJob;
 import io.hayloft.raid.RaidNode;

@@ -7,7 +7,7 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PartialFailureException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;

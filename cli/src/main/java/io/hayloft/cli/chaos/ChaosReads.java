@@ -4,7 +4,7 @@ import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.store.NotFoundException;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,10 +8,10 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PartialFailureException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.common.io.Disk;
-import io.hayloft.common.io.SimulatedDisk;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.serverkit.io.Disk;
+import io.hayloft.serverkit.io.SimulatedDisk;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
@@ -620,13 +620,13 @@ final class ChaosRun implements AutoCloseable {
         StringBuilder b = new StringBuilder("volume " + v + " " + volumeState(v) + ", store down: "
                 + (downStore < 0 ? "none" : "store-" + downStore));
         try {
-            io.hayloft.common.wire.StripeMap map = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner).cluster().stripeMap(v);
+            io.hayloft.format.wire.StripeMap map = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner).cluster().stripeMap(v);
             if (map != null) {
                 b.append(", ").append(map.codec()).append('(').append(map.k()).append(',').append(map.r()).append(") block ")
                         .append(map.blockSize()).append(" bytes ").append(map.volumeBytes()).append(" job ").append(map.job());
-                for (io.hayloft.common.wire.StripeMap.Stripe st : map.stripes()) {
+                for (io.hayloft.format.wire.StripeMap.Stripe st : map.stripes()) {
                     b.append(" s").append(st.index()).append('=');
-                    for (io.hayloft.common.wire.StripeMap.Block bl : st.blocks()) {
+                    for (io.hayloft.format.wire.StripeMap.Block bl : st.blocks()) {
                         b.append(bl.store()).append(':').append(bl.name().substring(bl.name().lastIndexOf('-') + 1)).append(' ');
                     }
                 }

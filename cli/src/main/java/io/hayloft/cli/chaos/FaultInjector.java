@@ -3,7 +3,7 @@ package io.hayloft.cli.chaos;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
-import io.hayloft.common.io.Disk;
+import io.hayloft.serverkit.io.Disk;
 import io.hayloft.raid.ThreadPoolRunner;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,6 +1,6 @@
 package io.hayloft.cli.chaos;
 
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.hayloft.cli.chaos;
 import io.hayloft.cli.chaos.History.Event;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.hayloft.cli.chaos;
 
 import io.hayloft.cli.cluster.EmbeddedCluster;
-import io.hayloft.common.io.SimulatedDisk;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import java.util.List;
 
 /**

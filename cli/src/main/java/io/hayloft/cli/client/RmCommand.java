@@ -1,7 +1,7 @@
 package io.hayloft.cli.client;
 
 import io.hayloft.client.HayloftClient;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

@@ -3,7 +3,7 @@ package io.hayloft.cli.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import io.hayloft.client.PhotoStat;
 import java.io.PrintWriter;
 import java.util.List;

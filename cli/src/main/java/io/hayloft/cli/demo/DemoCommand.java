@@ -1,6 +1,6 @@
 package io.hayloft.cli.demo;
 
-import io.hayloft.common.io.FileTrees;
+import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.EcCommand;
 import io.hayloft.cli.ec.EcDecoder;

@@ -10,8 +10,8 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.EncodeJob;
@@ -508,10 +508,10 @@ public final class LifeCycleDemo {
         Futures.await(CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0])));
         // Cold readers decide deletes from each volume's delete log alone: log them as the client
         // will (idempotent: a key logged before keeps its first entry).
-        java.util.Map<Integer, List<io.hayloft.common.wire.Wire.DeleteEntry>> logs = new java.util.TreeMap<>();
+        java.util.Map<Integer, List<io.hayloft.format.wire.Wire.DeleteEntry>> logs = new java.util.TreeMap<>();
         for (PhotoId id : cold) {
             if (deleted.contains(id.key())) {
-                logs.computeIfAbsent(id.volume(), x -> new ArrayList<>()).add(new io.hayloft.common.wire.Wire.DeleteEntry(0, id.key(),
+                logs.computeIfAbsent(id.volume(), x -> new ArrayList<>()).add(new io.hayloft.format.wire.Wire.DeleteEntry(0, id.key(),
                         String.format(java.util.Locale.ROOT, "%016x", id.cookie()), 4));
             }
         }

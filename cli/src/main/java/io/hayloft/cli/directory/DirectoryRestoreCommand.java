@@ -1,6 +1,6 @@
 package io.hayloft.cli.directory;
 
-import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.serverkit.config.ConfigLoader;
 import io.hayloft.directory.DirectoryBackup;
 import io.hayloft.directory.DirectoryConfig;
 import java.io.PrintWriter;

@@ -1,7 +1,7 @@
 package io.hayloft.cli.raid;
 
 import io.hayloft.cli.ec.Progress;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidNode;
 import java.io.IOException;

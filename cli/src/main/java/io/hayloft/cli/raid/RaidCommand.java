@@ -10,7 +10,7 @@ import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidLease;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ReclaimJob;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.ThreadPoolRunner;
 import java.io.PrintWriter;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.hayloft.cli.raid;
 
-import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.serverkit.config.ConfigLoader;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidServer;
 import io.hayloft.raid.RaidServerConfig;

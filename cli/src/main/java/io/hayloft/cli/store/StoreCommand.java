@@ -1,6 +1,6 @@
 package io.hayloft.cli.store;
 
-import io.hayloft.common.config.ConfigLoader;
+import io.hayloft.serverkit.config.ConfigLoader;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import java.nio.file.Path;

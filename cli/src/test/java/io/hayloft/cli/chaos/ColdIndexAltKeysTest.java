@@ -95,7 +95,7 @@ class ColdIndexAltKeysTest {
             assertThat(v.get("deletedPhotos").asLong()).isEqualTo(1);
             assertThat(v.get("deletedNeedles").asLong()).isEqualTo(ALTS.length);
             for (int a = 0; a < ALTS.length; a++) {
-                io.hayloft.common.wire.PhotoId gone = put.get(ALTS.length * 2 + a).id();
+                io.hayloft.format.wire.PhotoId gone = put.get(ALTS.length * 2 + a).id();
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.get(gone))
                         .isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
             }

@@ -10,7 +10,7 @@ import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PhotoStat;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

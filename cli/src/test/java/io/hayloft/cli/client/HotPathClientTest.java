@@ -13,7 +13,7 @@ import io.hayloft.client.PutResult;
 import io.hayloft.client.RemoteException;
 import io.hayloft.client.Upload;
 import io.hayloft.client.store.StoreException;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import io.hayloft.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -172,7 +172,7 @@ class HotPathClientTest {
                     }
                 }).build()) {
             byte[] data = bytes(1500);
-            io.hayloft.common.wire.PhotoId id = c.put(data).id();
+            io.hayloft.format.wire.PhotoId id = c.put(data).id();
             assertThat(c.get(id)).isEqualTo(data); // the map is cached from here on
             gets.clear();
             String me = Thread.currentThread().getName();

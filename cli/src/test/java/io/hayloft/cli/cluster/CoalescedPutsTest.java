@@ -10,7 +10,7 @@ import io.hayloft.client.PutResult;
 import io.hayloft.client.RemoteException;
 import io.hayloft.client.Upload;
 import io.hayloft.client.http.HttpTransport;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;

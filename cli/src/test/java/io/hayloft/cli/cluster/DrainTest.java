@@ -8,8 +8,8 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
@@ -117,7 +117,7 @@ class DrainTest {
                 client.delete(any);
                 // Cold readers go by the volume's delete log alone: log it as the client will (idempotent).
                 io.hayloft.client.Futures.await(client.directory().logDeletes(any.volume(), List.of(
-                        new io.hayloft.common.wire.Wire.DeleteEntry(0, k, String.format("%016x", any.cookie()), 1))));
+                        new io.hayloft.format.wire.Wire.DeleteEntry(0, k, String.format("%016x", any.cookie()), 1))));
                 model.live.keySet().stream().filter(p -> p.key() == k).forEach(model.deleted::add);
             }
         }

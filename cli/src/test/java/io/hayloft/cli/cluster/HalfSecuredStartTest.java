@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.hayloft.cache.CacheConfig;
 import io.hayloft.cache.CacheServer;
 import io.hayloft.cli.Hayloft;
-import io.hayloft.common.http.ClusterStance;
+import io.hayloft.serverkit.http.ClusterStance;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.raid.Checkpoints;

@@ -2,7 +2,7 @@ package io.hayloft.cli.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hayloft.common.http.HttpResponses;
+import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.testkit.Await;
 import java.io.File;
 import java.io.IOException;

@@ -8,7 +8,7 @@ import io.hayloft.cache.CacheConfig;
 import io.hayloft.cache.CacheServer;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidServer;
 import io.hayloft.raid.RaidServerConfig;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

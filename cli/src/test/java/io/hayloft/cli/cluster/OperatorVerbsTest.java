@@ -8,7 +8,7 @@ import io.hayloft.cli.Hayloft;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;

@@ -267,7 +267,7 @@ class DeployAsDocumentedTest {
         assertThat(got.body()).isEqualTo(block);
         // blocks go to the first of the store's dataDirs
         Path disk1 = dir.resolve("srv/hayloft/store-1/disk1");
-        io.hayloft.common.io.Disk.Direct probe = io.hayloft.common.io.Disk.REAL.openDirect(disk1.resolve("direct-probe"));
+        io.hayloft.serverkit.io.Disk.Direct probe = io.hayloft.serverkit.io.Disk.REAL.openDirect(disk1.resolve("direct-probe"));
         if (probe != null) {
             probe.channel().close();
             java.nio.file.Files.delete(disk1.resolve("direct-probe"));

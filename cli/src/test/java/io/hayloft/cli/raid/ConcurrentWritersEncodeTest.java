@@ -7,9 +7,9 @@ import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.StripeMap;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
@@ -255,7 +255,7 @@ class ConcurrentWritersEncodeTest {
 
     /** Each replica's own index of {@code volume}, as its store holds it. */
     private static List<VolumeIndex> replicaIndexes(Cluster http, int volume) throws IOException {
-        Map<String, io.hayloft.raid.ClusterReads.StoreRef> stores = http.stores();
+        Map<String, io.hayloft.cold.ClusterReads.StoreRef> stores = http.stores();
         List<VolumeIndex> out = new ArrayList<>();
         for (var id : http.volume(volume).get("replicas")) {
             out.add(http.volumeIndex(stores.get(id.asText()).address(), volume));

@@ -8,7 +8,7 @@ import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidServer;

@@ -66,7 +66,7 @@ class RaidReclaimCommandTest {
                     // Cold readers and reclaim's dead keys go by the volume's delete log alone: log it
                     // as the client will (idempotent once the client logs it itself).
                     io.hayloft.client.Futures.await(client.directory().logDeletes(volume, List.of(
-                            new io.hayloft.common.wire.Wire.DeleteEntry(0, p.id().key(), String.format("%016x", p.id().cookie()), 1))));
+                            new io.hayloft.format.wire.Wire.DeleteEntry(0, p.id().key(), String.format("%016x", p.id().cookie()), 1))));
                     deleted.add(p);
                 }
             }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.common.http.Tls;
+import io.hayloft.serverkit.http.Tls;
 import io.hayloft.testkit.Await;
 import java.io.IOException;
 import java.io.InputStream;

@@ -65,7 +65,7 @@ class TlsListenersTest {
             String store = servers.addresses().get("store");
             assertThat(dataHealth(https, store).status()).isEqualTo(200);
             io.hayloft.client.store.StoreClient stores = new io.hayloft.client.store.StoreClient(https);
-            io.hayloft.common.wire.PhotoId missing = new io.hayloft.common.wire.PhotoId(77, 1, 0, 5);
+            io.hayloft.format.wire.PhotoId missing = new io.hayloft.format.wire.PhotoId(77, 1, 0, 5);
             io.hayloft.client.store.StoreException e = (io.hayloft.client.store.StoreException)
                     catchThrowable(() -> stores.readNow(store, missing));
             assertThat(e.kind()).isEqualTo(RemoteException.Kind.ERROR);

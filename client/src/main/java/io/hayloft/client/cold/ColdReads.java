@@ -1,14 +1,14 @@
 package io.hayloft.client.cold;
 
 import io.hayloft.client.PhotoStat;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.VolumeIndex;
 import java.util.ArrayList;
 import java.util.List;
 import io.hayloft.client.HayloftException;
 import io.hayloft.client.PhotoNotFoundException;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.raid.ClusterReads;
-import io.hayloft.raid.ColdReader;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.cold.ClusterReads;
+import io.hayloft.cold.ColdReader;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -196,13 +196,13 @@ public final class HttpTransport {
     }
 
     /**
-     * This transport as cold-read's {@link io.hayloft.raid.ClusterRpc}, so that a process's cold reads
+     * This transport as cold-read's {@link io.hayloft.cold.ClusterRpc}, so that a process's cold reads
      * and raid calls share its one transport: every answer completes the future (the caller reads
      * the status), failures are this transport's {@link RemoteException}s, retries as {@link #call}.
      */
-    public io.hayloft.raid.ClusterRpc clusterRpc() {
+    public io.hayloft.cold.ClusterRpc clusterRpc() {
         HttpTransport t = this;
-        return new io.hayloft.raid.ClusterRpc() {
+        return new io.hayloft.cold.ClusterRpc() {
             @Override
             public URI uri(String server, String pathAndQuery) {
                 return t.uri(server, pathAndQuery);
@@ -235,15 +235,15 @@ public final class HttpTransport {
     /**
      * A data call whose body the caller writes as it produces it (a block sent in one request while
      * it is being computed): see {@link StreamedUpload}. The request runs on one of the transport's
-     * I/O threads; the caller writes {@link io.hayloft.raid.ClusterRpc.StreamedRequest#body()} (waiting
+     * I/O threads; the caller writes {@link io.hayloft.cold.ClusterRpc.StreamedRequest#body()} (waiting
      * at most the connect timeout plus the request timeout for the connection), then
-     * {@link io.hayloft.raid.ClusterRpc.StreamedRequest#finish finish} waits for the answer (each read
+     * {@link io.hayloft.cold.ClusterRpc.StreamedRequest#finish finish} waits for the answer (each read
      * bounded by the request timeout). Never retried. Reported to the {@link Listener} when answered.
      *
      * @param length the body's length, or -1 for a chunked body (which may end with trailers)
      * @throws IllegalArgumentException for a bad server address
      */
-    public io.hayloft.raid.ClusterRpc.StreamedRequest openRequest(String server, String what, String method,
+    public io.hayloft.cold.ClusterRpc.StreamedRequest openRequest(String server, String what, String method,
                                                                   String pathAndQuery, java.util.Map<String, String> headers,
                                                                   long length) {
         Target target = target(server);

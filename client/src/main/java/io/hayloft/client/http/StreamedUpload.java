@@ -1,6 +1,6 @@
 package io.hayloft.client.http;
 
-import io.hayloft.raid.ClusterRpc;
+import io.hayloft.cold.ClusterRpc;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;

@@ -13,7 +13,7 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A client {@link SSLContext} from PKCS#12 files with the JDK alone (the client library carries no
- * Netty; servers build the same context with {@code io.hayloft.common.http.Tls.Settings#clientContext}).
+ * Netty; servers build the same context with {@code io.hayloft.serverkit.http.Tls.Settings#clientContext}).
  * Stateless and thread-safe.
  */
 final class TlsFiles {

@@ -1,6 +1,6 @@
 package io.hayloft.client.store;
 
-import io.hayloft.common.wire.BatchBody;
+import io.hayloft.format.wire.BatchBody;
 import java.util.Objects;
 
 /**

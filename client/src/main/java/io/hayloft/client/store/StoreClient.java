@@ -3,9 +3,9 @@ package io.hayloft.client.store;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.HttpTransport;
-import io.hayloft.common.wire.BatchBody;
-import io.hayloft.common.wire.PhotoId;
-import io.hayloft.common.wire.WriteToken;
+import io.hayloft.format.wire.BatchBody;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.WriteToken;
 import java.io.FileNotFoundException;
 import java.io.InputStream;
 import java.net.URI;
@@ -245,7 +245,7 @@ public final class StoreClient {
         if (key < 0) {
             throw new IllegalArgumentException("key must be >= 0, was " + key);
         }
-        return "/" + volume + "/" + key + "?cookie=" + io.hayloft.common.wire.PhotoId.hex16(cookie);
+        return "/" + volume + "/" + key + "?cookie=" + io.hayloft.format.wire.PhotoId.hex16(cookie);
     }
 
     /** The store's {@code GET /health} answer. */

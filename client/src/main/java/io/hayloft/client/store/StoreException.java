@@ -1,8 +1,8 @@
 package io.hayloft.client.store;
 
 import io.hayloft.client.RemoteException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.store.http.StoreErrors;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.errors.StoreErrors;
 
 /**
  * A store call that failed: the store's error answer (HTTP status and the stable code, name and

@@ -9,7 +9,7 @@ import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.store.NotFoundException;
 import io.hayloft.client.store.StoreClient;
 import io.hayloft.client.store.StoreException;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

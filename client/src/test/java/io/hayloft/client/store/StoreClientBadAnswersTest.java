@@ -8,7 +8,7 @@ import io.hayloft.client.RawServer;
 import io.hayloft.client.RemoteException;
 import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.HttpTransport;
-import io.hayloft.common.wire.PhotoId;
+import io.hayloft.format.wire.PhotoId;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

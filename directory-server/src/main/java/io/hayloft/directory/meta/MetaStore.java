@@ -1,6 +1,6 @@
 package io.hayloft.directory.meta;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.hayloft.directory.meta;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 
 /**
  * A pending reclaim of an erasure-coded volume (docs/raid.md "Reclaim"): the new stripe map the

@@ -2,7 +2,7 @@ package io.hayloft.directory.meta;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.StripeMap;
+import io.hayloft.format.wire.StripeMap;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

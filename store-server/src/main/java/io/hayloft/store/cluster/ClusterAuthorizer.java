@@ -1,7 +1,7 @@
 package io.hayloft.store.cluster;
 
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.wire.WriteToken;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.wire.WriteToken;
 import io.hayloft.store.WriteAuthorizer;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;

@@ -1,7 +1,7 @@
 package io.hayloft.store.cluster;
 
 import io.hayloft.client.DirectoryClient;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.store.Store;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;

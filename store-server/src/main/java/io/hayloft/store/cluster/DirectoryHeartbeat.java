@@ -1,7 +1,7 @@
 package io.hayloft.store.cluster;
 
-import io.hayloft.common.io.Disk;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.serverkit.io.Disk;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.store.Store;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;

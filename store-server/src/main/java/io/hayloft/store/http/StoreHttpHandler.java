@@ -1,20 +1,21 @@
 package io.hayloft.store.http;
 
-import io.hayloft.common.http.ApiError;
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.http.StreamedRequestHandler;
-import io.hayloft.common.http.StreamedResponse;
-import io.hayloft.common.metrics.PrometheusEndpoint;
-import io.hayloft.common.wire.BatchBody;
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.errors.StoreErrors;
+import io.hayloft.format.errors.ApiError;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.serverkit.http.StreamedRequestHandler;
+import io.hayloft.serverkit.http.StreamedResponse;
+import io.hayloft.serverkit.metrics.PrometheusEndpoint;
+import io.hayloft.format.wire.BatchBody;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.WriteAuthorizer;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Compactor;
-import io.hayloft.store.volume.Needle;
+import io.hayloft.format.needle.Needle;
 import io.hayloft.store.volume.Volume;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
@@ -33,7 +34,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Routes the store's HTTP API (docs/store-api.md) to the {@link Store}. Runs on the disk
- * executor (see {@link io.hayloft.common.http.HttpServer}), so it calls the volumes directly.
+ * executor (see {@link io.hayloft.serverkit.http.HttpServer}), so it calls the volumes directly.
  * {@code PUT /blocks/<name>} is the one request whose body is streamed, not aggregated: written
  * to the block's file as it arrives ({@link StreamedBlockPut}), so a block of any size up to
  * {@code maxBlockBytes} goes in one request without being held in memory.

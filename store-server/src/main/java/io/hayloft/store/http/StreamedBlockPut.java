@@ -1,9 +1,10 @@
 package io.hayloft.store.http;
 
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.http.StreamedRequestHandler;
+import io.hayloft.format.errors.StoreErrors;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.serverkit.http.StreamedRequestHandler;
 import io.hayloft.store.block.BlockStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.FullHttpResponse;

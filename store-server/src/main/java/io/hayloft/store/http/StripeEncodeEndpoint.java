@@ -1,13 +1,14 @@
 package io.hayloft.store.http;
 
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.http.HttpResponses;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.format.errors.StoreErrors;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.erasure.CodecKind;
-import io.hayloft.raid.ClusterReads;
-import io.hayloft.raid.ClusterRpc;
-import io.hayloft.raid.StripeEncoder;
+import io.hayloft.cold.ClusterReads;
+import io.hayloft.cold.ClusterRpc;
+import io.hayloft.cold.StripeEncoder;
 import io.hayloft.store.Store;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Volume;
@@ -344,14 +345,14 @@ final class StripeEncodeEndpoint {
         if (directory == null || job == null || job.isEmpty()) {
             return;
         }
-        io.hayloft.common.wire.StripeMap m;
+        io.hayloft.format.wire.StripeMap m;
         try {
             m = peer.stripeMap((int) volume);
         } catch (IOException e) {
             throw StoreErrors.PEER_FAILED.exception("cannot ask the directory at " + directory + " whether encode job " + job
                     + " of volume " + volume + " is still planned: " + e.getMessage());
         }
-        if (m == null || !job.equals(m.job()) || !io.hayloft.common.wire.StripeMap.PLANNED.equals(m.status())) {
+        if (m == null || !job.equals(m.job()) || !io.hayloft.format.wire.StripeMap.PLANNED.equals(m.status())) {
             throw StoreErrors.JOB_NOT_PLANNED.exception("encode job " + job + " of volume " + volume + " is not planned in the directory ("
                     + (m == null ? "no stripe map" : "job " + m.job() + " " + m.status()) + "); stopped");
         }
@@ -386,7 +387,7 @@ final class StripeEncodeEndpoint {
      * Block writes on other stores through the store's transport, with the caller's admin token (the
      * cluster's admin token opens every store's block endpoints).
      */
-    static final class PeerBlocks extends io.hayloft.raid.ClusterBlockWrites {
+    static final class PeerBlocks extends io.hayloft.cold.ClusterBlockWrites {
         PeerBlocks(ClusterRpc rpc, String directory, String authorization, Duration timeout) {
             super(directory == null ? "" : directory, authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null, timeout, rpc);
         }

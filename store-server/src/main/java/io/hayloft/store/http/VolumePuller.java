@@ -1,8 +1,9 @@
 package io.hayloft.store.http;
 
+import io.hayloft.format.errors.StoreErrors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hayloft.common.http.ApiException;
+import io.hayloft.format.errors.ApiException;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;

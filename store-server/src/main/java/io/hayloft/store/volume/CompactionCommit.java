@@ -1,6 +1,6 @@
 package io.hayloft.store.volume;
 
-import io.hayloft.common.io.Disk;
+import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.needle.Needle;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.IOException;

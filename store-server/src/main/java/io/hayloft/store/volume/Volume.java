@@ -1,6 +1,7 @@
 package io.hayloft.store.volume;
 
-import io.hayloft.common.io.Disk;
+import io.hayloft.format.needle.Needle;
+import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.StoreException;
 import io.hayloft.store.StoreException.Reason;
 import java.io.Closeable;
@@ -504,7 +505,7 @@ public final class Volume implements Closeable {
     }
 
     private StoreException notFound(long key, int alt) {
-        return new StoreException(Reason.NEEDLE_NOT_FOUND, io.hayloft.common.http.CommonErrors.needleNotFound(id, key, alt));
+        return new StoreException(Reason.NEEDLE_NOT_FOUND, io.hayloft.format.errors.CommonErrors.needleNotFound(id, key, alt));
     }
 
     /**
@@ -730,7 +731,7 @@ public final class Volume implements Closeable {
      * @throws StoreException {@link Reason#CORRUPT_FILE} when the index names a place that holds no
      *                        needle of that length
      */
-    public List<io.hayloft.common.wire.VolumeIndex.Entry> indexListing() throws IOException {
+    public List<io.hayloft.format.wire.VolumeIndex.Entry> indexListing() throws IOException {
         swapLock.readLock().lock();
         try {
             checkOpen();
@@ -741,7 +742,7 @@ public final class Volume implements Closeable {
                 int[] n = {0};
                 s.index.forEach(p -> packed[n[0]++] = p);
             }
-            List<io.hayloft.common.wire.VolumeIndex.Entry> out = new java.util.ArrayList<>(packed.length);
+            List<io.hayloft.format.wire.VolumeIndex.Entry> out = new java.util.ArrayList<>(packed.length);
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
             ByteBuffer f = ByteBuffer.allocate(Needle.FOOTER_SIZE);
             for (long p : packed) {
@@ -765,8 +766,8 @@ public final class Volume implements Closeable {
                 // Deleted when the index or the header says so: a delete's flag is forced in the file before
                 // its .idx record, so after a power cut the index checkpoint can lack a delete the file has.
                 boolean deleted = NeedleIndex.isDeleted(p) || (Needle.flags(h) & Needle.FLAG_DELETED) != 0;
-                out.add(new io.hayloft.common.wire.VolumeIndex.Entry(Needle.key(h), Needle.alt(h),
-                        deleted ? io.hayloft.common.wire.VolumeIndex.FLAG_DELETED : 0, off, (int) len, (int) size, f.getInt(4)));
+                out.add(new io.hayloft.format.wire.VolumeIndex.Entry(Needle.key(h), Needle.alt(h),
+                        deleted ? io.hayloft.format.wire.VolumeIndex.FLAG_DELETED : 0, off, (int) len, (int) size, f.getInt(4)));
             }
             return out;
         } finally {

@@ -2,7 +2,7 @@ package io.hayloft.store.block;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.io.SimulatedDisk;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.store.StoreException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import io.hayloft.common.io.Disk;
-import io.hayloft.common.io.ForwardingDisk;
-import io.hayloft.common.io.SimulatedDisk;
+import io.hayloft.serverkit.io.Disk;
+import io.hayloft.serverkit.io.ForwardingDisk;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -191,7 +191,7 @@ class InOrderWriterTest {
             }
             assertThat(read(blocks, "t")).isEqualTo(data);
         } finally {
-            io.hayloft.common.io.FileTrees.delete(d);
+            io.hayloft.serverkit.io.FileTrees.delete(d);
         }
     }
 

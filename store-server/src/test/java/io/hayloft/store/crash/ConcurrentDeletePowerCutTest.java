@@ -2,7 +2,7 @@ package io.hayloft.store.crash;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.io.SimulatedDisk;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreException;

@@ -3,8 +3,8 @@ package io.hayloft.store.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.io.SimulatedDisk;
-import io.hayloft.common.wire.Wire;
+import io.hayloft.serverkit.io.SimulatedDisk;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreException;

@@ -1,5 +1,6 @@
 package io.hayloft.store.http;
 
+import io.hayloft.format.errors.StoreErrors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -2,9 +2,9 @@ package io.hayloft.store.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.http.ApiException;
-import io.hayloft.common.http.CommonErrors;
-import io.hayloft.common.wire.BatchBody;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.wire.BatchBody;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.WriteAuthorizer;

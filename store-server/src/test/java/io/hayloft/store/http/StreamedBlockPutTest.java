@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.client.http.HttpTransport;
-import io.hayloft.raid.ClusterReads;
-import io.hayloft.raid.StripeEncoder;
+import io.hayloft.cold.ClusterReads;
+import io.hayloft.cold.StripeEncoder;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.testkit.Await;
@@ -145,7 +145,7 @@ class StreamedBlockPutTest {
         assertThat(files()).allMatch(f -> f.endsWith(".blk"));
         // every byte committed, around the page cache where this file system allows it (directBlockWrites: true)
         long total = java.util.Arrays.stream(sizes).asLongStream().sum() + plain.length;
-        io.hayloft.common.io.Disk.Direct probe = io.hayloft.common.io.Disk.REAL.openDirect(dir.resolve("probe"));
+        io.hayloft.serverkit.io.Disk.Direct probe = io.hayloft.serverkit.io.Disk.REAL.openDirect(dir.resolve("probe"));
         if (probe != null) {
             probe.channel().close();
         }

@@ -1,7 +1,7 @@
 package io.hayloft.store.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.common.http.HttpResponses;
+import io.hayloft.serverkit.http.HttpResponses;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -2,7 +2,7 @@ package io.hayloft.store.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.store.StoreServer;
 import java.nio.file.Files;
 import java.nio.file.Path;

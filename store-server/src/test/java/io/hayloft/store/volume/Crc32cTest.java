@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.needle.Needle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -3,7 +3,7 @@ package io.hayloft.store.volume;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.common.io.SimulatedDisk;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.store.StoreException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,8 +1,9 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.needle.Needle;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.wire.VolumeIndex;
+import io.hayloft.format.wire.VolumeIndex;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -1,8 +1,9 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.needle.Needle;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.common.io.SimulatedDisk;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

@@ -1,0 +1,29 @@
+package io.hayloft.format.errors;
+
+
+/** The directory's wire errors, codes 200..299 (docs/directory-api.md). Numbers never change. In hayloft-format, so the client decodes
+ * the same constants. */
+public final class DirectoryErrors {
+    private DirectoryErrors() {
+    }
+
+    public static final ApiError NO_PLACEMENT = new ApiError(200, "NO_PLACEMENT", 503);
+    public static final ApiError NO_WRITABLE_VOLUME = new ApiError(201, "NO_WRITABLE_VOLUME", 503);
+    /**
+     * No longer sent: it answered the removed per-photo endpoints ({@code lookup}, {@code commit},
+     * {@code DELETE /v1/photos}). Kept so code 202 is never reused.
+     */
+    public static final ApiError UNKNOWN_PHOTO = new ApiError(202, "UNKNOWN_PHOTO", 404);
+    public static final ApiError UNKNOWN_VOLUME = new ApiError(203, "UNKNOWN_VOLUME", 404);
+    public static final ApiError UNKNOWN_STORE = new ApiError(204, "UNKNOWN_STORE", 404);
+    public static final ApiError WRONG_STATE = new ApiError(206, "WRONG_STATE", 409);
+    public static final ApiError NO_STRIPE_MAP = new ApiError(207, "NO_STRIPE_MAP", 404);
+    public static final ApiError NO_RECLAIM = new ApiError(208, "NO_RECLAIM", 404);
+    public static final ApiError JOB_MISMATCH = new ApiError(209, "JOB_MISMATCH", 409);
+    public static final ApiError LEASE_HELD = new ApiError(210, "LEASE_HELD", 409);
+    /** A backup's target directory exists and is not empty: a backup never overwrites anything. */
+    public static final ApiError BACKUP_TARGET_EXISTS = new ApiError(220, "BACKUP_TARGET_EXISTS", 409);
+    /** The checkpoint could not be written (disk full, permissions, I/O error); the message says why. */
+    public static final ApiError BACKUP_FAILED = new ApiError(221, "BACKUP_FAILED", 500);
+    public static final ApiError UNAUTHORIZED = new ApiError(205, "UNAUTHORIZED", 401);
+}
