@@ -8,7 +8,7 @@
 # once JMH on the pure-Java backends. The machine is shared and noisy, so both sides run many short
 # trials (C: 0.2 s each; JMH: 200 ms iterations) and each figure is the best trial of all rounds.
 # Prints one table in GB/s (10^9 bytes of the 10 input units per second) with the ratio to the C
-# program on the same ISA-L; docs/benchmarks.md ("ISA-L native backend") records it.
+# program on the same ISA-L; docs/benchmarks-history.md ("ISA-L native backend") records it.
 # Environment: JAVA_BACKENDS="java vector" to measure more Java backends (default java).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cache server's hit path with real processes (docs/benchmarks.md, ## Cache server): a
+# The cache server's hit path with real processes (docs/benchmarks-history.md, ## Cache server): a
 # `hayloft store` and a `hayloft cache` in front of it; 1,000 objects of each size are preloaded
 # into the store, read once through the cache (now all cached), then reads are measured through the
 # cache and directly from the store, alternately, with `hayloft bench store load`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The store server load figures of docs/benchmarks.md (## Store server): Haystack Table 4 configs
+# The store server load figures of docs/benchmarks-history.md (## Store server): Haystack Table 4 configs
 # C-F against a real `hayloft store`, and 64 KiB reads from the store and from nginx serving the same
 # objects as plain files, interleaved. Needs the jars (mvn -DskipTests package) and nginx on PATH
 # (apt-get install nginx). Usage: benchmarks/scripts/store-load.sh [seconds] [connections] [sections]
