@@ -234,13 +234,15 @@ public class ClusterReads {
             return null;
         }
         String name = null;
+        String message = null;
         try {
-            JsonNode error = JSON.readTree(body).path("error").path("name");
-            name = error.isTextual() ? error.asText() : null;
+            JsonNode error = JSON.readTree(body).path("error");
+            name = error.path("name").isTextual() ? error.path("name").asText() : null;
+            message = error.path("message").isTextual() ? error.path("message").asText() : null;
         } catch (IOException notJson) {
             // a body that is not our JSON error: no name
         }
-        throw new HttpStatusException(code, name, method + " " + uri + " answered " + code + ": "
+        throw new HttpStatusException(code, name, message, method + " " + uri + " answered " + code + ": "
                 + new String(body, StandardCharsets.UTF_8));
     }
 
@@ -320,11 +322,13 @@ public class ClusterReads {
     public static final class HttpStatusException extends IOException {
         private final int status;
         private final String errorName;
+        private final String serverMessage;
 
-        HttpStatusException(int status, String errorName, String message) {
+        HttpStatusException(int status, String errorName, String serverMessage, String message) {
             super(message);
             this.status = status;
             this.errorName = errorName;
+            this.serverMessage = serverMessage;
         }
 
         public int status() {
@@ -334,6 +338,11 @@ public class ClusterReads {
         /** The error's name in the JSON error body ({@code {"error":{"name":...}}}), or null when there is none. */
         public String errorName() {
             return errorName;
+        }
+
+        /** The error's message in the JSON error body ({@code {"error":{"message":...}}}), or null when there is none. */
+        public String serverMessage() {
+            return serverMessage;
         }
     }
 }
