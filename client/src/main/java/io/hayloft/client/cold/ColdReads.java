@@ -28,6 +28,12 @@ public final class ColdReads implements AutoCloseable {
     private final ColdReader reader;
     private final Executor executor;
 
+    /** @param http the client's transport (its scheme, TLS, retries) */
+    public ColdReads(String directory, String adminToken, Duration timeout, Executor executor,
+                     io.hayloft.client.http.HttpTransport http) {
+        this(java.util.List.of(directory), adminToken, timeout, executor, http);
+    }
+
     /**
      * @param directories the directory's addresses: a cold read's directory calls go on to the next when one is unreachable
      * @param http the client's transport (its scheme, TLS, retries)
