@@ -72,7 +72,9 @@ public final class AddressList implements io.hayloft.cold.ClusterRpc.Servers {
 
     /** The address at index {@code i} answered: later calls start there. */
     public void answered(int i) {
-        preferred.set(i);
+        if (preferred.get() != i) { // no write when nothing changes: every successful call of the list passes here
+            preferred.set(i);
+        }
     }
 
     @Override
