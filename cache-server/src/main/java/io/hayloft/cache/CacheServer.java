@@ -28,12 +28,6 @@ public final class CacheServer implements AutoCloseable {
 
     private CacheServer(CacheConfig config) throws InterruptedException {
         config.validate();
-        if (config.coldEnabled()) {
-            // Never run half-secured: a cache that would accept unsigned pushes in a secured cluster (or the reverse)
-            // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
-            io.hayloft.serverkit.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
-                    io.hayloft.serverkit.http.ClusterStance.DEFAULT_PATIENCE, config.tls().clientContext());
-        }
         this.config = config;
         // The cache's one transport for its calls to stores and the directory: https with its certificate when it has a trust store.
         ExecutorService fetchPool = Executors.newFixedThreadPool(2, named("cache-fetch"));
@@ -45,6 +39,13 @@ public final class CacheServer implements AutoCloseable {
             tb.sslContext(ssl);
         }
         io.hayloft.client.http.HttpTransport transport = tb.build();
+        if (config.coldEnabled()) {
+            // Never run half-secured: a cache that would accept unsigned pushes in a secured cluster (or the reverse)
+            // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
+            io.hayloft.serverkit.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
+                    io.hayloft.serverkit.http.ClusterStance.DEFAULT_PATIENCE,
+                    p -> transport.getPatiently(config.directory, "/health", p, io.hayloft.serverkit.http.ClusterStance.PERIOD));
+        }
         fetcher = new StoreFetcher(config.storeTimeoutMillis, fetchPool, transport);
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,
                 config.coldTimeoutMillis, config.coldIndexCacheBytes, Executors.newFixedThreadPool(config.coldThreads, named("cache-cold")), transport)

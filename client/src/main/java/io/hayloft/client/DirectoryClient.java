@@ -3,8 +3,9 @@ package io.hayloft.client;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.client.RemoteException.Kind;
+import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.format.wire.Wire;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -13,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 /**
@@ -23,7 +22,10 @@ import java.util.function.IntPredicate;
  * per-photo state, so there is no per-photo call). One call per method, no retries
  * with backoff (that is {@link HayloftClient}'s job); when several directory addresses are given, a
  * call that finds a directory unreachable or timing out moves on to the next one, and later calls
- * start from the last one that answered.
+ * start from the last one that answered: the addresses are an {@link AddressList}, the calls the
+ * transport's {@link HttpTransport#call(AddressList, String, java.util.function.Function, boolean,
+ * java.time.Duration, IntPredicate, HttpTransport.ErrorFactory, RetryPolicy) call} with one attempt per
+ * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated).
  *
  * <p>Every future completes on the transport's executor, or exceptionally with a
  * {@link DirectoryException} naming the directory, the call and what went wrong.
@@ -35,9 +37,10 @@ public final class DirectoryClient {
     private static final TypeReference<List<JsonNode>> NODES = new TypeReference<>() { };
 
     private final HttpTransport http;
-    private final List<String> addresses;
+    private final AddressList addresses;
     private final String adminToken;
-    private final AtomicInteger preferred = new AtomicInteger();
+    private final RetryPolicy policy;
+    private final java.time.Duration deadline;
 
     /**
      * @param addresses directory addresses, {@code host:port}, in order of preference
@@ -51,12 +54,14 @@ public final class DirectoryClient {
         for (String a : addresses) {
             http.baseUrl(a);
         }
-        this.addresses = List.copyOf(addresses);
+        this.addresses = AddressList.of(addresses);
         this.adminToken = adminToken;
+        this.policy = http.retryPolicy().withMaxAttempts(1);
+        this.deadline = http.requestTimeout().multipliedBy(addresses.size());
     }
 
     public List<String> addresses() {
-        return addresses;
+        return addresses.addresses();
     }
 
     /**
@@ -194,8 +199,9 @@ public final class DirectoryClient {
 
     private CompletableFuture<HttpResponse<byte[]>> call(String method, String path, byte[] json, boolean admin,
                                                          IntPredicate ok, Map<String, String> headers) {
-        int start = Math.floorMod(preferred.get(), addresses.size());
-        return attempt(start, 0, a -> {
+        // Every call may go on to the next directory after a failure without an answer (as it always did,
+        // POSTs included): one attempt per address, no backoff; HayloftClient retries whole operations.
+        return http.call(addresses, method + " " + path, a -> {
             HttpRequest.Builder b = http.request(http.uri(a, path));
             headers.forEach(b::header);
             if (json != null) {
@@ -205,23 +211,7 @@ public final class DirectoryClient {
             if (admin && adminToken != null) {
                 b.header("Authorization", "Bearer " + adminToken);
             }
-            return http.send(a, method + " " + path, b.build(), ok, ERRORS);
-        });
-    }
-
-    private <T> CompletableFuture<T> attempt(int index, int tried, Function<String, CompletableFuture<T>> f) {
-        String a = addresses.get(index % addresses.size());
-        return f.apply(a).handle((v, t) -> {
-            if (t == null) {
-                preferred.set(index % addresses.size());
-                return CompletableFuture.completedFuture(v);
-            }
-            Throwable c = Futures.unwrap(t);
-            boolean moveOn = c instanceof RemoteException r && (r.kind() == Kind.UNREACHABLE || r.kind() == Kind.TIMEOUT);
-            if (moveOn && tried + 1 < addresses.size()) {
-                return attempt(index + 1, tried + 1, f);
-            }
-            return CompletableFuture.<T>failedFuture(c);
-        }).thenCompose(Function.identity());
+            return b.build();
+        }, true, deadline, ok, ERRORS, policy);
     }
 }

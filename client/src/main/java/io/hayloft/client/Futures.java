@@ -47,6 +47,11 @@ public final class Futures {
         }
     }
 
+    /** Whether an operation that failed with {@code t} may succeed when tried again: a {@link RemoteException} that says so. */
+    static boolean remoteRetryable(Throwable t) {
+        return t instanceof RemoteException r && r.isRetryable();
+    }
+
     /** A future already failed with {@code t}. */
     public static <T> CompletableFuture<T> failed(Throwable t) {
         return CompletableFuture.failedFuture(t);

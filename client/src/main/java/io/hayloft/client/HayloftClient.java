@@ -1,5 +1,6 @@
 package io.hayloft.client;
 
+import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.store.NotFoundException;
 import io.hayloft.client.store.StoreClient;
@@ -84,7 +85,7 @@ public final class HayloftClient implements AutoCloseable {
     private final Reader reader;
     private final VolumeMapCache maps;
     private final LeasePool leases;
-    private final Retrier retrier;
+    private final RetryPolicy retrier;
     private final ExecutorService ownExecutor;
     private final long maxObjectBytes;
     private final io.hayloft.client.cache.CacheClient cache; // null without cache nodes
@@ -118,7 +119,7 @@ public final class HayloftClient implements AutoCloseable {
         HttpTransport http = tb.build();
         this.directory = new DirectoryClient(http, b.directories, b.adminToken);
         this.stores = new StoreClient(http);
-        this.retrier = new Retrier(b.maxAttempts, b.initialBackoff, b.maxBackoff, executor);
+        this.retrier = new RetryPolicy(b.maxAttempts, b.initialBackoff, b.maxBackoff, null, executor);
         this.cache = b.cacheNodes.isEmpty() ? null : new io.hayloft.client.cache.CacheClient(stores, b.cacheNodes, b.gutterNodes);
         this.leases = new LeasePool(directory::lease, b.leaseKeys, LEASE_SLOTS);
         this.maps = new VolumeMapCache(directory, b.volumeMapRefresh, map -> leases.retain(v -> {
@@ -129,7 +130,7 @@ public final class HayloftClient implements AutoCloseable {
                 b.pushToCache ? cache : null, b.coalescePuts);
         this.reader = new Reader(maps, retrier);
         this.cold = b.directories.isEmpty() ? null
-                : new io.hayloft.client.cold.ColdReads(b.directories.get(0), b.adminToken, b.requestTimeout, executor, http);
+                : new io.hayloft.client.cold.ColdReads(b.directories, b.adminToken, b.requestTimeout, executor, http);
     }
 
     public static Builder builder() {
@@ -397,8 +398,8 @@ public final class HayloftClient implements AutoCloseable {
     private CompletableFuture<List<PhotoStat.Alt>> find(PhotoId id, List<String> replicas) {
         Map<String, CompletableFuture<List<PhotoStat.Alt>>> asks = new LinkedHashMap<>();
         for (String r : replicas) {
-            asks.put(r, retrier.run(() -> stores.photo(r, id.volume(), id.key(), id.cookie()),
-                    t -> Retrier.remoteRetryable(t) && !(t instanceof RemoteException re && re.kind() == RemoteException.Kind.UNREACHABLE)));
+            asks.put(r, retrier.retry(() -> stores.photo(r, id.volume(), id.key(), id.cookie()),
+                    t -> Futures.remoteRetryable(t) && !(t instanceof RemoteException re && re.kind() == RemoteException.Kind.UNREACHABLE)));
         }
         return CompletableFuture.allOf(asks.values().stream().map(f -> f.exceptionally(t -> null))
                 .toArray(CompletableFuture[]::new)).thenApply(x -> {
@@ -472,7 +473,7 @@ public final class HayloftClient implements AutoCloseable {
         List<PhotoId> ids = altKeys.stream().map(id::withAlt).toList();
         // Every live alternate, as the replicas or the cold needle index list them: the exact needle count for reclaim.
         Wire.DeleteEntry entry = new Wire.DeleteEntry(0, id.key(), id.cookieHex(), Math.max(1, alts.size()));
-        return retrier.run(() -> directory.logDeletes(id.volume(), List.of(entry)), Retrier::remoteRetryable).handle((log, t) -> {
+        return retrier.retry(() -> directory.logDeletes(id.volume(), List.of(entry)), Futures::remoteRetryable).handle((log, t) -> {
             if (t != null) {
                 Throwable c = Futures.unwrap(t);
                 if (c instanceof RemoteException re) {
@@ -485,8 +486,8 @@ public final class HayloftClient implements AutoCloseable {
         }).thenCompose(token -> {
             List<CompletableFuture<?>> deletes = new ArrayList<>();
             for (String r : replicas) {
-                deletes.add(retrier.run(() -> stores.deleteKey(r, id.volume(), id.key(), id.cookie(), token),
-                                t -> Retrier.remoteRetryable(t) && !(t instanceof RemoteException re && re.kind() == RemoteException.Kind.UNREACHABLE))
+                deletes.add(retrier.retry(() -> stores.deleteKey(r, id.volume(), id.key(), id.cookie(), token),
+                                t -> Futures.remoteRetryable(t) && !(t instanceof RemoteException re && re.kind() == RemoteException.Kind.UNREACHABLE))
                         .exceptionally(t -> null)); // logged: the replica applies the entry when it syncs
             }
             return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))

@@ -1,5 +1,6 @@
 package io.hayloft.client;
 
+import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.client.store.NotFoundException;
 import io.hayloft.client.store.StoreException;
 import io.hayloft.format.wire.PhotoId;
@@ -38,9 +39,9 @@ final class Reader {
     static final String NOT_FOUND = "no such photo";
 
     private final VolumeMapCache maps;
-    private final Retrier retrier;
+    private final RetryPolicy retrier;
 
-    Reader(VolumeMapCache maps, Retrier retrier) {
+    Reader(VolumeMapCache maps, RetryPolicy retrier) {
         this.maps = maps;
         this.retrier = retrier;
     }
@@ -51,7 +52,7 @@ final class Reader {
      */
     <T> CompletableFuture<T> read(PhotoId id, BiFunction<String, PhotoId, CompletableFuture<T>> read,
                                   BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold) {
-        return retrier.run(() -> once(id, read, cold, true), Reader::retryable);
+        return retrier.retry(() -> once(id, read, cold, true), Reader::retryable);
     }
 
     /**
@@ -83,7 +84,7 @@ final class Reader {
         }
         CompletableFuture<T> first = outcome(id, l, errors, read, cold, true);
         return Futures.await(first.handle((value, t) -> t == null ? CompletableFuture.completedFuture(value)
-                : retrier.after(t, () -> once(id, read, cold, true), Reader::retryable)).thenCompose(Function.identity()));
+                : retrier.retryAfter(t, () -> once(id, read, cold, true), Reader::retryable)).thenCompose(Function.identity()));
     }
 
     static boolean retryable(Throwable t) {

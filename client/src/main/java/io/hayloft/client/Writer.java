@@ -1,5 +1,6 @@
 package io.hayloft.client;
 
+import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.store.NeedleData;
 import io.hayloft.client.store.StoreClient;
@@ -95,7 +96,7 @@ final class Writer {
     private final DirectoryClient directory;
     private final StoreClient stores;
     private final HttpTransport http;
-    private final Retrier retrier;
+    private final RetryPolicy retrier;
     private final LeasePool leases;
     private final VolumeMapCache maps; // refreshed when a volume refuses writes
     private final long maxBatchBytes;
@@ -108,7 +109,7 @@ final class Writer {
     private final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // guarded by itself
     private int combinedInFlight; // guarded by waiting
 
-    Writer(DirectoryClient directory, StoreClient stores, Retrier retrier, LeasePool leases, VolumeMapCache maps,
+    Writer(DirectoryClient directory, StoreClient stores, RetryPolicy retrier, LeasePool leases, VolumeMapCache maps,
            long maxBatchBytes, long maxObjectBytes, int maxAssigns, io.hayloft.client.cache.CacheClient cache, int coalesce) {
         this.coalesce = coalesce;
         this.combinedBytes = Math.min(MAX_COMBINED_BYTES, maxBatchBytes);
@@ -413,7 +414,7 @@ final class Writer {
      * the directory's view until their stores' next heartbeat, after which it creates new ones.
      */
     private CompletableFuture<LeasePool.Grant> lease(int n, int wait) {
-        return retrier.run(() -> leases.take(n), Writer::leaseRetryable).handle((g, t) -> {
+        return retrier.retry(() -> leases.take(n), Writer::leaseRetryable).handle((g, t) -> {
             if (t == null) {
                 return CompletableFuture.completedFuture(g);
             }
@@ -431,7 +432,7 @@ final class Writer {
         if (t instanceof DirectoryException d && d.code() == DirectoryException.NO_WRITABLE_VOLUME) {
             return false;
         }
-        return Retrier.remoteRetryable(t);
+        return Futures.remoteRetryable(t);
     }
 
     /** A replica's refusal of the whole volume: read-only (full), no such volume, or a refused (expired) token. */
@@ -456,7 +457,7 @@ final class Writer {
         }
         List<Wire.DeleteEntry> entries = new ArrayList<>();
         photos.forEach((k, id) -> entries.add(new Wire.DeleteEntry(0, k, id.cookieHex(), needles.get(k))));
-        return retrier.run(() -> directory.logDeletes(plan.volume(), entries), Retrier::remoteRetryable).thenCompose(log -> {
+        return retrier.retry(() -> directory.logDeletes(plan.volume(), entries), Futures::remoteRetryable).thenCompose(log -> {
             List<CompletableFuture<?>> deletes = new ArrayList<>();
             for (String r : took) {
                 for (PhotoId id : photos.values()) {
@@ -533,7 +534,7 @@ final class Writer {
     private CompletableFuture<Map<String, RemoteException>> writeAll(Plan plan, List<String> replicas) {
         Map<String, CompletableFuture<Void>> writes = new LinkedHashMap<>();
         for (String r : replicas) {
-            writes.put(r, retrier.run(() -> writeReplica(plan, r), Retrier::remoteRetryable));
+            writes.put(r, retrier.retry(() -> writeReplica(plan, r), Futures::remoteRetryable));
         }
         return CompletableFuture.allOf(writes.values().stream().map(f -> f.exceptionally(t -> null))
                 .toArray(CompletableFuture[]::new)).thenApply(x -> {

@@ -46,6 +46,8 @@ public class ClusterReads {
     }
 
     private final String directory;
+    private final java.util.Set<String> directories;
+    private final ClusterRpc.Servers directoryList; // null without a directory address
     private final String adminToken;
     private final ClusterRpc rpc;
     private final Duration timeout;
@@ -57,10 +59,24 @@ public class ClusterReads {
      * @param rpc        the process's transport ({@code HttpTransport#clusterRpc()}): its scheme, TLS and retries
      */
     public ClusterReads(String directory, String adminToken, Duration timeout, ClusterRpc rpc) {
-        this.directory = directory;
+        this(java.util.List.of(directory == null ? "" : directory), adminToken, timeout, rpc);
+    }
+
+    /**
+     * With several directory addresses: every directory call goes to the one that answered last and
+     * on to the next when it cannot be reached ({@link ClusterRpc#send(ClusterRpc.Servers, String,
+     * java.util.function.Function, boolean, Duration)}).
+     *
+     * @param directories the directory's addresses, host:port, in order of preference
+     */
+    public ClusterReads(java.util.List<String> directories, String adminToken, Duration timeout, ClusterRpc rpc) {
+        this.rpc = java.util.Objects.requireNonNull(rpc, "rpc");
+        java.util.List<String> given = directories.stream().filter(d -> d != null && !d.isBlank()).toList();
+        this.directory = given.isEmpty() ? "" : given.get(0);
+        this.directories = java.util.Set.copyOf(given);
+        this.directoryList = given.isEmpty() ? null : rpc.servers(given);
         this.adminToken = adminToken;
         this.timeout = timeout;
-        this.rpc = java.util.Objects.requireNonNull(rpc, "rpc");
     }
 
     // ------------------------------------------------------------------ directory
@@ -113,7 +129,7 @@ public class ClusterReads {
      */
     public CompletableFuture<byte[]> readBlockAsync(String store, String name, long offset, int length) {
         URI uri = store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length);
-        return rpc.send(uri.getAuthority(), "GET " + uri.getRawPath(), request("GET", uri, null), true, timeout).handle((r, e) -> {
+        return send(uri, "GET", request("GET", uri, null), true, timeout).handle((r, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 throw new CompletionException(new IOException("GET " + uri + " failed: " + cause, cause));
@@ -145,6 +161,7 @@ public class ClusterReads {
 
     // ------------------------------------------------------------------ plumbing
 
+    /** A directory URI (the first address): {@link #call} sends it to the directory's failover list. */
     protected final URI dir(String path) {
         return rpc.uri(directory, path);
     }
@@ -169,7 +186,7 @@ public class ClusterReads {
                 req = HttpRequest.newBuilder(req, (n, v) -> true).timeout(deadline).build();
             }
             // Never retried once sent unless a GET, HEAD, PUT or DELETE: a POST (assign, commit, encoding) is not repeated.
-            r = rpc.send(uri.getAuthority(), method + " " + uri.getRawPath(), req, false, deadline).get();
+            r = send(uri, method, req, false, deadline).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(method + " " + uri + " interrupted", e);
@@ -178,6 +195,18 @@ public class ClusterReads {
             throw new IOException(method + " " + uri + " failed: " + c, c);
         }
         return answer(method, uri, r, required);
+    }
+
+    /** A request to a store, or to the directory through its failover list (a URI {@link #dir} made). */
+    private CompletableFuture<HttpResponse<byte[]>> send(URI uri, String method, HttpRequest req, boolean idempotent,
+                                                     Duration deadline) {
+        String what = method + " " + uri.getRawPath();
+        if (directoryList == null || !directories.contains(uri.getRawAuthority())) {
+            return rpc.send(uri.getAuthority(), what, req, idempotent, deadline);
+        }
+        String pathAndQuery = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+        return rpc.send(directoryList, what, a -> a.equals(uri.getRawAuthority()) ? req
+                : HttpRequest.newBuilder(req, (n, v) -> true).uri(rpc.uri(a, pathAndQuery)).build(), idempotent, deadline);
     }
 
     private HttpRequest request(String method, URI uri, byte[] body) {
@@ -205,13 +234,15 @@ public class ClusterReads {
             return null;
         }
         String name = null;
+        String message = null;
         try {
-            JsonNode error = JSON.readTree(body).path("error").path("name");
-            name = error.isTextual() ? error.asText() : null;
+            JsonNode error = JSON.readTree(body).path("error");
+            name = error.path("name").isTextual() ? error.path("name").asText() : null;
+            message = error.path("message").isTextual() ? error.path("message").asText() : null;
         } catch (IOException notJson) {
             // a body that is not our JSON error: no name
         }
-        throw new HttpStatusException(code, name, method + " " + uri + " answered " + code + ": "
+        throw new HttpStatusException(code, name, message, method + " " + uri + " answered " + code + ": "
                 + new String(body, StandardCharsets.UTF_8));
     }
 
@@ -291,11 +322,13 @@ public class ClusterReads {
     public static final class HttpStatusException extends IOException {
         private final int status;
         private final String errorName;
+        private final String serverMessage;
 
-        HttpStatusException(int status, String errorName, String message) {
+        HttpStatusException(int status, String errorName, String serverMessage, String message) {
             super(message);
             this.status = status;
             this.errorName = errorName;
+            this.serverMessage = serverMessage;
         }
 
         public int status() {
@@ -305,6 +338,11 @@ public class ClusterReads {
         /** The error's name in the JSON error body ({@code {"error":{"name":...}}}), or null when there is none. */
         public String errorName() {
             return errorName;
+        }
+
+        /** The error's message in the JSON error body ({@code {"error":{"message":...}}}), or null when there is none. */
+        public String serverMessage() {
+            return serverMessage;
         }
     }
 }

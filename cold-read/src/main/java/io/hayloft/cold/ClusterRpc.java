@@ -35,6 +35,29 @@ public interface ClusterRpc {
                                                  Duration deadline);
 
     /**
+     * The addresses of one service that several servers answer (the directory's), as a failover list:
+     * the transport remembers which answered last and starts there. Keep the one list a component
+     * uses for all its calls to that service.
+     */
+    interface Servers {
+        /** The addresses, {@code host:port}, in order of preference. */
+        java.util.List<String> addresses();
+    }
+
+    /** The failover list of {@code addresses} (at least one). */
+    Servers servers(java.util.List<String> addresses);
+
+    /**
+     * As {@link #send(String, String, HttpRequest, boolean, Duration)} over a failover list: an
+     * address that cannot be reached (or that broke off a request that may be repeated) passes the
+     * call to the next one, within the one deadline.
+     *
+     * @param request builds the request for an address
+     */
+    CompletableFuture<HttpResponse<byte[]>> send(Servers servers, String what, java.util.function.Function<String, HttpRequest> request,
+                                                 boolean idempotent, Duration deadline);
+
+    /**
      * A GET whose 200 body is handed back as a stream once the status is known, for block ranges
      * read a window at a time. The caller closes it; closing it before its end drops the connection
      * instead of reading the rest. Each read waits at most the transport's request timeout.

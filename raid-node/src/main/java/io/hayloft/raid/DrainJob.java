@@ -438,7 +438,10 @@ public final class DrainJob {
                 }
                 return got.crc32c();
             } catch (Cluster.HttpStatusException e) {
-                if (e.status() != 400 || !"BAD_ARGUMENT".equals(e.errorName()) || !e.getMessage().contains("op must be")) {
+                // Classified by status and error name, not by message: this process builds the pull's
+                // arguments (from, source, length) itself, so a 400 BAD_ARGUMENT means a store without
+                // op=pull; were it another argument, the copy below meets it again and fails with it.
+                if (e.status() != 400 || !"BAD_ARGUMENT".equals(e.errorName())) {
                     throw e;
                 }
                 LOG.info("drain: store {} cannot pull blocks ({}); copying through this process", target.id(), e.getMessage());

@@ -340,6 +340,13 @@ public final class EncodeJob {
         }
     }
 
+    /** The volume's needles do not chain from the superblock to its end: not a clean sealed volume, so it is not encoded. */
+    public static final class NotCleanVolumeException extends IOException {
+        public NotCleanVolumeException(String message) {
+            super(message);
+        }
+    }
+
     /**
      * As {@link #writeAll(StripeMap, VolumeSource, Map)}, with {@code check} run on the built index
      * before the index block is written: a failed check fails the job before anything is committed.
@@ -425,7 +432,7 @@ public final class EncodeJob {
      * Walks the needle chain from the superblock over the stripes' candidate headers: each needle
      * starts where the previous one ends, so false candidates inside photo data are never visited.
      *
-     * @throws IOException when the chain reaches an offset with no header before the end of the volume
+     * @throws NotCleanVolumeException when the chain reaches an offset with no header before the end of the volume
      */
     static List<VolumeIndex.Entry> chain(int volume, long size, Map<Long, VolumeIndex.Entry> candidates) throws IOException {
         List<VolumeIndex.Entry> out = new ArrayList<>();
@@ -433,7 +440,7 @@ public final class EncodeJob {
         while (cursor < size) {
             VolumeIndex.Entry e = candidates.get(cursor);
             if (e == null || e.length() < Needle.HEADER_SIZE + Needle.FOOTER_SIZE) {
-                throw new IOException("volume " + volume + " is not a clean sealed volume: no needle (header and footer) at volume offset "
+                throw new NotCleanVolumeException("volume " + volume + " is not a clean sealed volume: no needle (header and footer) at volume offset "
                         + cursor + (e == null ? "" : " (data size " + e.dataSize() + ")"));
             }
             out.add(e);

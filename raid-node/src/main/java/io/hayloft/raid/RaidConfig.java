@@ -114,6 +114,11 @@ public final class RaidConfig implements java.io.Serializable {
 
     /** The HTTP view of the cluster these settings describe: over HTTPS when a trust store is set. */
     public Cluster cluster() {
+        return new Cluster(directory, adminToken, java.time.Duration.ofMillis(requestTimeoutMillis), transport());
+    }
+
+    /** An HTTP transport with these settings' timeouts and TLS (a client certificate when a key store is set). */
+    public io.hayloft.client.http.HttpTransport transport() {
         javax.net.ssl.SSLContext ssl = io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
                 tlsTrustStorePassword, null).clientContext();
         java.time.Duration timeout = java.time.Duration.ofMillis(requestTimeoutMillis);
@@ -122,6 +127,6 @@ public final class RaidConfig implements java.io.Serializable {
         if (ssl != null) {
             b.sslContext(ssl);
         }
-        return new Cluster(directory, adminToken, timeout, b.build());
+        return b.build();
     }
 }

@@ -132,7 +132,7 @@ public final class RaidServer implements AutoCloseable {
         // here, after the configuration and the policy file were checked.
         io.hayloft.serverkit.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
                 config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.serverkit.http.ClusterStance.DEFAULT_PATIENCE,
-                config.tls().clientContext());
+                p -> config.base().transport().getPatiently(config.directory, "/health", p, io.hayloft.serverkit.http.ClusterStance.PERIOD));
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
         this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));

@@ -41,12 +41,6 @@ public final class StoreServer implements AutoCloseable {
 
     private StoreServer(StoreConfig config, WriteAuthorizer authorizer, Disk files) throws IOException, InterruptedException {
         config.validate();
-        if (config.directory != null && !config.directory.isBlank()) {
-            // Never run half-secured: a secret or token the directory lacks (or the reverse) stops the start here.
-            ClusterStance.require("store", config.directory, "clusterSecret", config.clusterSecret != null && !config.clusterSecret.isEmpty(),
-                    "adminToken", config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE,
-                    config.tls().clientContext());
-        }
         io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
                 .connectTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(60));
         javax.net.ssl.SSLContext ssl = config.tls().clientContext();
@@ -54,6 +48,12 @@ public final class StoreServer implements AutoCloseable {
             tb.sslContext(ssl);
         }
         transport = tb.build();
+        if (config.directory != null && !config.directory.isBlank()) {
+            // Never run half-secured: a secret or token the directory lacks (or the reverse) stops the start here.
+            ClusterStance.require("store", config.directory, "clusterSecret", config.clusterSecret != null && !config.clusterSecret.isEmpty(),
+                    "adminToken", config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE,
+                    p -> transport.getPatiently(config.directory, "/health", p, ClusterStance.PERIOD));
+        }
         store = new Store(config, files);
         if (config.deleteSyncRequired()) {
             store.requireDeleteSync(); // before serving: reads wait for the first delete-log sync

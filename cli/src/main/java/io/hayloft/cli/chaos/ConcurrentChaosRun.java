@@ -182,12 +182,11 @@ final class ConcurrentChaosRun implements AutoCloseable {
 
     /** What makes {@code t} an encode's or reclaim's refusal of a volume (not a fault's doing), or null. */
     static String refusal(Throwable t) {
-        for (Throwable x = t; x != null; x = x.getCause()) {
-            String m = String.valueOf(x.getMessage());
-            if (x.getClass().getSimpleName().equals("IndexMismatchException")) {
+        for (Throwable x = t; x != null; x = x.getCause()) { // by type, never by message text
+            if (x instanceof io.hayloft.raid.EncodeJob.IndexMismatchException) {
                 return "IndexMismatchException";
             }
-            if (m.contains("not a clean sealed volume") || m.contains("does not match the replica")) {
+            if (x instanceof io.hayloft.raid.EncodeJob.NotCleanVolumeException) {
                 return "not a clean sealed volume";
             }
         }

@@ -1,6 +1,5 @@
 package io.hayloft.cli.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.raid.Cluster;
@@ -77,18 +76,6 @@ abstract class AdminCommand implements Callable<Integer> {
 
     /** A server's error as its code name and message ({@code UNKNOWN_VOLUME: no logical volume 7}) when it sent one. */
     static String describe(Cluster.HttpStatusException e) {
-        String m = e.getMessage();
-        int at = m.indexOf(": {");
-        if (at >= 0) {
-            try {
-                JsonNode err = JSON.readTree(m.substring(at + 2)).path("error");
-                if (err.has("message")) {
-                    return err.path("name").asText() + ": " + err.path("message").asText();
-                }
-            } catch (IOException ignored) {
-                // not a JSON error body: the whole message
-            }
-        }
-        return m;
+        return e.serverMessage() != null ? e.errorName() + ": " + e.serverMessage() : e.getMessage();
     }
 }

@@ -171,8 +171,10 @@ class HalfSecuredStartTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
+        io.hayloft.client.http.HttpTransport transport = io.hayloft.client.http.HttpTransport.create();
         assertThatThrownBy(() -> ClusterStance.require("store", "127.0.0.1:" + closed, "clusterSecret", true, "adminToken", true,
-                Duration.ofMillis(300))).isInstanceOf(IllegalStateException.class)
+                Duration.ofMillis(300), p -> transport.getPatiently("127.0.0.1:" + closed, "/health", p, ClusterStance.PERIOD)))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("store refuses to start: cannot check its security settings against the directory at 127.0.0.1:"
                         + closed).hasMessageContaining("did not answer within 300 ms");
     }

@@ -31,7 +31,16 @@ public final class ColdReads implements AutoCloseable {
     /** @param http the client's transport (its scheme, TLS, retries) */
     public ColdReads(String directory, String adminToken, Duration timeout, Executor executor,
                      io.hayloft.client.http.HttpTransport http) {
-        this.reader = new ColdReader(new ClusterReads(directory, adminToken, timeout, http.clusterRpc()));
+        this(java.util.List.of(directory), adminToken, timeout, executor, http);
+    }
+
+    /**
+     * @param directories the directory's addresses: a cold read's directory calls go on to the next when one is unreachable
+     * @param http the client's transport (its scheme, TLS, retries)
+     */
+    public ColdReads(java.util.List<String> directories, String adminToken, Duration timeout, Executor executor,
+                     io.hayloft.client.http.HttpTransport http) {
+        this.reader = new ColdReader(new ClusterReads(directories, adminToken, timeout, http.clusterRpc()));
         this.executor = executor;
     }
 

@@ -1,6 +1,9 @@
 package io.hayloft.client.http;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +20,13 @@ import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.EntityDetails;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.nio.AsyncResponseConsumer;
+import org.apache.hc.core5.http.nio.CapacityChannel;
+import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http2.HttpVersionPolicy;
@@ -24,8 +34,9 @@ import org.apache.hc.core5.reactor.IOReactorConfig;
 import org.apache.hc.core5.util.Timeout;
 
 /**
- * The non-blocking engine behind {@link HttpTransport#exchangeAsync}'s writes (PUT, POST, DELETE of
- * the store API): Apache HttpClient 5's asynchronous client, HTTP/1.1 on pooled keep-alive
+ * The engine of the client's data writes without a blocked thread ({@link HttpTransport#exchangeAsync}
+ * with PUT, POST or DELETE: needle writes, multi-writes and deletes of the store API), and of nothing
+ * else: Apache HttpClient 5's asynchronous client, HTTP/1.1 on pooled keep-alive
  * connections (up to {@value DataEngine#PER_ROUTE} per server), driven by a few I/O reactor threads
  * ({@code hayloft-http-io-N}, daemons) instead of one blocked thread per request. A put writes to
  * three replicas at once: with the blocking engine that took three threads each woken for its answer;
@@ -107,7 +118,8 @@ final class AsyncDataEngine {
     interface Done {
         void answered(SimpleHttpResponse response);
 
-        void failed(Exception e);
+        /** @param answerStarted whether the answer's status line and headers had arrived (a truncated body) */
+        void failed(Exception e, boolean answerStarted);
     }
 
     /** Sends {@code method host path} with {@code headers} and an optional body; tells {@code done} on a reactor thread. */
@@ -119,7 +131,8 @@ final class AsyncDataEngine {
         if (body != null) {
             b.setBody(body, ContentType.APPLICATION_OCTET_STREAM);
         }
-        client.execute(SimpleRequestProducer.create(b.build()), SimpleResponseConsumer.create(), null,
+        Marked consumer = new Marked(SimpleResponseConsumer.create());
+        client.execute(SimpleRequestProducer.create(b.build()), consumer, null,
                 new FutureCallback<>() {
                     @Override
                     public void completed(SimpleHttpResponse result) {
@@ -128,13 +141,60 @@ final class AsyncDataEngine {
 
                     @Override
                     public void failed(Exception ex) {
-                        done.failed(ex);
+                        done.failed(ex, consumer.started);
                     }
 
                     @Override
                     public void cancelled() {
-                        done.failed(new java.io.InterruptedIOException("request cancelled"));
+                        done.failed(new java.io.InterruptedIOException("request cancelled"), consumer.started);
                     }
                 });
+    }
+
+    /** The response consumer, noting when the answer's head arrived (for {@link Failures}: truncated answer or broken connection). */
+    private static final class Marked implements AsyncResponseConsumer<SimpleHttpResponse> {
+        private final AsyncResponseConsumer<SimpleHttpResponse> inner;
+        volatile boolean started;
+
+        Marked(AsyncResponseConsumer<SimpleHttpResponse> inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public void consumeResponse(HttpResponse response, EntityDetails entity, HttpContext context,
+                                    FutureCallback<SimpleHttpResponse> callback) throws HttpException, IOException {
+            started = true;
+            inner.consumeResponse(response, entity, context, callback);
+        }
+
+        @Override
+        public void informationResponse(HttpResponse response, HttpContext context) throws HttpException, IOException {
+            inner.informationResponse(response, context);
+        }
+
+        @Override
+        public void failed(Exception cause) {
+            inner.failed(cause);
+        }
+
+        @Override
+        public void updateCapacity(CapacityChannel capacityChannel) throws IOException {
+            inner.updateCapacity(capacityChannel);
+        }
+
+        @Override
+        public void consume(ByteBuffer src) throws IOException {
+            inner.consume(src);
+        }
+
+        @Override
+        public void streamEnd(List<? extends Header> trailers) throws HttpException, IOException {
+            inner.streamEnd(trailers);
+        }
+
+        @Override
+        public void releaseResources() {
+            inner.releaseResources();
+        }
     }
 }

@@ -2,62 +2,58 @@ package io.hayloft.client.http;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.client.RemoteException;
 import io.hayloft.client.RemoteException.Kind;
-import java.io.IOException;
 import java.io.InputStream;
-import java.net.ConnectException;
-import java.net.ProtocolException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
-import java.nio.channels.ClosedChannelException;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.IntPredicate;
 import javax.net.ssl.SSLContext;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.FileEntity;
 
 /**
- * The HTTP plumbing shared by the store and directory clients, on {@link java.net.http.HttpClient}
- * (HTTP/1.1, pooled keep-alive connections, connect and per-request timeouts, no Netty). It builds
- * URLs from {@code host:port} addresses ({@code http://}, or {@code https://} when built with an
- * {@link SSLContext}), sends requests asynchronously, and turns every way a call can fail into a
- * {@link RemoteException} of the caller's type: an error answer (status, code, name and message
- * from the JSON error body), no connection, a timeout, or an answer that is not valid (a non-JSON
- * error body, a body shorter than its {@code Content-Length}, an invalid status line, JSON that does
- * not parse).
+ * Hayloft's one HTTP client layer: how the client library and every server call another server. It
+ * builds URLs from {@code host:port} addresses ({@code http://}, or {@code https://} when built with an
+ * {@link SSLContext}) or URL prefixes, sends requests, and turns every way a call can fail into a
+ * {@link RemoteException} of the caller's type: an error answer (status, code, name and message from
+ * the JSON error body), no connection, a timeout, or an answer that is not valid (a non-JSON error
+ * body, a truncated body, an invalid status line, JSON that does not parse). Failures are classified
+ * by exception type ({@link Failures}), retried and failed over by the one {@link RetryPolicy}, over
+ * an {@link AddressList} when a service has several addresses.
  *
- * <p>{@link #call} adds what servers calling each other need: a deadline for the whole call, bounded
- * retries with exponential backoff and full jitter for idempotent requests (GET, HEAD, PUT, DELETE,
- * and POSTs the caller marks idempotent) on connection failures and 503, never past the deadline; a
- * request that may not be idempotent is retried only when the connection could not be made at all
- * (it was never sent). Every attempt is reported to a {@link Listener} (metrics per target).
- * {@link #TYPED} decodes error bodies into the client's exception types by their code.
- *
- * <p>Data calls (the store API: {@link #exchange}, {@link #exchangeAsync}, {@link #openStream}) use a
- * second engine, Apache HttpClient 5 classic (see {@code DataEngine}): blocking, on the CALLING thread,
- * with the same typed errors and {@link Listener} reports; at 16 requests in flight it reads at about
- * 0.76 of wrk's rate where java.net.http's blocking {@code send} reaches 0.42 (docs/client.md
- * "Threads"). The asynchronous writes ({@link #exchangeAsync} with PUT, POST or DELETE) use a third,
- * {@code AsyncDataEngine}: HttpClient 5's non-blocking client on a few reactor threads, so a put to
- * three replicas holds no thread per request. What follows is about the java.net.http calls
- * (directory, admin, {@link #call}).
- *
- * <p>Each exchange is one blocking {@link HttpClient#send} on a thread of the transport's own cached
- * pool (daemon threads {@code hayloft-http-N}, one per request in flight, idle ones end after 60 s),
- * and its future completes on that thread, never on the caller's: callers on event loops are not
- * blocked. Not {@link HttpClient#sendAsync}: on JDK 17 it hands every response to
- * {@code CompletableFuture}'s default executor, which on a machine with 2 cores or fewer (a common
- * pool of one thread) starts a new thread per response, and reads ran at less than half today's
- * rate (docs/benchmarks.md "Client transport").
+ * <p>One engine per role:
+ * <ul>
+ *   <li><b>Control calls</b> ({@link #send}, {@link #call}, {@link #clusterRpc()}'s whole-body calls): the
+ *       directory API, admin calls, and the calls servers make to each other (a cold reader's block
+ *       reads, the raid-node's, a cache's fetches): {@link RpcEngine}, java.net.http, each call a future
+ *       completing on an I/O thread, with the retry policy, deadlines and failover. Its callers build
+ *       {@link HttpRequest}s (cold-read's interface names that type).</li>
+ *   <li><b>Data calls on the calling thread and streamed bodies</b> ({@link #exchange}, the reads of
+ *       {@link #exchangeAsync}, {@link #openStream}, {@link #openRequest}): {@link DataEngine}, Apache
+ *       HttpClient 5 classic: the blocking client API's reads do their I/O on the caller's thread
+ *       without a hand-off, and streams get the connection's own input and output.</li>
+ *   <li><b>Data writes without a blocked thread</b> (the PUT, POST and DELETE of {@link #exchangeAsync}):
+ *       {@link AsyncDataEngine}, HttpClient 5 async on a few reactor threads, so a put to three
+ *       replicas holds no thread per request.</li>
+ * </ul>
+ * The data calls make one attempt (their callers, the client's reader and writer, retry whole
+ * operations with the same {@link RetryPolicy} and fail over between replicas themselves). Every
+ * attempt is reported to a {@link Listener} (metrics per target). {@link #TYPED} decodes error bodies
+ * into the client's exception types by their code.
  *
  * <p>Thread-safe: one instance is meant to be shared by every call of an application.
  */
@@ -65,8 +61,6 @@ public final class HttpTransport {
     /** The JSON mapper of the client: ignores unknown fields (either side may add fields). */
     public static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-
-    private static final int SNIPPET = 120;
 
     /** Builds the caller's exception type (store or directory) for a failed call. */
     @FunctionalInterface
@@ -77,7 +71,7 @@ public final class HttpTransport {
 
     /**
      * Told of every attempt a transport makes, for metrics per target (a server may plug Micrometer
-     * in; the client does not depend on it). Called on the transport's executor; must be thread-safe
+     * in; the client does not depend on it). Called on the transport's threads; must be thread-safe
      * and quick, and must not throw.
      */
     public interface Listener {
@@ -111,79 +105,26 @@ public final class HttpTransport {
         return new RemoteException(server, kind, status, code, name, serverMessage, message, cause);
     };
 
-    private final HttpClient http;
     private final String scheme;
     private final SSLContext ssl;
     private final Duration requestTimeout;
     private final Duration connectTimeout;
-    private final Duration deadline;
-    private final int maxAttempts;
-    private final Duration backoffBase;
-    private final Duration backoffMax;
-    private final Listener listener;
-    private final Executor delayer;
-    private final Executor ioThreads;
-    private final java.util.concurrent.atomic.AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
+    private final RetryPolicy retry;
+    private final Reporting reporting;
+    private final RpcEngine rpc;
     private final DataEngine data;
 
     private HttpTransport(Builder b) {
-        HttpClient.Builder hb = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(b.connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER);
-        if (b.executor != null) {
-            hb.executor(b.executor);
-        }
         SSLContext ssl = b.sslContext();
-        if (ssl != null) {
-            hb.sslContext(ssl);
-        }
-        this.http = hb.build();
         this.scheme = ssl == null ? "http" : "https";
         this.ssl = ssl;
         this.requestTimeout = b.requestTimeout;
         this.connectTimeout = b.connectTimeout;
-        this.deadline = b.deadline == null ? b.requestTimeout : b.deadline;
-        this.maxAttempts = b.maxAttempts;
-        this.backoffBase = b.backoffBase;
-        this.backoffMax = b.backoffMax;
-        this.listener = b.listener;
-        this.delayer = b.executor;
-        this.ioThreads = IO;
-        this.data = new DataEngine(ssl, b.connectTimeout, b.requestTimeout);
-    }
-
-    private static final java.util.concurrent.atomic.AtomicInteger IO_THREADS = new java.util.concurrent.atomic.AtomicInteger();
-
-    /** The threads of the blocking sends, shared by every transport of the process: one per request in flight. */
-    private static final Executor IO = new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 60,
-            java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
-                Thread t = new Thread(r, "hayloft-http-" + IO_THREADS.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
-
-    /**
-     * Sends {@code request} with a blocking {@link HttpClient#send} on an I/O thread; the future
-     * completes on that thread with the response, or exceptionally with what {@code send} threw.
-     */
-    private <T> CompletableFuture<HttpResponse<T>> exchange(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
-        CompletableFuture<HttpResponse<T>> f = new CompletableFuture<>();
-        ioThreads.execute(() -> {
-            try {
-                f.complete(http.send(request, handler));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                f.completeExceptionally(e);
-            } catch (IOException e) {
-                // send() rethrows the exchange's failure as a plain IOException around the original
-                // (a ProtocolException, a ClosedChannelException...): keep the original, as sendAsync gives it.
-                f.completeExceptionally(e.getClass() == IOException.class && e.getCause() instanceof IOException c ? c : e);
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        return f;
+        this.retry = new RetryPolicy(b.maxAttempts, b.backoffBase, b.backoffMax,
+                b.deadline == null ? b.requestTimeout : b.deadline, b.executor);
+        this.reporting = new Reporting(b.listener);
+        this.rpc = new RpcEngine(ssl, b.connectTimeout, b.requestTimeout, b.executor, reporting);
+        this.data = new DataEngine(ssl, b.connectTimeout, b.requestTimeout, reporting, this);
     }
 
     public static Builder builder() {
@@ -201,35 +142,7 @@ public final class HttpTransport {
      * the status), failures are this transport's {@link RemoteException}s, retries as {@link #call}.
      */
     public io.hayloft.cold.ClusterRpc clusterRpc() {
-        HttpTransport t = this;
-        return new io.hayloft.cold.ClusterRpc() {
-            @Override
-            public URI uri(String server, String pathAndQuery) {
-                return t.uri(server, pathAndQuery);
-            }
-
-            @Override
-            public CompletableFuture<HttpResponse<byte[]>> send(String server, String what, HttpRequest request,
-                                                                boolean idempotent, Duration deadline) {
-                return t.call(server, what, request, idempotent, deadline, s -> true, TYPED);
-            }
-
-            @Override
-            public InputStream openStream(String server, String what, String pathAndQuery, java.util.Map<String, String> headers)
-                    throws IOException {
-                try {
-                    return t.openStream(server, what, pathAndQuery, headers, TYPED);
-                } catch (RuntimeException e) {
-                    throw new IOException(what + " on " + server + " failed: " + e.getMessage(), e);
-                }
-            }
-
-            @Override
-            public StreamedRequest openRequest(String server, String what, String method, String pathAndQuery,
-                                               java.util.Map<String, String> headers, long length) {
-                return t.openRequest(server, what, method, pathAndQuery, headers, length);
-            }
-        };
+        return new TransportRpc(this);
     }
 
     /**
@@ -244,18 +157,18 @@ public final class HttpTransport {
      * @throws IllegalArgumentException for a bad server address
      */
     public io.hayloft.cold.ClusterRpc.StreamedRequest openRequest(String server, String what, String method,
-                                                                  String pathAndQuery, java.util.Map<String, String> headers,
+                                                                  String pathAndQuery, Map<String, String> headers,
                                                                   long length) {
-        Target target = target(server);
+        DataEngine.Target target = data.target(server);
         long start = System.nanoTime();
         return StreamedUpload.start(data.client, target.host(), method, target.prefix() + pathAndQuery, headers, length,
-                ioThreads, connectTimeout.plus(requestTimeout), server, what, (status, failure) -> report(server, method, status,
-                        failure == null ? null : failure(server, what, failure, TYPED), System.nanoTime() - start));
+                RpcEngine.IO, connectTimeout.plus(requestTimeout), server, what, (status, failure) -> reporting.report(server,
+                        method, status, failure == null ? null : failure(server, what, failure, TYPED), System.nanoTime() - start));
     }
 
     /** The transport's I/O threads (one per call in flight), for blocking data calls made asynchronous. */
     public Executor ioExecutor() {
-        return ioThreads;
+        return RpcEngine.IO;
     }
 
     /** {@code http} or {@code https}. */
@@ -263,7 +176,7 @@ public final class HttpTransport {
         return scheme;
     }
 
-    /** The TLS context of the calls, or null for plain HTTP (for code that must build its own HttpClient, e.g. cold-read). */
+    /** The TLS context of the calls, or null for plain HTTP. */
     public SSLContext sslContext() {
         return ssl;
     }
@@ -274,12 +187,17 @@ public final class HttpTransport {
 
     /** The default deadline of a {@link #call} (all its attempts and backoffs together). */
     public Duration deadline() {
-        return deadline;
+        return retry.deadline();
+    }
+
+    /** The retry policy of {@link #call} (attempts, backoff, default deadline). */
+    public RetryPolicy retryPolicy() {
+        return retry;
     }
 
     /** Retries made so far by {@link #call} (attempts after the first), over all targets. */
     public long retries() {
-        return retries.get();
+        return reporting.retries();
     }
 
     /**
@@ -325,34 +243,17 @@ public final class HttpTransport {
         return HttpRequest.newBuilder(uri).timeout(requestTimeout);
     }
 
+    // ---------------------------------------------------------------- control calls (RpcEngine)
+
     /**
-     * Sends {@code request} and completes with the response when its status satisfies {@code ok};
-     * otherwise fails with the error {@code errors} builds.
+     * Sends {@code request} once (no retry) and completes with the response when its status
+     * satisfies {@code ok}; otherwise fails with the error {@code errors} builds.
      *
      * @param what the call in words for error messages, e.g. {@code "PUT /3/7/0"}
      */
     public CompletableFuture<HttpResponse<byte[]>> send(String server, String what, HttpRequest request, IntPredicate ok,
                                                         ErrorFactory errors) {
-        CompletableFuture<HttpResponse<byte[]>> sent;
-        long start = System.nanoTime();
-        try {
-            sent = exchange(request, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(
-                    errors.create(server, Kind.UNREACHABLE, 0, 0, null, null, server + ": " + what + " could not be sent: " + e, e));
-        }
-        return sent.handle((resp, t) -> {
-            if (t != null) {
-                RemoteException r = failure(server, what, t, errors);
-                report(server, request.method(), 0, r, System.nanoTime() - start);
-                throw r;
-            }
-            report(server, request.method(), resp.statusCode(), null, System.nanoTime() - start);
-            if (!ok.test(resp.statusCode())) {
-                throw errorAnswer(server, what, resp.statusCode(), resp.body(), errors);
-            }
-            return resp;
-        });
+        return rpc.send(server, what, request, ok, errors);
     }
 
     /**
@@ -361,32 +262,47 @@ public final class HttpTransport {
      */
     public CompletableFuture<HttpResponse<byte[]>> call(String server, String what, HttpRequest request,
                                                         boolean idempotentPost, IntPredicate ok, ErrorFactory errors) {
-        return call(server, what, request, idempotentPost, deadline, ok, errors);
+        return call(server, what, request, idempotentPost, retry.deadline(), ok, errors);
     }
 
     /**
-     * Sends {@code request} and completes with the response when its status satisfies {@code ok};
-     * otherwise fails with the error {@code errors} builds from the last attempt. Each attempt waits
-     * at most the request's timeout (or the transport's) and never past {@code deadline}. Retried,
-     * after {@code base × 2^(n-1)} (capped, with full jitter), while attempts and time remain: an
-     * idempotent request (GET, HEAD, PUT, DELETE, or any method when {@code idempotent} is true)
-     * after a connection failure, a timeout of the attempt or a 503; any request when no
-     * connection could be made (nothing was sent).
-     *
-     * A retried request is sent again with the same body publisher: give a replayable one
-     * ({@code BodyPublishers.ofByteArray}, {@code noBody}), not a one-shot stream.
+     * Sends {@code request} to one server with the transport's {@link RetryPolicy}: completes with the
+     * response when its status satisfies {@code ok}; otherwise fails with the error {@code errors}
+     * builds from the last attempt. Each attempt waits at most the request's timeout (or the
+     * transport's) and never past {@code deadline}. Retried (see {@link RetryPolicy#standard}) while
+     * attempts and time remain: any request when no connection could be made (nothing was sent); an
+     * idempotent request (GET, HEAD, PUT, DELETE, or any method when {@code idempotent} is true) after
+     * the connection broke, a timeout of the attempt or a 503. A retried request is sent again with
+     * the same body publisher: give a replayable one ({@code BodyPublishers.ofByteArray}, {@code noBody}).
      *
      * @param idempotent true when the caller knows the request (a POST) may be repeated safely
      * @param deadline time for the whole call, attempts and backoffs together
      */
     public CompletableFuture<HttpResponse<byte[]>> call(String server, String what, HttpRequest request, boolean idempotent,
                                                         Duration deadline, IntPredicate ok, ErrorFactory errors) {
+        return call(AddressList.of(server), what, a -> request, idempotent, deadline, ok, errors);
+    }
+
+    /**
+     * A call to a service with several addresses: as {@link #call(String, String, HttpRequest, boolean,
+     * Duration, IntPredicate, ErrorFactory)}, starting at the list's preferred address and going on to
+     * the next one when the {@link RetryPolicy} says so (nothing was sent, or a request that may be
+     * repeated broke off), within the one deadline; the address that answers becomes the preferred one.
+     *
+     * @param request builds the request for an address
+     */
+    public CompletableFuture<HttpResponse<byte[]>> call(AddressList addresses, String what, Function<String, HttpRequest> request,
+                                                        boolean idempotent, Duration deadline, IntPredicate ok,
+                                                        ErrorFactory errors) {
         Objects.requireNonNull(deadline, "deadline");
-        boolean safe = idempotent || isIdempotent(request.method());
-        long end = System.nanoTime() + deadline.toNanos();
-        CompletableFuture<HttpResponse<byte[]>> result = new CompletableFuture<>();
-        attempt(server, what, request, safe, end, 1, ok, errors, result, Duration.ZERO, null);
-        return result;
+        return call(addresses, what, request, idempotent, deadline, ok, errors, retry);
+    }
+
+    /** As {@link #call(AddressList, String, Function, boolean, Duration, IntPredicate, ErrorFactory)} with another policy's budgets. */
+    public CompletableFuture<HttpResponse<byte[]>> call(AddressList addresses, String what, Function<String, HttpRequest> request,
+                                                        boolean idempotent, Duration deadline, IntPredicate ok,
+                                                        ErrorFactory errors, RetryPolicy policy) {
+        return rpc.call(addresses, what, request, idempotent, deadline, ok, errors, policy, null);
     }
 
     /** GET, HEAD, PUT and DELETE: repeating one leaves the server as one would. */
@@ -397,117 +313,46 @@ public final class HttpTransport {
         };
     }
 
-    private void attempt(String server, String what, HttpRequest request, boolean safe, long end, int n, IntPredicate ok,
-                         ErrorFactory errors, CompletableFuture<HttpResponse<byte[]>> result, Duration waited,
-                         RemoteException last) {
-        long left = end - System.nanoTime();
-        if (left <= 0) {
-            // A backoff that overslept the deadline: the previous attempt's error says more than a timeout.
-            result.completeExceptionally(last != null ? last : errors.create(server, Kind.TIMEOUT, 0, 0, null, null,
-                    server + ": " + what + " timed out (deadline passed before attempt " + n + ")", null));
-            return;
-        }
-        if (n > 1) {
-            // Counted here, when the retry is really sent (a backoff that overslept the deadline sends nothing).
-            retries.incrementAndGet();
-            try {
-                listener.onRetry(server, request.method(), n, waited);
-            } catch (RuntimeException e) {
-                // a listener must not break a call
-            }
-        }
-        Duration perAttempt = request.timeout().orElse(requestTimeout);
-        if (perAttempt.toNanos() > left) {
-            perAttempt = Duration.ofNanos(left);
-        }
-        HttpRequest one = HttpRequest.newBuilder(request, (name, value) -> true).timeout(perAttempt).build();
-        long start = System.nanoTime();
-        CompletableFuture<HttpResponse<byte[]>> sent;
+    /**
+     * {@code GET path} on a server that may still be starting (a directory's {@code /health} at a
+     * server's start): retried on every failure and every status but 200, at most every
+     * {@code period}, until {@code patience} ran out; the last failure then.
+     */
+    public byte[] getPatiently(String server, String path, Duration patience, Duration period) throws InterruptedException {
+        HttpRequest req = request(uri(server, path)).timeout(requestTimeout.compareTo(patience) < 0 ? requestTimeout : patience)
+                .GET().build();
+        RetryPolicy patient = new RetryPolicy(Integer.MAX_VALUE, period, period, patience, null);
+        CompletableFuture<HttpResponse<byte[]>> f = rpc.call(AddressList.of(server), "GET " + path, a -> req, true, patience,
+                s -> s == 200, TYPED, patient, t -> RetryPolicy.Action.SAME_ADDRESS);
         try {
-            sent = exchange(one, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (RuntimeException e) {
-            RemoteException r = errors.create(server, Kind.UNREACHABLE, 0, 0, null, null,
-                    server + ": " + what + " could not be sent: " + e, e);
-            report(server, request.method(), 0, r, System.nanoTime() - start);
-            result.completeExceptionally(r);
-            return;
-        }
-        sent.whenComplete((resp, t) -> {
-            long nanos = System.nanoTime() - start;
-            RemoteException failure;
-            boolean retryable;
-            if (t != null) {
-                failure = failure(server, what, t, errors);
-                Throwable c = io.hayloft.client.Futures.unwrap(t);
-                boolean neverSent = c instanceof ConnectException || c instanceof java.net.http.HttpConnectTimeoutException;
-                retryable = neverSent || (safe && (failure.kind() == Kind.UNREACHABLE || failure.kind() == Kind.TIMEOUT));
-                report(server, request.method(), 0, failure, nanos);
-            } else {
-                report(server, request.method(), resp.statusCode(), null, nanos);
-                if (ok.test(resp.statusCode())) {
-                    result.complete(resp);
-                    return;
-                }
-                failure = errorAnswer(server, what, resp.statusCode(), resp.body(), errors);
-                retryable = safe && resp.statusCode() == 503;
-            }
-            if (!retryable || n >= maxAttempts) {
-                result.completeExceptionally(failure);
-                return;
-            }
-            Duration backoff = backoff(n);
-            if (System.nanoTime() + backoff.toNanos() >= end) {
-                result.completeExceptionally(failure); // no time for another attempt: the last error, not a timeout
-                return;
-            }
-            Executor later = delayer == null
-                    ? CompletableFuture.delayedExecutor(backoff.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS)
-                    : CompletableFuture.delayedExecutor(backoff.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS, delayer);
-            try {
-                later.execute(() -> attempt(server, what, request, safe, end, n + 1, ok, errors, result, backoff, failure));
-            } catch (RuntimeException e) {
-                result.completeExceptionally(failure);
-            }
-        });
-    }
-
-    /** Full jitter: uniformly in (0, min(max, base × 2^(n-1))], at least a millisecond. */
-    private Duration backoff(int n) {
-        long cap = backoffBase.toNanos() << Math.min(n - 1, 30);
-        if (cap <= 0 || cap > backoffMax.toNanos()) {
-            cap = backoffMax.toNanos();
-        }
-        long d = java.util.concurrent.ThreadLocalRandom.current().nextLong(cap) + 1;
-        return Duration.ofNanos(Math.max(d, 1_000_000L));
-    }
-
-    private void report(String server, String method, int status, RemoteException failure, long nanos) {
-        try {
-            listener.onRequest(server, method, status, failure, nanos);
-        } catch (RuntimeException e) {
-            // a listener must not break a call
+            return f.get().body();
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = io.hayloft.client.Futures.unwrap(e);
+            throw c instanceof RuntimeException r ? r : new RemoteException(server, Kind.UNREACHABLE, 0, 0, null, null,
+                    String.valueOf(c), c);
         }
     }
 
     /** Sends a request whose body is streamed back to the caller; only the status is checked here. */
     public <T> CompletableFuture<HttpResponse<T>> sendRaw(String server, String what, HttpRequest request,
                                                           HttpResponse.BodyHandler<T> handler, ErrorFactory errors) {
+        AtomicBoolean started = new AtomicBoolean();
         CompletableFuture<HttpResponse<T>> sent;
         try {
-            sent = exchange(request, handler);
+            sent = rpc.exchange(request, handler, started);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(
                     errors.create(server, Kind.UNREACHABLE, 0, 0, null, null, server + ": " + what + " could not be sent: " + e, e));
         }
         return sent.handle((resp, t) -> {
             if (t != null) {
-                throw failure(server, what, t, errors);
+                throw Failures.failure(server, what, t, started.get(), errors);
             }
             return resp;
         });
     }
 
-    // ---------------------------------------------------------------- data calls (HC5 classic)
+    // ---------------------------------------------------------------- data calls (DataEngine, AsyncDataEngine)
 
     /** An answer of a data call ({@link #exchange}): the status, the response headers and the whole body. */
     public static final class Response {
@@ -540,138 +385,49 @@ public final class HttpTransport {
         }
     }
 
-    /** A server as the data engine addresses it: the host (scheme, name, port) and the path prefix. */
-    private record Target(org.apache.hc.core5.http.HttpHost host, String prefix) {
-    }
-
-    private final java.util.concurrent.ConcurrentHashMap<String, Target> targets = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** The host and path prefix of {@code server}, parsed once per server ({@link #uri} checks the address). */
-    private Target target(String server) {
-        Target t = targets.get(server);
-        if (t == null) {
-            URI u = uri(server, "/");
-            String path = u.getRawPath();
-            String host = u.getHost();
-            if (host == null) {
-                throw new IllegalArgumentException("bad server address '" + server + "': no host");
-            }
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1); // an IPv6 literal
-            }
-            t = new Target(new org.apache.hc.core5.http.HttpHost(u.getScheme(), host, u.getPort()),
-                    path.substring(0, path.length() - 1));
-            if (targets.size() < 10_000) {
-                targets.put(server, t);
-            }
-        }
-        return t;
-    }
-
     /**
-     * A data call (store reads and writes) sent on the CALLING thread with the transport's blocking
-     * Apache HttpClient 5 engine: {@code method} on {@code server} ({@code host:port} or a URL prefix
-     * such as a cache's {@code http://cache:8080/store}) plus {@code pathAndQuery}, with
-     * {@code headers} and an optional body. Answers with the response when its status satisfies
-     * {@code ok}; otherwise throws the error {@code errors} builds, as {@link #send} does: the JSON
-     * error body's code ({@link Kind#ERROR}), {@link Kind#UNREACHABLE} for no connection,
-     * {@link Kind#TIMEOUT} when the connection or the answer took longer than the connect or request
-     * timeout, {@link Kind#BAD_RESPONSE} for an answer that is not valid HTTP or is truncated. One
-     * attempt (no retries but the one for a pooled connection the server had closed, see
-     * {@code DataEngine}); reported to the {@link Listener} on the calling thread.
+     * A data call (store reads and writes) sent on the CALLING thread with the {@link DataEngine}:
+     * {@code method} on {@code server} ({@code host:port} or a URL prefix such as a cache's
+     * {@code http://cache:8080/store}) plus {@code pathAndQuery}, with {@code headers} and an optional
+     * body. Answers with the response when its status satisfies {@code ok}; otherwise throws the error
+     * {@code errors} builds, as {@link #send} does. One attempt (no retries but the one for a pooled
+     * connection the server had closed, see {@code DataEngine}); reported on the calling thread.
      *
      * @param what the call in words for error messages, e.g. {@code "GET /3/7/0"}
      * @param body the request body, or null for none
      * @throws IllegalArgumentException for a bad server address
      */
     public Response exchange(String server, String what, String method, String pathAndQuery,
-                             java.util.Map<String, String> headers, byte[] body, IntPredicate ok, ErrorFactory errors) {
-        return exchange(server, what, method, pathAndQuery, headers,
-                body == null ? null : new org.apache.hc.core5.http.io.entity.ByteArrayEntity(body,
-                        org.apache.hc.core5.http.ContentType.APPLICATION_OCTET_STREAM), ok, errors);
+                             Map<String, String> headers, byte[] body, IntPredicate ok, ErrorFactory errors) {
+        return data.exchange(server, what, method, pathAndQuery, headers,
+                body == null ? null : new ByteArrayEntity(body, ContentType.APPLICATION_OCTET_STREAM), ok, errors);
     }
 
-    /** Like {@link #exchange(String, String, String, String, java.util.Map, byte[], IntPredicate, ErrorFactory)} with a file as the body, streamed from disk. */
+    /** Like {@link #exchange(String, String, String, String, Map, byte[], IntPredicate, ErrorFactory)} with a file as the body, streamed from disk. */
     public Response exchange(String server, String what, String method, String pathAndQuery,
-                             java.util.Map<String, String> headers, java.nio.file.Path body, IntPredicate ok, ErrorFactory errors) {
-        return exchange(server, what, method, pathAndQuery, headers,
-                new org.apache.hc.core5.http.io.entity.FileEntity(body.toFile(),
-                        org.apache.hc.core5.http.ContentType.APPLICATION_OCTET_STREAM), ok, errors);
+                             Map<String, String> headers, Path body, IntPredicate ok, ErrorFactory errors) {
+        return data.exchange(server, what, method, pathAndQuery, headers,
+                new FileEntity(body.toFile(), ContentType.APPLICATION_OCTET_STREAM), ok, errors);
     }
 
     /**
-     * {@link #exchange(String, String, String, String, java.util.Map, byte[], IntPredicate, ErrorFactory)}
+     * {@link #exchange(String, String, String, String, Map, byte[], IntPredicate, ErrorFactory)}
      * without blocking the caller, with the same answers and errors: a GET on one of the transport's
-     * I/O threads (the future completes there); a PUT, POST or DELETE on the asynchronous engine
-     * ({@code AsyncDataEngine}: no thread waits for the answer; the future completes on a reactor
-     * thread, so what is chained to it must not block). A bad server address fails at once (thrown).
+     * I/O threads (the future completes there); a PUT, POST or DELETE on the {@link AsyncDataEngine}
+     * (no thread waits for the answer; the future completes on a reactor thread, so what is chained to
+     * it must not block). A bad server address fails at once (thrown).
      */
     public CompletableFuture<Response> exchangeAsync(String server, String what, String method, String pathAndQuery,
-                                                     java.util.Map<String, String> headers, byte[] body, IntPredicate ok,
+                                                     Map<String, String> headers, byte[] body, IntPredicate ok,
                                                      ErrorFactory errors) {
-        Target target = target(server);
-        if ("GET".equals(method) || BLOCKING_WRITES) {
-            return CompletableFuture.supplyAsync(() -> exchange(server, what, method, pathAndQuery, headers, body, ok, errors), ioThreads);
-        }
-        CompletableFuture<Response> f = new CompletableFuture<>();
-        long start = System.nanoTime();
-        try {
-            asyncData().execute(method, target.host(), target.prefix() + pathAndQuery, headers, body, new AsyncDataEngine.Done() {
-                @Override
-                public void answered(org.apache.hc.client5.http.async.methods.SimpleHttpResponse resp) {
-                    int status = resp.getCode();
-                    report(server, method, status, null, System.nanoTime() - start);
-                    byte[] answer = resp.getBodyBytes() == null ? new byte[0] : resp.getBodyBytes();
-                    try {
-                        if (!ok.test(status)) {
-                            f.completeExceptionally(errorAnswer(server, what, status, answer, errors));
-                            return;
-                        }
-                        f.complete(new Response(status, resp.getHeaders(), answer));
-                    } catch (RuntimeException e) {
-                        f.completeExceptionally(e);
-                    }
-                }
-
-                @Override
-                public void failed(Exception e) {
-                    RemoteException r = failure(server, what, e, errors);
-                    report(server, method, 0, r, System.nanoTime() - start);
-                    f.completeExceptionally(r);
-                }
-            });
-        } catch (RuntimeException e) { // the engine was shut down, say
-            RemoteException r = failure(server, what, e, errors);
-            report(server, method, 0, r, System.nanoTime() - start);
-            f.completeExceptionally(r);
-        }
-        return f;
+        return data.exchangeAsync(server, what, method, pathAndQuery, headers, body, ok, errors);
     }
 
-    /**
-     * {@code -Dhayloft.http.blockingWrites=true}: data writes (PUT, POST, DELETE) on the blocking engine,
-     * one {@code hayloft-http} thread per request in flight, as before the asynchronous engine (for
-     * comparisons; see docs/client.md "Threads").
-     */
-    private static final boolean BLOCKING_WRITES = Boolean.getBoolean("hayloft.http.blockingWrites");
-
-    private volatile AsyncDataEngine asyncData;
-
-    private AsyncDataEngine asyncData() {
-        AsyncDataEngine e = asyncData;
-        if (e == null) {
-            e = AsyncDataEngine.of(ssl, connectTimeout, requestTimeout);
-            asyncData = e;
-        }
-        return e;
-    }
-
-    /** Like {@link #exchangeAsync(String, String, String, String, java.util.Map, byte[], IntPredicate, ErrorFactory)} with a file body. */
+    /** Like {@link #exchangeAsync(String, String, String, String, Map, byte[], IntPredicate, ErrorFactory)} with a file body (on an I/O thread). */
     public CompletableFuture<Response> exchangeAsync(String server, String what, String method, String pathAndQuery,
-                                                     java.util.Map<String, String> headers, java.nio.file.Path body,
-                                                     IntPredicate ok, ErrorFactory errors) {
+                                                     Map<String, String> headers, Path body, IntPredicate ok, ErrorFactory errors) {
         baseUrl(server);
-        return CompletableFuture.supplyAsync(() -> exchange(server, what, method, pathAndQuery, headers, body, ok, errors), ioThreads);
+        return CompletableFuture.supplyAsync(() -> exchange(server, what, method, pathAndQuery, headers, body, ok, errors), RpcEngine.IO);
     }
 
     /**
@@ -690,229 +446,40 @@ public final class HttpTransport {
      * than reading the rest of the body to reuse it (a streamed block range may have hundreds of
      * MiB left); every read is bounded by the request timeout (the socket timeout).
      */
-    public InputStream openStream(String server, String what, String pathAndQuery, java.util.Map<String, String> headers,
+    public InputStream openStream(String server, String what, String pathAndQuery, Map<String, String> headers,
                                   ErrorFactory errors) {
-        Target target = target(server);
-        long start = System.nanoTime();
-        org.apache.hc.core5.http.ClassicHttpResponse resp;
-        org.apache.hc.client5.http.classic.methods.HttpGet get =
-                new org.apache.hc.client5.http.classic.methods.HttpGet(target.prefix() + pathAndQuery);
-        if (headers != null) {
-            headers.forEach(get::addHeader);
-        }
-        try {
-            resp = data.client.executeOpen(target.host(), get, null);
-        } catch (IOException e) {
-            RemoteException r = failure(server, what, e, errors);
-            report(server, "GET", 0, r, System.nanoTime() - start);
-            throw r;
-        }
-        int status = resp.getCode();
-        report(server, "GET", status, null, System.nanoTime() - start);
-        try {
-            if (status == 200 && resp.getEntity() != null) {
-                InputStream in = resp.getEntity().getContent();
-                long length = resp.getEntity().getContentLength();
-                return new java.io.FilterInputStream(in) {
-                    private long got;
-                    private boolean eof;
-
-                    @Override
-                    public int read() throws IOException {
-                        int b = super.read();
-                        if (b < 0) {
-                            eof = true;
-                        } else {
-                            got++;
-                        }
-                        return b;
-                    }
-
-                    @Override
-                    public int read(byte[] b, int off, int len) throws IOException {
-                        int n = super.read(b, off, len);
-                        if (n < 0) {
-                            eof = true;
-                        } else {
-                            got += n;
-                        }
-                        return n;
-                    }
-
-                    @Override
-                    public void close() throws IOException {
-                        if (!eof && (length < 0 || got < length)) {
-                            get.cancel(); // drop the connection: closing the entity would read the rest
-                            closeQuietly(in);
-                            closeQuietly(resp);
-                            return;
-                        }
-                        try {
-                            super.close();
-                        } finally {
-                            resp.close();
-                        }
-                    }
-                };
-            }
-            byte[] body;
-            try {
-                body = resp.getEntity() == null ? new byte[0] : resp.getEntity().getContent().readNBytes(64 * 1024);
-            } catch (IOException e) {
-                body = new byte[0];
-            }
-            closeQuietly(resp);
-            throw errorAnswer(server, what, status, body, errors);
-        } catch (IOException e) {
-            closeQuietly(resp);
-            throw failure(server, what, e, errors);
-        }
+        return data.openStream(server, what, pathAndQuery, headers, errors);
     }
 
-    private Response exchange(String server, String what, String method, String pathAndQuery,
-                              java.util.Map<String, String> headers, org.apache.hc.core5.http.HttpEntity entity,
-                              IntPredicate ok, ErrorFactory errors) {
-        Target target = target(server);
-        org.apache.hc.core5.http.message.BasicClassicHttpRequest req =
-                new org.apache.hc.core5.http.message.BasicClassicHttpRequest(method, target.host(), target.prefix() + pathAndQuery);
-        if (headers != null) {
-            headers.forEach(req::addHeader);
-        }
-        if (entity != null) {
-            req.setEntity(entity);
-        }
-        long start = System.nanoTime();
-        int status;
-        byte[] body;
-        org.apache.hc.core5.http.Header[] answerHeaders;
-        try (org.apache.hc.core5.http.ClassicHttpResponse resp = data.client.executeOpen(target.host(), req, null)) {
-            status = resp.getCode();
-            body = resp.getEntity() == null ? new byte[0]
-                    : org.apache.hc.core5.http.io.entity.EntityUtils.toByteArray(resp.getEntity());
-            answerHeaders = resp.getHeaders();
-        } catch (IOException | RuntimeException e) {
-            RemoteException r = failure(server, what, e, errors);
-            report(server, method, 0, r, System.nanoTime() - start);
-            throw r;
-        }
-        report(server, method, status, null, System.nanoTime() - start);
-        if (!ok.test(status)) {
-            throw errorAnswer(server, what, status, body, errors);
-        }
-        return new Response(status, answerHeaders, body);
-    }
-
-    private static void closeQuietly(java.io.Closeable c) {
-        try {
-            c.close();
-        } catch (IOException e) {
-            // the connection is discarded anyway
-        }
-    }
+    // ---------------------------------------------------------------- answers and failures (Failures)
 
     /** Parses a JSON answer, or fails with a {@link Kind#BAD_RESPONSE} error naming the server. */
     public <T> T json(String server, String what, byte[] body, Class<T> type, ErrorFactory errors) {
-        try {
-            T v = JSON.readValue(body, type);
-            if (v == null) {
-                throw new IOException("empty body");
-            }
-            return v;
-        } catch (IOException | RuntimeException e) {
-            throw errors.create(server, Kind.BAD_RESPONSE, 200, 0, null, null,
-                    server + ": " + what + " answered a body that is not the expected JSON (" + type.getSimpleName() + "): "
-                            + shortMessage(e) + "; body starts '" + snippet(body) + "'", e);
-        }
+        return Failures.json(server, what, body, type, errors);
     }
 
     /** Like {@link #json(String, String, byte[], Class, ErrorFactory)} for generic types. */
     public <T> T json(String server, String what, byte[] body, TypeReference<T> type, ErrorFactory errors) {
-        try {
-            T v = JSON.readValue(body, type);
-            if (v == null) {
-                throw new IOException("empty body");
-            }
-            return v;
-        } catch (IOException | RuntimeException e) {
-            throw errors.create(server, Kind.BAD_RESPONSE, 200, 0, null, null,
-                    server + ": " + what + " answered a body that is not the expected JSON: " + shortMessage(e)
-                            + "; body starts '" + snippet(body) + "'", e);
-        }
+        return Failures.json(server, what, body, type, errors);
     }
 
     /** The exception for a non-success answer: the JSON error body's fields, or BAD_RESPONSE when it has none. */
     public static RemoteException errorAnswer(String server, String what, int status, byte[] body, ErrorFactory errors) {
-        JsonNode err = null;
-        try {
-            JsonNode root = body == null || body.length == 0 ? null : JSON.readTree(body);
-            err = root == null ? null : root.get("error");
-        } catch (IOException | RuntimeException e) {
-            err = null;
-        }
-        if (err != null && err.isObject() && err.path("code").isInt()) {
-            int code = err.get("code").asInt();
-            String name = err.path("name").asText(null);
-            String msg = err.path("message").asText(null);
-            return errors.create(server, Kind.ERROR, status, code, name, msg,
-                    server + ": " + what + " failed: " + status + " " + name + " (" + code + "): " + msg, null);
-        }
-        return errors.create(server, Kind.BAD_RESPONSE, status, 0, null, null,
-                server + ": " + what + " answered " + status + " without a Hayloft error body; body starts '"
-                        + snippet(body) + "'", null);
+        return Failures.errorAnswer(server, what, status, body, errors);
     }
 
-    /** Maps an exception from the HTTP stack (connect, timeout, protocol) to the caller's exception. */
+    /**
+     * Maps an exception from the HTTP stack (connect, timeout, protocol) to the caller's exception, by
+     * its type ({@link Failures}), for a failure before the answer began (a broken connection is
+     * UNREACHABLE, not a truncated answer).
+     */
     public static RemoteException failure(String server, String what, Throwable t, ErrorFactory errors) {
-        Throwable c = io.hayloft.client.Futures.unwrap(t);
-        if (c instanceof RemoteException r) {
-            return r;
-        }
-        Kind kind;
-        String why;
-        String m = String.valueOf(c.getMessage());
-        if (c instanceof HttpTimeoutException || c instanceof java.io.InterruptedIOException) {
-            // java.net.http's timeouts; the data engine's: connect (a SocketTimeoutException), no
-            // answer within the socket timeout, no pooled connection in time (InterruptedIOExceptions)
-            kind = Kind.TIMEOUT;
-            why = "timed out (" + m + ")";
-        } else if (c instanceof ConnectException || c instanceof ClosedChannelException) {
-            kind = Kind.UNREACHABLE;
-            why = "cannot connect (" + c.getClass().getSimpleName() + ": " + m + ")";
-        } else if (c instanceof ProtocolException
-                || c instanceof org.apache.hc.client5.http.ClientProtocolException
-                || c instanceof org.apache.hc.core5.http.HttpException
-                || c instanceof org.apache.hc.core5.http.MessageConstraintException
-                || m.toLowerCase(Locale.ROOT).contains("content-length") || m.contains("bytes received")
-                || m.contains("Premature end")) {
-            kind = Kind.BAD_RESPONSE;
-            why = "answered an invalid or truncated HTTP response (" + m + ")";
-        } else if (c instanceof IOException) {
-            kind = Kind.UNREACHABLE;
-            why = "connection failed (" + c.getClass().getSimpleName() + ": " + m + ")";
-        } else {
-            kind = Kind.BAD_RESPONSE;
-            why = "call failed (" + c + ")";
-        }
-        return errors.create(server, kind, 0, 0, null, null, server + ": " + what + " " + why, c);
-    }
-
-    private static String shortMessage(Throwable e) {
-        String m = String.valueOf(e.getMessage());
-        int nl = m.indexOf('\n');
-        return nl < 0 ? m : m.substring(0, nl);
+        return Failures.failure(server, what, t, false, errors);
     }
 
     /** The first bytes of a body as printable text, for error messages. */
     public static String snippet(byte[] body) {
-        if (body == null || body.length == 0) {
-            return "";
-        }
-        String s = new String(body, 0, Math.min(body.length, SNIPPET), StandardCharsets.UTF_8);
-        StringBuilder out = new StringBuilder(s.length());
-        for (char ch : s.toCharArray()) {
-            out.append(ch >= 0x20 && ch < 0x7f ? ch : '.');
-        }
-        return body.length > SNIPPET ? out + "..." : out.toString();
+        return Failures.snippet(body);
     }
 
     /**

@@ -54,7 +54,8 @@ final class TlsFiles {
             ks.load(in, chars(password));
             return ks;
         } catch (IOException e) {
-            String why = e.getCause() instanceof UnrecoverableKeyException || String.valueOf(e.getMessage()).contains("password")
+            // by the cause's type (PKCS12KeyStore wraps a wrong password's UnrecoverableKeyException), not the message
+            String why = e.getCause() instanceof UnrecoverableKeyException
                     ? "wrong password" : "not a PKCS#12 keystore (" + e.getMessage() + ")";
             throw new IllegalArgumentException(what + " " + file + ": " + why, e);
         } catch (GeneralSecurityException e) {

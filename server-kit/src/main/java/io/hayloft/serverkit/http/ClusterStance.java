@@ -2,10 +2,6 @@ package io.hayloft.serverkit.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
@@ -13,7 +9,8 @@ import java.time.Duration;
  * asks the directory's {@code GET /health} whether it has a cluster secret ({@code "secured"}) and
  * an admin token ({@code "admin"}), and refuses to start when its own configuration disagrees. It
  * retries while the directory does not answer, up to a deadline, then fails too: a server never
- * runs without knowing. Stateless and thread-safe.
+ * runs without knowing. The request goes through the server's own HTTP client (a {@link HealthProbe}:
+ * server-kit makes no HTTP calls of its own). Stateless and thread-safe.
  */
 public final class ClusterStance {
 
@@ -26,6 +23,26 @@ public final class ClusterStance {
     }
 
     /**
+     * How a server fetches the directory's {@code GET /health} at its start: through its own HTTP
+     * client (the client module's transport, with its TLS and its retry policy), retrying while the
+     * directory does not answer 200, for at most {@code patience}. server-kit sits below the client,
+     * so it names this interface and the server passes its transport's call, e.g.
+     * {@code p -> transport.getPatiently(directory, "/health", p, ClusterStance.PERIOD)}.
+     */
+    @FunctionalInterface
+    public interface HealthProbe {
+        /**
+         * The 200 answer's body.
+         *
+         * @throws Exception the last failure once {@code patience} ran out
+         */
+        byte[] health(Duration patience) throws Exception;
+    }
+
+    /** How often a server asks the directory's {@code /health} while it does not answer, at most. */
+    public static final Duration PERIOD = Duration.ofMillis(200);
+
+    /**
      * Checks this server's security settings against the directory's.
      *
      * @param who        what this server is, for the message ("store", "cache", "raid-node")
@@ -34,20 +51,12 @@ public final class ClusterStance {
      * @param secured    whether this server has that key set
      * @param adminKey   this server's configuration key for the admin token, or null when it has none to compare
      * @param admin      whether this server has that key set
+     * @param probe      fetches the directory's {@code /health} (retrying for at most {@code patience})
      * @throws IllegalStateException naming the mismatch, or the directory that did not answer in time
      */
     public static void require(String who, String directory, String secretKey, boolean secured, String adminKey, boolean admin,
-                               Duration patience) throws InterruptedException {
-        require(who, directory, secretKey, secured, adminKey, admin, patience, null);
-    }
-
-    /**
-     * As {@link #require(String, String, String, boolean, String, boolean, Duration)}, asking the
-     * directory over HTTPS when {@code ssl} is not null (the server's {@code Tls.Settings.clientContext()}).
-     */
-    public static void require(String who, String directory, String secretKey, boolean secured, String adminKey, boolean admin,
-                               Duration patience, javax.net.ssl.SSLContext ssl) throws InterruptedException {
-        JsonNode health = health(who, directory, patience, ssl);
+                               Duration patience, HealthProbe probe) throws InterruptedException {
+        JsonNode health = health(who, directory, patience, probe);
         if (secretKey != null && health.has("secured")) {
             boolean theirs = health.get("secured").asBoolean();
             if (theirs && !secured) {
@@ -73,33 +82,15 @@ public final class ClusterStance {
         }
     }
 
-    private static JsonNode health(String who, String directory, Duration patience, javax.net.ssl.SSLContext ssl)
+    private static JsonNode health(String who, String directory, Duration patience, HealthProbe probe)
             throws InterruptedException {
-        HttpClient.Builder hb = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2));
-        if (ssl != null) {
-            hb.sslContext(ssl);
-        }
-        HttpClient http = hb.build();
-        HttpRequest req = HttpRequest.newBuilder(URI.create((ssl == null ? "http://" : "https://") + directory + "/health"))
-                .timeout(Duration.ofSeconds(5))
-                .GET().build();
-        long deadline = System.nanoTime() + patience.toNanos();
-        String last;
-        while (true) {
-            try {
-                HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
-                if (r.statusCode() == 200) {
-                    return JSON.readTree(r.body());
-                }
-                last = "answered " + r.statusCode();
-            } catch (java.io.IOException e) {
-                last = e.toString();
-            }
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException(who + " refuses to start: cannot check its security settings against the directory at "
-                        + directory + ", whose /health did not answer within " + patience.toMillis() + " ms (last: " + last + ")");
-            }
-            Thread.sleep(200); // a retry period, not a synchronisation: the directory may still be starting
+        try {
+            return JSON.readTree(probe.health(patience));
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(who + " refuses to start: cannot check its security settings against the directory at "
+                    + directory + ", whose /health did not answer within " + patience.toMillis() + " ms (last: " + e + ")", e);
         }
     }
 }

@@ -215,8 +215,8 @@ public final class Tls {
             ks.load(in, chars(password));
             return ks;
         } catch (IOException e) {
+            // by the cause's type (PKCS12KeyStore wraps a wrong password's UnrecoverableKeyException), not the message
             String why = e.getCause() instanceof java.security.UnrecoverableKeyException
-                    || String.valueOf(e.getMessage()).contains("password")
                     ? "wrong password" : "not a PKCS#12 keystore (" + e.getMessage() + ")";
             throw new IllegalArgumentException(key + " " + file + ": " + why, e);
         } catch (GeneralSecurityException e) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.hayloft.client.RemoteException.Kind;
+import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.client.store.StoreException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -11,8 +12,9 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-class RetrierTest {
-    private final Retrier retrier = new Retrier(4, Duration.ofMillis(1), Duration.ofMillis(5), ForkJoinPool.commonPool());
+/** The client's operation retries ({@link RetryPolicy#retry}): what the writer, reader and deletes run through. */
+class OperationRetryTest {
+    private final RetryPolicy retrier = new RetryPolicy(4, Duration.ofMillis(1), Duration.ofMillis(5), null, ForkJoinPool.commonPool());
 
     private static StoreException error(Kind kind, int status) {
         return new StoreException("s:1", kind, status, 0, null, null, "boom " + status, null);
@@ -21,9 +23,9 @@ class RetrierTest {
     @Test
     void retriesTransientFailuresUntilSuccess() {
         AtomicInteger calls = new AtomicInteger();
-        String v = Futures.await(retrier.run(() -> calls.incrementAndGet() < 3
+        String v = Futures.await(retrier.retry(() -> calls.incrementAndGet() < 3
                 ? CompletableFuture.failedFuture(error(Kind.UNREACHABLE, 0)) : CompletableFuture.completedFuture("ok"),
-                Retrier::remoteRetryable));
+                Futures::remoteRetryable));
         assertThat(v).isEqualTo("ok");
         assertThat(calls).hasValue(3);
     }
@@ -31,8 +33,8 @@ class RetrierTest {
     @Test
     void stopsAtTheAttemptLimitWithTheLastError() {
         AtomicInteger calls = new AtomicInteger();
-        Throwable t = catchThrowable(() -> Futures.await(retrier.run(() ->
-                CompletableFuture.failedFuture(error(Kind.ERROR, 500 + calls.incrementAndGet())), Retrier::remoteRetryable)));
+        Throwable t = catchThrowable(() -> Futures.await(retrier.retry(() ->
+                CompletableFuture.failedFuture(error(Kind.ERROR, 500 + calls.incrementAndGet())), Futures::remoteRetryable)));
         assertThat(calls).hasValue(4);
         assertThat(t).isInstanceOf(StoreException.class).hasMessage("boom 504");
     }
@@ -40,13 +42,13 @@ class RetrierTest {
     @Test
     void doesNotRetryClientErrorsOrThrownExceptions() {
         AtomicInteger calls = new AtomicInteger();
-        Throwable t = catchThrowable(() -> Futures.await(retrier.run(() -> {
+        Throwable t = catchThrowable(() -> Futures.await(retrier.retry(() -> {
             calls.incrementAndGet();
             return CompletableFuture.failedFuture(error(Kind.ERROR, 400));
-        }, Retrier::remoteRetryable)));
+        }, Futures::remoteRetryable)));
         assertThat(calls).hasValue(1);
         assertThat(((StoreException) t).httpStatus()).isEqualTo(400);
-        Throwable thrown = catchThrowable(() -> Futures.await(retrier.run(() -> {
+        Throwable thrown = catchThrowable(() -> Futures.await(retrier.retry(() -> {
             throw new IllegalArgumentException("bad");
         }, x -> true)));
         assertThat(thrown).isInstanceOf(IllegalArgumentException.class);
