@@ -269,7 +269,7 @@ final class BodyStream implements Runnable {
         finished = true;
         abortBody();
         inFlight.decrementAndGet();
-        FullHttpResponse response = HttpServer.errorResponse(head, e);
+        FullHttpResponse response = RequestErrors.errorResponse(head, e);
         ctx.executor().execute(() -> owner.refused(ctx, this, response));
     }
 

@@ -19,7 +19,7 @@ class PlainHttpRefusalTest {
 
     @Test
     void plainHttpIsAnsweredWithA400JsonErrorAndClosed() {
-        EmbeddedChannel ch = new EmbeddedChannel(new HttpServer.PlainHttpRefusal());
+        EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
         byte[] request = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < 4; i++) {
             ch.writeInbound(Unpooled.wrappedBuffer(request, i, 1));
@@ -43,7 +43,7 @@ class PlainHttpRefusalTest {
 
     @Test
     void aTlsRecordPassesOnUntouchedAndTheCheckRemovesItself() {
-        EmbeddedChannel ch = new EmbeddedChannel(new HttpServer.PlainHttpRefusal());
+        EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
         byte[] hello = {0x16, 0x03, 0x01, 0x00, 0x02, 0x01, 0x00}; // handshake record, TLS 1.0 header, 2 bytes
         for (int i = 0; i < 4; i++) {
             ch.writeInbound(Unpooled.wrappedBuffer(hello, i, 1));
@@ -53,7 +53,7 @@ class PlainHttpRefusalTest {
         ByteBuf first = ch.readInbound();
         assertThat(ByteBufUtilBytes.of(first)).containsExactly(0x16, 0x03, 0x01, 0x00, 0x02);
         first.release();
-        assertThat(ch.pipeline().get(HttpServer.PlainHttpRefusal.class)).isNull();
+        assertThat(ch.pipeline().get(PlainHttpRefusal.class)).isNull();
         ch.writeInbound(Unpooled.wrappedBuffer(hello, 5, 2));
         ByteBuf rest = ch.readInbound();
         assertThat(ByteBufUtilBytes.of(rest)).containsExactly(0x01, 0x00);
