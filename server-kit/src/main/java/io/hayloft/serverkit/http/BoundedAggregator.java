@@ -56,13 +56,13 @@ final class BoundedAggregator extends HttpObjectAggregator {
      */
     @Override
     protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+        String expect = start.headers().get(HttpHeaderNames.EXPECT); // Netty removes it when it answers
         Object r = super.newContinueResponse(start, maxContentLength, pipeline);
         if (r instanceof HttpResponse h && h.status().code() >= 400) {
             FullHttpResponse json = h.status().code() == 413
                     ? HttpResponses.error(CommonErrors.BODY_TOO_LARGE, "request body of "
                             + HttpUtil.getContentLength(start, -1L) + " bytes exceeds the limit of " + max + " bytes")
-                    : HttpResponses.error(CommonErrors.BAD_REQUEST, "unsupported expectation: "
-                            + start.headers().get(HttpHeaderNames.EXPECT));
+                    : HttpResponses.error(CommonErrors.BAD_REQUEST, "unsupported expectation: " + expect);
             json.setStatus(h.status());
             return HttpUtil.isKeepAlive(start) ? json : HttpResponses.closing(json);
         }

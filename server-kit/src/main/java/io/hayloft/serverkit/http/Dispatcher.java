@@ -231,7 +231,7 @@ final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStrea
             ResponseWriter.discard(response);
             return;
         }
-        if (s.lastReceived) { // the whole body was read: the connection may go on
+        if (s.lastReceived && !s.malformed) { // the whole body was read: the connection may go on
             answered(ctx, s, response);
             return;
         }
