@@ -64,6 +64,29 @@ final class EmbeddedHttp {
         return output();
     }
 
+    /**
+     * Feeds {@code bytes} to any channel as {@code feed} says, in pooled buffers (tracked by the leak
+     * detector), and returns the buffers fed, for the test to check they were released.
+     */
+    static List<ByteBuf> feed(EmbeddedChannel channel, byte[] bytes, Feed feed) {
+        List<ByteBuf> fed = new ArrayList<>();
+        int step = feed == Feed.WHOLE ? Math.max(1, bytes.length) : 1;
+        for (int i = 0; i < bytes.length && channel.isOpen(); i += step) {
+            int n = Math.min(step, bytes.length - i);
+            ByteBuf b = ByteBufAllocator.DEFAULT.buffer(n).writeBytes(bytes, i, n);
+            fed.add(b);
+            channel.writeInbound(b);
+        }
+        return fed;
+    }
+
+    /** Asserts that every buffer in {@code fed} was released. */
+    static void assertReleased(List<? extends ReferenceCounted> fed) {
+        for (ReferenceCounted b : fed) {
+            assertThat(b.refCnt()).as("a buffer is still referenced").isZero();
+        }
+    }
+
     /** Feeds {@code bytes} as {@code feed} says and returns what was written (as {@link #exchange}). */
     String exchange(String text, Feed feed) {
         return exchange(ascii(text), feed);
@@ -157,6 +180,16 @@ final class EmbeddedHttp {
 
         boolean isEmpty() {
             return queue.isEmpty();
+        }
+
+        /** Runs the oldest task waiting. */
+        void runOne() {
+            ran++;
+            queue.remove().run();
+        }
+
+        int size() {
+            return queue.size();
         }
 
         @Override
