@@ -88,6 +88,8 @@ final class BodyStream implements Runnable {
     // event loop
     /** The body's last piece arrived (or it could not be decoded further). */
     boolean lastReceived;
+    /** A piece of the body could not be decoded: the codec reads nothing more of this connection. */
+    boolean malformed;
     /** An error answer is written or on its way: the rest of the body is dropped. */
     boolean refused;
     /** The error answer has been written. */
@@ -122,6 +124,7 @@ final class BodyStream implements Runnable {
     void content(HttpContent c) {
         if (c instanceof LastHttpContent || c.decoderResult().isFailure()) {
             lastReceived = true;
+            malformed = c.decoderResult().isFailure();
         }
         if (refused) {
             dropped += c.content().readableBytes();
@@ -269,7 +272,7 @@ final class BodyStream implements Runnable {
         finished = true;
         abortBody();
         inFlight.decrementAndGet();
-        FullHttpResponse response = HttpServer.errorResponse(head, e);
+        FullHttpResponse response = RequestErrors.errorResponse(head, e);
         ctx.executor().execute(() -> owner.refused(ctx, this, response));
     }
 

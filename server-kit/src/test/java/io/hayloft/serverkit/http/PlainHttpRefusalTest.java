@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The first-bytes check of a TLS listener, fed one byte at a time. */
+/** The first-bytes check of a TLS listener ({@link PlainHttpRefusal}), fed whole and one byte at a time. */
 class PlainHttpRefusalTest {
     @BeforeAll
     static void leaks() {
@@ -19,7 +19,7 @@ class PlainHttpRefusalTest {
 
     @Test
     void plainHttpIsAnsweredWithA400JsonErrorAndClosed() {
-        EmbeddedChannel ch = new EmbeddedChannel(new HttpServer.PlainHttpRefusal());
+        EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
         byte[] request = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < 4; i++) {
             ch.writeInbound(Unpooled.wrappedBuffer(request, i, 1));
@@ -43,7 +43,7 @@ class PlainHttpRefusalTest {
 
     @Test
     void aTlsRecordPassesOnUntouchedAndTheCheckRemovesItself() {
-        EmbeddedChannel ch = new EmbeddedChannel(new HttpServer.PlainHttpRefusal());
+        EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
         byte[] hello = {0x16, 0x03, 0x01, 0x00, 0x02, 0x01, 0x00}; // handshake record, TLS 1.0 header, 2 bytes
         for (int i = 0; i < 4; i++) {
             ch.writeInbound(Unpooled.wrappedBuffer(hello, i, 1));
@@ -53,13 +53,50 @@ class PlainHttpRefusalTest {
         ByteBuf first = ch.readInbound();
         assertThat(ByteBufUtilBytes.of(first)).containsExactly(0x16, 0x03, 0x01, 0x00, 0x02);
         first.release();
-        assertThat(ch.pipeline().get(HttpServer.PlainHttpRefusal.class)).isNull();
+        assertThat(ch.pipeline().get(PlainHttpRefusal.class)).isNull();
         ch.writeInbound(Unpooled.wrappedBuffer(hello, 5, 2));
         ByteBuf rest = ch.readInbound();
         assertThat(ByteBufUtilBytes.of(rest)).containsExactly(0x01, 0x00);
         rest.release();
         assertThat((Object) ch.readOutbound()).isNull();
         assertThat(ch.finishAndReleaseAll()).isFalse();
+    }
+
+    @Test
+    void wholeOrOneByteAtATimeTheAnswerIsTheSameAndEveryBufferIsReleased() {
+        String answer = null;
+        for (EmbeddedHttp.Feed feed : EmbeddedHttp.Feed.values()) {
+            EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
+            java.util.List<ByteBuf> fed = EmbeddedHttp.feed(ch,
+                    EmbeddedHttp.ascii("POST /x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"), feed);
+            ByteBuf out = ch.readOutbound();
+            String text = out.toString(StandardCharsets.UTF_8);
+            out.release();
+            assertThat(out.refCnt()).isZero();
+            assertThat(answer == null || answer.equals(text)).as(feed.name()).isTrue();
+            answer = text;
+            assertThat(ch.isOpen()).isFalse();
+            assertThat(ch.finishAndReleaseAll()).isFalse();
+            EmbeddedHttp.assertReleased(fed);
+        }
+        assertThat(answer).startsWith("HTTP/1.1 400 Bad Request\r\n").contains("TLS_REQUIRED");
+        for (EmbeddedHttp.Feed feed : EmbeddedHttp.Feed.values()) {
+            EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
+            byte[] record = {0x16, 0x03, 0x03, 0x00, 0x03, 0x01, 0x02, 0x03};
+            java.util.List<ByteBuf> fed = EmbeddedHttp.feed(ch, record, feed);
+            StringBuilder passed = new StringBuilder();
+            ByteBuf in;
+            while ((in = ch.readInbound()) != null) {
+                for (int b : ByteBufUtilBytes.of(in)) {
+                    passed.append(b).append(',');
+                }
+                in.release();
+            }
+            assertThat(passed.toString()).as(feed.name()).isEqualTo("22,3,3,0,3,1,2,3,");
+            assertThat((Object) ch.readOutbound()).isNull();
+            assertThat(ch.finishAndReleaseAll()).isFalse();
+            EmbeddedHttp.assertReleased(fed);
+        }
     }
 
     private static final class ByteBufUtilBytes {

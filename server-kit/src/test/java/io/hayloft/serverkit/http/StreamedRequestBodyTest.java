@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 /**
  * A {@link StreamedRequestHandler}'s chosen requests reach it as a stream on the blocking executor,
  * in order, past {@code maxBodyBytes}, with the connection paused while the handler is behind; every
- * other request is aggregated and limited as before.
+ * other request is aggregated and bounded by {@code maxBodyBytes}.
  */
 class StreamedRequestBodyTest {
     static final int MAX_BODY = 1 << 20;
