@@ -44,9 +44,9 @@ import javax.net.ssl.SSLContext;
  *
  * <p>Data calls (the store API: {@link #exchange}, {@link #exchangeAsync}, {@link #openStream}) use a
  * second engine, Apache HttpClient 5 classic (see {@code DataEngine}): blocking, on the CALLING thread,
- * with the same typed errors and {@link Listener} reports; at 16 requests in flight it reads at about
- * 0.76 of wrk's rate where java.net.http's blocking {@code send} reaches 0.42 (docs/client.md
- * "Threads"). The asynchronous writes ({@link #exchangeAsync} with PUT, POST or DELETE) use a third,
+ * with the same typed errors and {@link Listener} reports; it is used for data because with many
+ * requests in flight it reads faster than java.net.http's blocking {@code send} (the figures:
+ * docs/client.md "Threads"). The asynchronous writes ({@link #exchangeAsync} with PUT, POST or DELETE) use a third,
  * {@code AsyncDataEngine}: HttpClient 5's non-blocking client on a few reactor threads, so a put to
  * three replicas holds no thread per request. What follows is about the java.net.http calls
  * (directory, admin, {@link #call}).
@@ -650,7 +650,7 @@ public final class HttpTransport {
 
     /**
      * {@code -Dhayloft.http.blockingWrites=true}: data writes (PUT, POST, DELETE) on the blocking engine,
-     * one {@code hayloft-http} thread per request in flight, as before the asynchronous engine (for
+     * one {@code hayloft-http} thread per request in flight instead of the asynchronous engine (for
      * comparisons; see docs/client.md "Threads").
      */
     private static final boolean BLOCKING_WRITES = Boolean.getBoolean("hayloft.http.blockingWrites");

@@ -11,7 +11,7 @@ import io.netty.handler.codec.http.HttpRequest;
  * {@code maxBodyBytes} does not apply: the handler bounds what it accepts); it calls
  * {@link #openBody} with the request head, then {@link RequestBody#content} with each piece of the
  * body as it arrives (at most the codec's chunk size, 64 KiB), then {@link RequestBody#end} for the
- * response. Every other request is aggregated and given to {@link #handle} exactly as before.
+ * response. Every other request is aggregated and given to {@link #handle}, as by a plain {@link RequestHandler}.
  *
  * <p>Threads and order: {@link #streamsBody} runs on the event loop and must not block; the
  * {@link RequestBody} calls run on the server's blocking executor, one at a time and in order (not
