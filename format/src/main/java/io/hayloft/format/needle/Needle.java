@@ -90,15 +90,27 @@ public final class Needle {
      * the header's bytes 4..23 and 28..31, then the data. Reads {@code b} absolutely; its position is kept.
      */
     public static int crc(ByteBuffer b, int p, int n) {
+        CRC32C crc = headerCrc(b, p);
+        crc.update(data(b, p, n));
+        return (int) crc.getValue();
+    }
+
+    /** A CRC32C over the header fields the footer's CRC covers (bytes 4..23 and 28..31 of the needle at {@code p}). */
+    private static CRC32C headerCrc(ByteBuffer b, int p) {
         CRC32C crc = new CRC32C();
         ByteBuffer h = b.duplicate();
         h.limit(p + OFF_FLAGS).position(p + OFF_COOKIE);
         crc.update(h);
         h.limit(p + HEADER_SIZE).position(p + OFF_SIZE);
         crc.update(h);
-        h.limit(p + HEADER_SIZE + n).position(p + HEADER_SIZE);
-        crc.update(h);
-        return (int) crc.getValue();
+        return crc;
+    }
+
+    /** The {@code n} data bytes of the needle at {@code p} in {@code b}, as a view. */
+    private static ByteBuffer data(ByteBuffer b, int p, int n) {
+        ByteBuffer d = b.duplicate();
+        d.limit(p + HEADER_SIZE + n).position(p + HEADER_SIZE);
+        return d;
     }
 
     /** The outcome of checking bytes that should hold one needle. */
@@ -141,18 +153,11 @@ public final class Needle {
         if (dataCrc == null) {
             return crc(b, p, (int) n) == stored ? Check.OK : Check.BAD_CRC;
         }
+        int header = (int) headerCrc(b, p).getValue();
         CRC32C crc = new CRC32C();
-        ByteBuffer h = b.duplicate();
-        h.limit(p + OFF_FLAGS).position(p + OFF_COOKIE);
-        crc.update(h);
-        h.limit(p + HEADER_SIZE).position(p + OFF_SIZE);
-        crc.update(h);
-        int headerCrc = (int) crc.getValue();
-        crc.reset();
-        h.limit(f).position(p + HEADER_SIZE);
-        crc.update(h);
+        crc.update(data(b, p, (int) n));
         int d = (int) crc.getValue();
-        if (Crc32c.combine(headerCrc, d, n) != stored) {
+        if (Crc32c.combine(header, d, n) != stored) {
             return Check.BAD_CRC;
         }
         dataCrc[0] = d;
