@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32C;
 
 /**
- * Reads needles of erasure-coded volumes (DESIGN.md "Reads of cold data"). Healthy: one range read
+ * Reads needles of erasure-coded volumes (docs/raid.md "Reads"; docs/architecture.md "Data paths"). Healthy: one range read
  * from the store holding the needle's block (two when the needle crosses a block boundary).
  * Degraded — the directory reports the store down, the direct read fails, has not answered within
  * the hedge delay (then the first of the two answers wins), or the needle fails its CRC — the range

@@ -1,5 +1,7 @@
 package io.hayloft.cold;
 
+import io.hayloft.format.io.PositionalIo;
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
@@ -316,7 +318,7 @@ public final class StripeEncoder {
      * {@code split} when the volume holds them.
      */
     private void scan(ByteBuffer buf, int avail, long at, List<VolumeIndex.Entry> out, List<Long> split) {
-        int from = (int) Math.max(0, NeedleFormat.SUPERBLOCK_SIZE - at);
+        int from = (int) Math.max(0, Superblock.SIZE - at);
         for (int p = (from + 7) & -8; p + 4 <= avail; p += 8) {
             if (buf.getInt(p) != Needle.HEADER_MAGIC) {
                 continue;
@@ -373,14 +375,7 @@ public final class StripeEncoder {
         for (long off = 0; off < length; off += chunkBytes) {
             int len = (int) Math.min(chunkBytes, length - off);
             chunk.clear().limit(len);
-            long pos = off;
-            while (chunk.hasRemaining()) {
-                int n = from.read(chunk, pos);
-                if (n < 0) {
-                    throw new IOException("unit file ended at " + pos + " of " + length);
-                }
-                pos += n;
-            }
+            PositionalIo.readFully(from, chunk, off);
             crc.update(chunk.array(), 0, len);
             sink.accept(chunk.flip());
         }

@@ -29,7 +29,7 @@ class NeedleFormatTest {
         assertThat(e.alt()).isEqualTo(7);
         assertThat(e.offset()).isEqualTo(4096);
         assertThat(e.dataSize()).isEqualTo(DATA.length);
-        assertThat(e.length()).isEqualTo(n.remaining()).isEqualTo(NeedleFormat.totalLength(DATA.length));
+        assertThat(e.length()).isEqualTo(n.remaining()).isEqualTo(VolumeIndex.needleLength(DATA.length));
         // A wrong cookie reads as missing, a flipped data byte as corrupt.
         assertThat(NeedleFormat.data(n.duplicate(), -5L, 7, COOKIE + 1)).isNull();
         n.put(Needle.HEADER_SIZE, (byte) 'A');
@@ -47,7 +47,7 @@ class NeedleFormatTest {
         crc.update(n.array(), 28, 4);
         crc.update(DATA);
         n.putInt(0x4C44454E).putInt((int) crc.getValue());
-        n.position(0).limit(NeedleFormat.totalLength(DATA.length));
+        n.position(0).limit(VolumeIndex.needleLength(DATA.length));
 
         assertThat(Needle.check(n.duplicate())).isEqualTo(Needle.Check.OK);
         assertThat(Needle.key(n)).isEqualTo(99);

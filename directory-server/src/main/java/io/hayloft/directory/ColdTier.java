@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The cold-tier rules of the directory: the {@code READ_ONLY → ENCODING → ERASURE_CODED} steps the
  * raid-node drives, each one a single synced RocksDB batch of the volume record and its stripe map
- * (DESIGN.md "Volume life cycle"), block replacement by the BlockFixer, and the reclaim steps
+ * (docs/architecture.md "Data paths"; docs/raid.md "Encode protocol"), block replacement by the BlockFixer, and the reclaim steps
  * (a pending map beside the committed one, then a compare-and-set swap; docs/raid.md "Reclaim").
  *
  * <p>Thread-safe: every change is serialised on the {@link Directory} lock that also guards heartbeats.

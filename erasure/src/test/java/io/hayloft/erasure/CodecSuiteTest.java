@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The shared suite: every codec on every backend that loads here (ERASURE.md §3). Each test names
+ * The shared suite: every codec on every backend that loads here (docs/erasure.md). Each test names
  * its backend, so a native-only failure is visible as such.
  */
 class CodecSuiteTest {

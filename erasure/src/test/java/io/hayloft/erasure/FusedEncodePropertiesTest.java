@@ -17,7 +17,7 @@ import net.jqwik.api.Provide;
 
 /**
  * The fused encode (every parity piece, piggybacks and coupling of a tile in one pass) against a
- * byte-at-a-time reference written straight from ERASURE.md, for every codec and every backend that
+ * byte-at-a-time reference written straight from docs/erasure.md, for every codec and every backend that
  * loads here: the streaming encode (chunks of every size, a partial last chunk) and the in-memory
  * encode (heap and direct buffers mixed, at non-zero positions) must both give the reference's bytes.
  * Piece sizes sit on and around the kernels' tiles (16 KiB Java, 32 KiB native steps, 4 KiB native
@@ -86,7 +86,7 @@ class FusedEncodePropertiesTest {
         }
     }
 
-    /** The reference itself reproduces ERASURE.md's vectors (P0 and P1 of every Hitchhiker variant). */
+    /** The reference itself reproduces docs/erasure.md's vectors (P0 and P1 of every Hitchhiker variant). */
     @net.jqwik.api.Example
     void referenceReproducesTheErasureMdVectors() {
         int[] seq = new int[80];
@@ -120,7 +120,7 @@ class FusedEncodePropertiesTest {
         return b;
     }
 
-    /** ERASURE.md, one byte at a time, with none of the codec's code: the oracle for the fused passes. */
+    /** docs/erasure.md, one byte at a time, with none of the codec's code: the oracle for the fused passes. */
     static final class Reference {
 
         static byte[][] parity(CodecKind kind, int k, int r, byte[][] data) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The test vectors of ERASURE.md, bit for bit, on every backend. */
+/** The test vectors of docs/erasure.md, bit for bit, on every backend. */
 class VectorsTest {
 
     static Stream<GfKernel> kernels() {

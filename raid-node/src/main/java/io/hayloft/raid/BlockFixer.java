@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.RangeFetch;
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
@@ -31,7 +32,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds lost and corrupt blocks and rebuilds them onto new stores (DESIGN.md "Repair").
+ * Finds lost and corrupt blocks and rebuilds them onto new stores (docs/raid.md "Repair").
  *
  * <p>A block is lost when its store is not UP in the directory, the store's listing cannot be read,
  * or the listing lacks it; corrupt when the listed length or CRC32C differs from the stripe map.
@@ -538,7 +539,7 @@ public final class BlockFixer {
                 io.hayloft.erasure.UnitWriter writer = (u, off, src) -> {
                     FileChannel ch = out.get(u);
                     if (ch != null) {
-                        EncodeJob.writeFully(ch, src, map.toReal(off));
+                        PositionalIo.writeFully(ch, src, map.toReal(off));
                     }
                 };
                 long size = sub * Math.min(window, piece - w * window);

@@ -1,7 +1,9 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.NeedleFormat;
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.format.wire.StripeMap;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -436,7 +438,7 @@ public final class EncodeJob {
      */
     static List<VolumeIndex.Entry> chain(int volume, long size, Map<Long, VolumeIndex.Entry> candidates) throws IOException {
         List<VolumeIndex.Entry> out = new ArrayList<>();
-        long cursor = NeedleFormat.SUPERBLOCK_SIZE;
+        long cursor = Superblock.SIZE;
         while (cursor < size) {
             VolumeIndex.Entry e = candidates.get(cursor);
             if (e == null || e.length() < Needle.HEADER_SIZE + Needle.FOOTER_SIZE) {
@@ -522,23 +524,5 @@ public final class EncodeJob {
         CRC32C c = new CRC32C();
         c.update(b, off, len);
         return c.getValue();
-    }
-
-    static void readFully(FileChannel c, ByteBuffer dst, long offset) throws IOException {
-        long pos = offset;
-        while (dst.hasRemaining()) {
-            int n = c.read(dst, pos);
-            if (n < 0) {
-                throw new IOException("spool file ended at " + pos);
-            }
-            pos += n;
-        }
-    }
-
-    static void writeFully(FileChannel c, ByteBuffer src, long offset) throws IOException {
-        long pos = offset;
-        while (src.hasRemaining()) {
-            pos += c.write(src, pos);
-        }
     }
 }

@@ -2,6 +2,8 @@ package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
 import io.hayloft.cold.NeedleFormat;
+import io.hayloft.format.io.PositionalIo;
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.VolumeIndex;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.format.wire.StripeMap;
@@ -132,7 +134,7 @@ public final class ReclaimJob {
             }
         }
         live.sort(Comparator.comparingLong(VolumeIndex.Entry::offset));
-        long deadBytes = map.volumeBytes() - NeedleFormat.SUPERBLOCK_SIZE - liveBytes;
+        long deadBytes = map.volumeBytes() - Superblock.SIZE - liveBytes;
         Survey s = new Survey(volume, map.job(), map.stripes().size(), map.volumeBytes(), liveBytes, deadBytes, live.size(),
                 entries.size() - live.size());
         return new Scan(s, map, live);
@@ -195,7 +197,7 @@ public final class ReclaimJob {
      */
     private long compact(ColdReader cold, int volume, List<VolumeIndex.Entry> live, FileChannel ch) throws IOException {
         long at = 0;
-        at += write(ch, cold.rawRange(volume, 0, NeedleFormat.SUPERBLOCK_SIZE), at);
+        at += write(ch, cold.rawRange(volume, 0, Superblock.SIZE), at);
         int i = 0;
         while (i < live.size()) {
             VolumeIndex.Entry first = live.get(i);
@@ -219,11 +221,7 @@ public final class ReclaimJob {
                 ByteBuffer needle = ByteBuffer.wrap(run, (int) (e.offset() - start), (int) e.length());
                 try {
                     NeedleFormat.check(needle, e.key(), e.alt());
-                    ByteBuffer b = ByteBuffer.wrap(run, (int) (e.offset() - start), (int) e.length());
-                    long pos = at;
-                    while (b.hasRemaining()) {
-                        pos += ch.write(b, pos);
-                    }
+                    PositionalIo.writeFully(ch, ByteBuffer.wrap(run, (int) (e.offset() - start), (int) e.length()), at);
                     at += e.length();
                 } catch (NeedleFormat.CorruptNeedleException corrupt) {
                     LOG.info("volume {}: needle {} failed its check in a run read ({}); reading it alone", volume, e.key(),
@@ -388,11 +386,7 @@ public final class ReclaimJob {
     }
 
     private static int write(FileChannel ch, byte[] bytes, long at) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(bytes);
-        long pos = at;
-        while (b.hasRemaining()) {
-            pos += ch.write(b, pos);
-        }
+        PositionalIo.writeFully(ch, ByteBuffer.wrap(bytes), at);
         return bytes.length;
     }
 
@@ -405,14 +399,7 @@ public final class ReclaimJob {
                         + "-byte compacted image of volume " + volume);
             }
             ByteBuffer b = ByteBuffer.allocate(length);
-            long pos = offset;
-            while (b.hasRemaining()) {
-                int n = ch.read(b, pos);
-                if (n < 0) {
-                    throw new IOException("compacted image of volume " + volume + " ended at " + pos);
-                }
-                pos += n;
-            }
+            PositionalIo.readFully(ch, b, offset);
             return b.array();
         }
     }

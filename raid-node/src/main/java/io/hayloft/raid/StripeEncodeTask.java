@@ -2,6 +2,7 @@ package io.hayloft.raid;
 
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.StripeEncoder;
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.erasure.UnitReader;
@@ -245,10 +246,10 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 spool[u] = SpoolDisk.get().open(dir.resolve("u" + u), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                         StandardOpenOption.WRITE, StandardOpenOption.DELETE_ON_CLOSE);
             }
-            UnitReader spooled = (unit, off, dst) -> EncodeJob.readFully(spool[unit], dst, off);
+            UnitReader spooled = (unit, off, dst) -> PositionalIo.readFully(spool[unit], dst, off);
             StripeEncoder.Data data = core.copyData((off, dst) -> dst.put(src.read(off, dst.remaining())),
-                    (unit, off, chunk) -> EncodeJob.writeFully(spool[unit], chunk, off), spooled, null);
-            core.encodeParity(spooled, (unit, off, s) -> EncodeJob.writeFully(spool[unit], s, off));
+                    (unit, off, chunk) -> PositionalIo.writeFully(spool[unit], chunk, off), spooled, null);
+            core.encodeParity(spooled, (unit, off, s) -> PositionalIo.writeFully(spool[unit], s, off));
             long[] crcs = new long[n];
             long sent = 0;
             for (int u = 0; u < n; u++) {

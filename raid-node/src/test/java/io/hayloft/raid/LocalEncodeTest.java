@@ -2,9 +2,9 @@ package io.hayloft.raid;
 
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
-import io.hayloft.cold.NeedleFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.store.StoreServer;
@@ -208,7 +208,7 @@ class LocalEncodeTest {
      */
     private int writeVolumeOfSize(TestCluster cluster, long size) throws Exception {
         List<Integer> lengths = new ArrayList<>();
-        long left = size - NeedleFormat.SUPERBLOCK_SIZE;
+        long left = size - Superblock.SIZE;
         while (left > 0) {
             long len = left > 2400 ? 8L * (40 + random.nextInt(200)) : left;
             if (left - len > 0 && left - len < 48) {

@@ -1,11 +1,11 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
-import io.hayloft.cold.NeedleFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -172,7 +172,7 @@ class ReclaimTest {
                 byte[] data = new byte[1 + random.nextInt(3000)];
                 random.nextBytes(data);
                 if (round == 1) {
-                    overwritten += NeedleFormat.totalLength(latest.get(p.key()).length);
+                    overwritten += VolumeIndex.needleLength(latest.get(p.key()).length);
                 }
                 latest.put(p.key(), data);
                 for (String replica : a.replicas()) {
@@ -184,7 +184,7 @@ class ReclaimTest {
         // Keys 50..59 deleted on the stores only: the sealed volume flags them, the index carries the flag.
         for (int i = 50; i < 60; i++) {
             var p = a.photos().get(i);
-            storeDeleted += NeedleFormat.totalLength(latest.remove(p.key()).length);
+            storeDeleted += VolumeIndex.needleLength(latest.remove(p.key()).length);
             for (String replica : a.replicas()) {
                 assertThat(cluster.send("DELETE", "http://" + replica + "/" + a.volume() + "/" + p.key() + "/0?cookie="
                         + p.cookie(), null)).isEqualTo(204);

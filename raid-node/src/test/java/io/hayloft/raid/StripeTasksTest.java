@@ -1,7 +1,7 @@
 package io.hayloft.raid;
 
-import io.hayloft.cold.NeedleFormat;
 import io.hayloft.format.needle.Needle;
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.VolumeIndex;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -40,7 +40,7 @@ class StripeTasksTest {
     /** Needles whose data repeats the header magic; one header starts 16 bytes before every block boundary. */
     static Image image(int blocks) {
         ByteBuffer b = ByteBuffer.allocate(blocks * BLOCK);
-        b.position(NeedleFormat.SUPERBLOCK_SIZE);
+        b.position(Superblock.SIZE);
         Random random = new Random(7);
         List<VolumeIndex.Entry> needles = new ArrayList<>();
         long key = 1000;
@@ -49,10 +49,10 @@ class StripeTasksTest {
             int size = 8 * (1 + random.nextInt(150));
             long boundary = ((long) pos / BLOCK + 1) * BLOCK;
             long gap = boundary - 16 - pos; // land the next header across the boundary when a needle fits before it
-            if (gap >= 48 && gap <= NeedleFormat.totalLength(size) + 48) {
+            if (gap >= 48 && gap <= VolumeIndex.needleLength(size) + 48) {
                 size = (int) gap - 40;
             }
-            int total = NeedleFormat.totalLength(size);
+            int total = VolumeIndex.needleLength(size);
             if (pos + total > b.capacity() - 64) {
                 break;
             }

@@ -1,10 +1,10 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
-import io.hayloft.cold.NeedleFormat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
@@ -308,7 +308,7 @@ public final class TestCluster implements AutoCloseable {
         long total = 0;
         for (Photo p : photos.values()) {
             if (p.volume() == volume) {
-                total += NeedleFormat.totalLength(p.data().length);
+                total += VolumeIndex.needleLength(p.data().length);
             }
         }
         long gone = 0;
@@ -316,7 +316,7 @@ public final class TestCluster implements AutoCloseable {
         for (Photo p : new ArrayList<>(photos.values())) {
             if (p.volume() == volume && gone < share * total) {
                 logDelete(p);
-                gone += NeedleFormat.totalLength(p.data().length);
+                gone += VolumeIndex.needleLength(p.data().length);
                 out.add(p.key());
             }
         }

@@ -1,7 +1,9 @@
 package io.hayloft.store;
 
+import io.hayloft.format.io.PositionalIo;
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.StoreOperationException.Reason;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Volume;
 import java.io.Closeable;
@@ -74,7 +76,7 @@ public final class Store implements Closeable {
                     }
                     long id = Long.parseLong(idPart);
                     if (volumes.containsKey(id)) {
-                        throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + " found twice (second in " + dir + ")");
+                        throw new StoreOperationException(Reason.CORRUPT_FILE, "volume " + id + " found twice (second in " + dir + ")");
                     }
                     volumes.put(id, Volume.open(this.disk, dir, id, options));
                     appliedDeletes.put(id, io.hayloft.store.volume.AppliedDeletes.read(this.disk, dir, id));
@@ -108,7 +110,7 @@ public final class Store implements Closeable {
     public Volume volume(long id) {
         Volume v = volumes.get(id);
         if (v == null) {
-            throw new StoreException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found on this store");
+            throw new StoreOperationException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found on this store");
         }
         return v;
     }
@@ -120,10 +122,10 @@ public final class Store implements Closeable {
     /** Creates volume {@code id} in the data directory with the most usable space. */
     public synchronized Volume create(long id) throws IOException {
         if (id < 0) {
-            throw new StoreException(Reason.BAD_ARGUMENT, "volume id must be >= 0, got " + id);
+            throw new StoreOperationException(Reason.BAD_ARGUMENT, "volume id must be >= 0, got " + id);
         }
         if (volumes.containsKey(id)) {
-            throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists");
+            throw new StoreOperationException(Reason.VOLUME_EXISTS, "volume " + id + " already exists");
         }
         Path best = dirs.get(0);
         long bestFree = -1;
@@ -158,16 +160,16 @@ public final class Store implements Closeable {
      * and the {@code .idx}. Only then does it answer, so a pulled replica is durable and complete
      * (bytes a torn copy lacks are truncated by the scan and missed by the caller's verification).
      *
-     * @throws StoreException VOLUME_EXISTS when the volume is here (drop it first), BAD_RANGE for a short source
+     * @throws StoreOperationException VOLUME_EXISTS when the volume is here (drop it first), BAD_RANGE for a short source
      */
     public Volume pull(long id, long size, int chunk, RawReader source) throws IOException {
-        if (id < 0 || size < io.hayloft.store.volume.Superblock.SIZE || chunk < 1) {
-            throw new StoreException(Reason.BAD_ARGUMENT, "pull of volume " + id + ": bad size " + size + " or chunk " + chunk);
+        if (id < 0 || size < Superblock.SIZE || chunk < 1) {
+            throw new StoreOperationException(Reason.BAD_ARGUMENT, "pull of volume " + id + ": bad size " + size + " or chunk " + chunk);
         }
         Path best;
         synchronized (this) {
             if (volumes.containsKey(id) || !pulling.add(id)) {
-                throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists or is being pulled");
+                throw new StoreOperationException(Reason.VOLUME_EXISTS, "volume " + id + " already exists or is being pulled");
             }
             best = dirs.get(0);
             long bestFree = -1;
@@ -188,13 +190,10 @@ public final class Store implements Closeable {
                     int n = (int) Math.min(chunk, size - off);
                     byte[] b = source.read(off, n);
                     if (b.length != n) {
-                        throw new StoreException(Reason.BAD_RANGE, "pull of volume " + id + ": the source gave " + b.length
+                        throw new StoreOperationException(Reason.BAD_RANGE, "pull of volume " + id + ": the source gave " + b.length
                                 + " bytes at offset " + off + ", not " + n);
                     }
-                    java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b);
-                    while (buf.hasRemaining()) {
-                        ch.write(buf, off + buf.position());
-                    }
+                    PositionalIo.writeFully(ch, java.nio.ByteBuffer.wrap(b), off);
                     off += n;
                 }
                 ch.force(true);
@@ -221,12 +220,12 @@ public final class Store implements Closeable {
      * Deletes a sealed volume's files (the raid-node drops a replica once its stripes are committed).
      * The {@code .dat} goes first, so a crash in between leaves no volume to open, only a stray {@code .idx}.
      *
-     * @throws StoreException VOLUME_NOT_FOUND if absent, VOLUME_READ_ONLY (sic: not sealed) if still writable
+     * @throws StoreOperationException VOLUME_NOT_FOUND if absent, VOLUME_READ_ONLY (sic: not sealed) if still writable
      */
     public synchronized void drop(long id) throws IOException {
         Volume v = volume(id);
         if (!v.readOnly()) {
-            throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is writable; seal it before dropping it");
+            throw new StoreOperationException(Reason.VOLUME_READ_ONLY, "volume " + id + " is writable; seal it before dropping it");
         }
         volumes.remove(id);
         v.close();
@@ -259,7 +258,7 @@ public final class Store implements Closeable {
     /** Throws {@link Reason#VOLUME_SYNCING} while volume {@code id} waits for its first delete-log sync. */
     public void checkSynced(long id) {
         if (syncing.contains(id)) {
-            throw new StoreException(Reason.VOLUME_SYNCING, "volume " + id
+            throw new StoreOperationException(Reason.VOLUME_SYNCING, "volume " + id
                     + " is applying the directory's delete log after a restart; try another replica");
         }
     }

@@ -91,7 +91,7 @@ public final class EncodeThroughput implements Callable<Integer> {
     long warmupMib;
     @Option(names = "--block-writes", defaultValue = "direct", split = ",",
             description = "how the stores write blocks: direct (around the page cache where the file system allows, the default "
-                    + "of directBlockWrites) or buffered (through it, as before); both: rows of each on the same cluster (default ${DEFAULT-VALUE})")
+                    + "of directBlockWrites) or buffered (through it); both: rows of each on the same cluster (default ${DEFAULT-VALUE})")
     List<String> blockWrites;
     @Option(names = "--fill", defaultValue = "sequential", split = ",",
             description = "how each volume is filled: sequential (batches to one replica after the other, one thread: identical "

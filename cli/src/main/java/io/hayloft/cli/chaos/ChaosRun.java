@@ -77,7 +77,7 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
-    /** Alternate keys drawn half of the time: the edges of the 32-bit range and the old cold-index collisions. */
+    /** Alternate keys drawn half of the time: the edges of the 32-bit range, and neighbours ((k, 31) and (k + 1, 0)) that a {@code key * 31 + alt} hash would confuse, which the cold needle index keeps apart. */
     static final int[] SPECIAL_ALTS = {0, 1, 30, 31, 32, 62, 1000, -1, Integer.MIN_VALUE, Integer.MAX_VALUE};
     static final List<String> ENCODE_STEPS = List.of("begun", "stripe-0", "stripe-1", "index", "verified", "committed", "dropped");
     static final List<String> RECLAIM_STEPS = List.of("compacted", "reclaim-begun", "stripe-0", "index", "verified", "swapped",

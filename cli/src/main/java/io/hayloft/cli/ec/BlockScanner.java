@@ -2,6 +2,7 @@ package io.hayloft.cli.ec;
 
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.UnitWriter;
+import io.hayloft.format.io.PositionalIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -134,7 +135,7 @@ public final class BlockScanner {
                 long pos = offset;
                 while (expected.hasRemaining()) {
                     actual.clear().limit(Math.min(actual.capacity(), expected.remaining()));
-                    readFully(parity[unit], actual, pos);
+                    PositionalIo.readFully(parity[unit], actual, pos);
                     actual.flip();
                     ByteBuffer slice = expected.slice().limit(actual.remaining());
                     int mismatch = slice.mismatch(actual);
@@ -173,7 +174,7 @@ public final class BlockScanner {
         long end = offset + length;
         while (pos < end) {
             buf.clear().limit((int) Math.min(buf.capacity(), end - pos));
-            readFully(ch, buf, pos);
+            PositionalIo.readFully(ch, buf, pos);
             buf.flip();
             int n = buf.remaining();
             crc.update(buf);
@@ -187,17 +188,6 @@ public final class BlockScanner {
     public static int crc32c(Path file) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             return crc32c(ch, 0, ch.size(), ByteBuffer.allocateDirect(BUFFER_SIZE), Progress.none());
-        }
-    }
-
-    /** Fills {@code dst} from {@code ch} at {@code pos}; fails if the file ends first. */
-    static void readFully(FileChannel ch, ByteBuffer dst, long pos) throws IOException {
-        while (dst.hasRemaining()) {
-            int n = ch.read(dst, pos);
-            if (n < 0) {
-                throw new IOException("file ends at byte " + pos + ", " + dst.remaining() + " bytes short");
-            }
-            pos += n;
         }
     }
 }

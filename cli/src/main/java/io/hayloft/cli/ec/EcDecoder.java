@@ -2,6 +2,7 @@ package io.hayloft.cli.ec;
 
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.UnitWriter;
+import io.hayloft.format.io.PositionalIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -152,7 +153,7 @@ public final class EcDecoder {
             if (b != null && offset < b.length()) {
                 ByteBuffer part = src.duplicate();
                 part.limit(part.position() + (int) Math.min(part.remaining(), b.length() - offset));
-                EcEncoder.writeFully(dst, part, layout.fileOffset(s, unit) + offset);
+                PositionalIo.writeFully(dst, part, layout.fileOffset(s, unit) + offset);
             }
         };
         try (StripeFiles files = new StripeFiles(dir, m, s, erased, Progress.none())) {
@@ -170,10 +171,10 @@ public final class EcDecoder {
             long pos = 0;
             while (pos < b.length()) {
                 buf.clear().limit((int) Math.min(buf.capacity(), b.length() - pos));
-                BlockScanner.readFully(in, buf, pos);
+                PositionalIo.readFully(in, buf, pos);
                 buf.flip();
                 crc.update(buf.duplicate());
-                EcEncoder.writeFully(dst, buf, fileOffset + pos);
+                PositionalIo.writeFully(dst, buf, fileOffset + pos);
                 pos += buf.limit();
             }
         } catch (IOException e) {

@@ -4,6 +4,7 @@ import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.UnitReader;
 import io.hayloft.erasure.UnitWriter;
+import io.hayloft.format.io.PositionalIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -30,7 +31,7 @@ import java.util.zip.CRC32C;
  * |                      |                       | len = min(B, L - (S*k+j)*B); not written when len <= 0   |
  * | s{S:06}-p{i:02}.blk  | [0, B)                | parity unit k+i of stripe S over the k data units, each  |
  * |                      |                       | taken as B bytes with missing bytes read as zeros        |
- * | (hh-* codecs)        | [0, B/2) and [B/2, B) | substripes a and b of the unit (hop-and-couple, ERASURE.md)|
+ * | (hh-* codecs)        | [0, B/2) and [B/2, B) | substripes a and b of the unit (hop-and-couple, docs/erasure.md)|
  * </pre>
  * ({@code B} block size, {@code L} file length, {@code S} stripe, {@code k} data units.) A file shorter than
  * the requested block size gets {@code B = L} (rounded up to even for Hitchhiker codes), so that its
@@ -148,7 +149,7 @@ public final class EcEncoder {
                 if (offset < stored) {
                     int limit = dst.limit();
                     dst.limit(dst.position() + (int) Math.min(want, stored - offset));
-                    BlockScanner.readFully(in, dst, layout.fileOffset(s, unit) + offset);
+                    PositionalIo.readFully(in, dst, layout.fileOffset(s, unit) + offset);
                     dst.limit(limit);
                 }
                 StripeFiles.fillZeros(dst);
@@ -158,7 +159,7 @@ public final class EcEncoder {
                 if (unit < k || unit >= n) {
                     throw new IOException("codec wrote unit " + unit + ", not a parity unit");
                 }
-                writeFully(out[unit], src.duplicate(), offset);
+                PositionalIo.writeFully(out[unit], src.duplicate(), offset);
             };
             codec.encode(layout.blockSize(), reader, writer);
             for (int u = k; u < n; u++) {
@@ -187,11 +188,11 @@ public final class EcEncoder {
             long pos = 0;
             while (pos < len) {
                 buf.clear().limit((int) Math.min(buf.capacity(), len - pos));
-                BlockScanner.readFully(in, buf, from + pos);
+                PositionalIo.readFully(in, buf, from + pos);
                 buf.flip();
                 crc.update(buf.duplicate());
                 fileCrc.update(buf.duplicate());
-                writeFully(out, buf, pos);
+                PositionalIo.writeFully(out, buf, pos);
                 pos += buf.limit();
                 bar.add(buf.limit());
             }
@@ -210,12 +211,6 @@ public final class EcEncoder {
             return requested;
         }
         return kind.isHitchhiker() && length % 2 != 0 ? length + 1 : length;
-    }
-
-    static void writeFully(FileChannel ch, ByteBuffer src, long pos) throws IOException {
-        while (src.hasRemaining()) {
-            pos += ch.write(src, pos);
-        }
     }
 
     private static void checkSpace(Path dir, StripeLayout layout) throws IOException {

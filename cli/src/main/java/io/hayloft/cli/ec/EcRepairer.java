@@ -2,6 +2,7 @@ package io.hayloft.cli.ec;
 
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.UnitWriter;
+import io.hayloft.format.io.PositionalIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -115,7 +116,7 @@ public final class EcRepairer {
                 if (offset < stored) {
                     ByteBuffer part = src.duplicate();
                     part.limit(part.position() + (int) Math.min(part.remaining(), stored - offset));
-                    EcEncoder.writeFully(out[unit], part, offset);
+                    PositionalIo.writeFully(out[unit], part, offset);
                 }
             };
             try (Progress bar = progress.start("repair stripe " + s, (long) layout.k() * blockSize);

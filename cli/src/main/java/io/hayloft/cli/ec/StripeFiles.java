@@ -1,6 +1,7 @@
 package io.hayloft.cli.ec;
 
 import io.hayloft.erasure.UnitReader;
+import io.hayloft.format.io.PositionalIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -76,13 +77,10 @@ public final class StripeFiles implements UnitReader, AutoCloseable {
             int fromFile = (int) Math.min(want, stored - offset);
             int limit = dst.limit();
             dst.limit(dst.position() + fromFile);
-            long pos = offset;
-            while (dst.hasRemaining()) {
-                int n = channels[unit].read(dst, pos);
-                if (n < 0) {
-                    throw new IOException(b.file() + " ends at " + pos + ", before its length " + stored);
-                }
-                pos += n;
+            try {
+                PositionalIo.readFully(channels[unit], dst, offset);
+            } catch (java.io.EOFException e) {
+                throw new IOException(b.file() + " ends before its length " + stored + ": " + e.getMessage(), e);
             }
             dst.limit(limit);
             diskBytesRead += fromFile;

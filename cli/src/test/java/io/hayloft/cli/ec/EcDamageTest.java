@@ -163,7 +163,7 @@ class EcDamageTest {
         long rsRead = bytesRead(Cli.run("ec", "repair", rs), lost);
         long hhRead = bytesRead(Cli.run("ec", "repair", hh), lost);
         assertThat(rsRead).isEqualTo(10L * BLOCK);
-        // ERASURE.md: 13 half-units of 20 at (10,4) for HH-XOR+.
+        // docs/erasure.md: 13 half-units of 20 at (10,4) for HH-XOR+.
         assertThat(hhRead).isEqualTo(13L * BLOCK / 2);
         assertThat(hhRead).isLessThan(rsRead);
     }

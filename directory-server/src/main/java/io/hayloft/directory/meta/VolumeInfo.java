@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
- * A logical volume: its state in the life cycle (DESIGN.md) and where its replicas live. Stored as
+ * A logical volume: its state in the life cycle (docs/architecture.md "Components"; docs/directory-api.md) and where its replicas live. Stored as
  * JSON in the {@code volumes} column family, keyed by the 4-byte big-endian id; unknown fields are
  * ignored on read.
  *

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * Hitchhiker codes (Rashmi et al., SIGCOMM 2014) over the RS layer of {@link ReedSolomon}: the XOR,
- * XOR+ and nonXOR variants, exactly as {@code ERASURE.md} specifies.
+ * XOR+ and nonXOR variants, exactly as docs/erasure.md specifies.
  *
  * <p>Every unit of {@code B} bytes (B even) is two substripes by hop-and-couple: {@code a} = bytes
  * {@code [0, B/2)}, {@code b} = {@code [B/2, B)}; byte {@code t} of {@code a} is coupled with byte

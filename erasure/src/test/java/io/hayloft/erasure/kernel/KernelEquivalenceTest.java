@@ -43,7 +43,7 @@ class KernelEquivalenceTest {
 
     @Test
     void reedSolomonParityOfTheReferenceVector() {
-        // ERASURE.md: one byte per unit, d_j = j + 1; RS(10,4) parity 35 aa 61 37, at every offset of a long unit.
+        // docs/erasure.md: one byte per unit, d_j = j + 1; RS(10,4) parity 35 aa 61 37, at every offset of a long unit.
         int k = 10;
         int r = 4;
         byte[][] cauchy = new byte[r][k];

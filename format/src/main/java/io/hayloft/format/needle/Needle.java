@@ -28,8 +28,8 @@ import java.util.zip.CRC32C;
  * cookie is found like damage to the data.
  *
  * <p>The one definition of the needle format: the store writes and checks needles with it, the cold
- * tier (cold-read, raid-node) parses and checks the same bytes read back from blocks. It lives in
- * hayloft-format, with the store's package name.
+ * tier (cold-read, raid-node) parses and checks the same bytes read back from blocks. A volume file
+ * starts with a {@link Superblock}; its needles follow from offset {@link Superblock#SIZE}.
  *
  * <p>Thread-safe (stateless).
  */
@@ -90,15 +90,27 @@ public final class Needle {
      * the header's bytes 4..23 and 28..31, then the data. Reads {@code b} absolutely; its position is kept.
      */
     public static int crc(ByteBuffer b, int p, int n) {
+        CRC32C crc = headerCrc(b, p);
+        crc.update(data(b, p, n));
+        return (int) crc.getValue();
+    }
+
+    /** A CRC32C over the header fields the footer's CRC covers (bytes 4..23 and 28..31 of the needle at {@code p}). */
+    private static CRC32C headerCrc(ByteBuffer b, int p) {
         CRC32C crc = new CRC32C();
         ByteBuffer h = b.duplicate();
         h.limit(p + OFF_FLAGS).position(p + OFF_COOKIE);
         crc.update(h);
         h.limit(p + HEADER_SIZE).position(p + OFF_SIZE);
         crc.update(h);
-        h.limit(p + HEADER_SIZE + n).position(p + HEADER_SIZE);
-        crc.update(h);
-        return (int) crc.getValue();
+        return crc;
+    }
+
+    /** The {@code n} data bytes of the needle at {@code p} in {@code b}, as a view. */
+    private static ByteBuffer data(ByteBuffer b, int p, int n) {
+        ByteBuffer d = b.duplicate();
+        d.limit(p + HEADER_SIZE + n).position(p + HEADER_SIZE);
+        return d;
     }
 
     /** The outcome of checking bytes that should hold one needle. */
@@ -109,6 +121,16 @@ public final class Needle {
      * is only trusted once this returns {@link Check#OK}.
      */
     public static Check check(ByteBuffer b) {
+        return check(b, null);
+    }
+
+    /**
+     * {@link #check(ByteBuffer)}; when {@code dataCrc} is not null, also gives the CRC32C of the data
+     * alone in {@code dataCrc[0]} (on {@link Check#OK}), from the same one pass over the data: the
+     * stored CRC is then checked as the {@linkplain Crc32c#combine combination} of the header fields'
+     * CRC and the data's. Reads {@code b} absolutely; its position is kept.
+     */
+    public static Check check(ByteBuffer b, int[] dataCrc) {
         int p = b.position();
         if (b.remaining() < HEADER_SIZE) {
             return Check.SHORT;
@@ -127,7 +149,19 @@ public final class Needle {
         if (b.getInt(f) != FOOTER_MAGIC) {
             return Check.BAD_FOOTER;
         }
-        return crc(b, p, (int) n) == b.getInt(f + 4) ? Check.OK : Check.BAD_CRC;
+        int stored = b.getInt(f + 4);
+        if (dataCrc == null) {
+            return crc(b, p, (int) n) == stored ? Check.OK : Check.BAD_CRC;
+        }
+        int header = (int) headerCrc(b, p).getValue();
+        CRC32C crc = new CRC32C();
+        crc.update(data(b, p, (int) n));
+        int d = (int) crc.getValue();
+        if (Crc32c.combine(header, d, n) != stored) {
+            return Check.BAD_CRC;
+        }
+        dataCrc[0] = d;
+        return Check.OK;
     }
 
     public static long cookie(ByteBuffer b) {

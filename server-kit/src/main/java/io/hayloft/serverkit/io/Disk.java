@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.io;
 
+import io.hayloft.format.io.PositionalIo;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -88,9 +89,7 @@ public interface Disk {
                 throw new IOException(file + " is too large to read whole (" + size + " bytes)");
             }
             java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) size);
-            while (b.hasRemaining() && ch.read(b, b.position()) >= 0) {
-                // positional reads until the end
-            }
+            PositionalIo.readUpTo(ch, b, 0);
             return java.util.Arrays.copyOf(b.array(), b.position());
         }
     }

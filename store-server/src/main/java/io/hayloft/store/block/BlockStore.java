@@ -1,8 +1,9 @@
 package io.hayloft.store.block;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreException;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.StoreOperationException;
+import io.hayloft.store.StoreOperationException.Reason;
 import io.hayloft.store.volume.FileIo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -93,7 +94,7 @@ public final class BlockStore {
     /** Checks a block name: 1..128 of {@code [A-Za-z0-9._-]}, not starting with a dot or dash. */
     public static String checkName(String name) {
         if (name == null || !NAME.matcher(name).matches() || name.endsWith(".tmp")) {
-            throw new StoreException(Reason.BAD_ARGUMENT, "bad block name '" + name
+            throw new StoreOperationException(Reason.BAD_ARGUMENT, "bad block name '" + name
                     + "': use 1..128 characters of [A-Za-z0-9._-], starting with a letter or digit");
         }
         return name;
@@ -119,7 +120,7 @@ public final class BlockStore {
             try {
                 disk.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
             } catch (java.nio.file.FileAlreadyExistsException e) {
-                throw new StoreException(Reason.BLOCK_EXISTS, "block " + name + " already exists");
+                throw new StoreOperationException(Reason.BLOCK_EXISTS, "block " + name + " already exists");
             }
             crcCache.remove(name);
             FileIo.syncDirectory(disk, dir);
@@ -131,10 +132,8 @@ public final class BlockStore {
         Path p = path(name);
         synchronized (lock(name)) {
             try (FileChannel ch = disk.open(p, StandardOpenOption.WRITE)) {
-                long pos = ch.size();
-                while (data.hasRemaining()) {
-                    pos += ch.write(data, pos);
-                }
+                long pos = ch.size() + data.remaining();
+                PositionalIo.writeFully(ch, data, ch.size());
                 if (fsync) {
                     ch.force(false);
                 }
@@ -156,10 +155,7 @@ public final class BlockStore {
             long length = data.remaining();
             try (FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE)) {
-                long pos = 0;
-                while (data.hasRemaining()) {
-                    pos += ch.write(data, pos);
-                }
+                PositionalIo.writeFully(ch, data, 0);
                 ch.force(true);
             }
             disk.move(tmp, p);
@@ -187,7 +183,7 @@ public final class BlockStore {
      */
     public BlockInfo putStream(String name, long length, StreamSource source) throws IOException {
         if (length < 0) {
-            throw new StoreException(Reason.BAD_ARGUMENT, "length must be >= 0, got " + length);
+            throw new StoreOperationException(Reason.BAD_ARGUMENT, "length must be >= 0, got " + length);
         }
         Path p = path(name);
         Path tmp = dir.resolve(name + SUFFIX + ".tmp");
@@ -207,10 +203,8 @@ public final class BlockStore {
                                 + " of " + length + " bytes");
                     }
                     crc.update(chunk, 0, got);
-                    ByteBuffer b = ByteBuffer.wrap(chunk, 0, got);
-                    while (b.hasRemaining()) {
-                        pos += ch.write(b, pos);
-                    }
+                    PositionalIo.writeFully(ch, ByteBuffer.wrap(chunk, 0, got), pos);
+                    pos += got;
                 }
                 ch.force(true);
                 done = true;
@@ -314,10 +308,7 @@ public final class BlockStore {
                 int n = src.remaining();
                 while (src.hasRemaining()) {
                     if (stage == null) { // the file system refused the first write: the rest through the page cache
-                        long pos = end + (n - src.remaining());
-                        while (src.hasRemaining()) {
-                            pos += channel.write(src, pos);
-                        }
+                        PositionalIo.writeFully(channel, src, end + (n - src.remaining()));
                         break;
                     }
                     int take = Math.min(stage.remaining(), src.remaining());
@@ -331,10 +322,8 @@ public final class BlockStore {
                 end += n;
                 return;
             }
-            long pos = offset;
-            while (src.hasRemaining()) {
-                pos += channel.write(src, pos);
-            }
+            long pos = offset + src.remaining();
+            PositionalIo.writeFully(channel, src, offset);
             end = Math.max(end, pos);
         }
 
@@ -351,9 +340,7 @@ public final class BlockStore {
             }
             ByteBuffer out = stage.duplicate().limit(padded).position(0);
             try {
-                while (out.hasRemaining()) {
-                    channel.write(out, flushed + out.position());
-                }
+                PositionalIo.writeFully(channel, out, flushed);
             } catch (IOException e) {
                 if (flushed > 0) {
                     throw e;
@@ -362,10 +349,7 @@ public final class BlockStore {
                 channel = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                         StandardOpenOption.READ, StandardOpenOption.WRITE);
                 direct = null;
-                ByteBuffer rest = stage.duplicate().limit(len).position(0);
-                while (rest.hasRemaining()) {
-                    channel.write(rest, rest.position());
-                }
+                PositionalIo.writeFully(channel, stage.duplicate().limit(len).position(0), 0);
                 releaseStage();
                 return;
             }
@@ -486,7 +470,7 @@ public final class BlockStore {
                 length = size - Math.max(0, offset);
             }
             if (offset < 0 || offset + length > size) {
-                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside block "
+                throw new StoreOperationException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside block "
                         + name + " (0.." + size + ")");
             }
             return new OpenRange(ch, offset, length);
@@ -505,18 +489,11 @@ public final class BlockStore {
                 length = size - Math.max(0, offset);
             }
             if (offset < 0 || offset + length > size || length > Integer.MAX_VALUE - 16) {
-                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside block "
+                throw new StoreOperationException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside block "
                         + name + " (0.." + size + ")");
             }
             ByteBuffer b = ByteBuffer.allocate((int) length);
-            long pos = offset;
-            while (b.hasRemaining()) {
-                int n = ch.read(b, pos);
-                if (n < 0) {
-                    break;
-                }
-                pos += n;
-            }
+            PositionalIo.readUpTo(ch, b, offset);
             b.flip();
             return b;
         } catch (NoSuchFileException e) {
@@ -578,7 +555,7 @@ public final class BlockStore {
         }
     }
 
-    private static StoreException notFound(String name) {
-        return new StoreException(Reason.BLOCK_NOT_FOUND, "block " + name + " not found");
+    private static StoreOperationException notFound(String name) {
+        return new StoreOperationException(Reason.BLOCK_NOT_FOUND, "block " + name + " not found");
     }
 }

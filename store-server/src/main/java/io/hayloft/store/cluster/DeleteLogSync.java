@@ -61,8 +61,8 @@ public final class DeleteLogSync {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (io.hayloft.store.StoreException e) {
-                if (e.reason() != io.hayloft.store.StoreException.Reason.VOLUME_NOT_FOUND) {
+            } catch (io.hayloft.store.StoreOperationException e) {
+                if (e.reason() != io.hayloft.store.StoreOperationException.Reason.VOLUME_NOT_FOUND) {
                     LOG.warn("volume {}: delete-log sync failed; will retry after the next heartbeat", id, e);
                 }
             } catch (Exception e) {

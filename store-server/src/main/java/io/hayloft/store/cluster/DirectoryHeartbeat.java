@@ -1,5 +1,6 @@
 package io.hayloft.store.cluster;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.store.Store;
@@ -129,7 +130,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
         Path tmp = dataDir.resolve("store.id.tmp");
         try (var ch = disk.open(tmp, java.nio.file.StandardOpenOption.CREATE,
                 java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE)) {
-            io.hayloft.store.volume.FileIo.writeFully(ch,
+            PositionalIo.writeFully(ch,
                     java.nio.ByteBuffer.wrap((id + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
             ch.force(true);
         }

@@ -11,7 +11,7 @@ import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import io.hayloft.format.wire.BatchBody;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.store.Store;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.WriteAuthorizer;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Compactor;
@@ -159,7 +159,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
             } else {
                 throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: " + q.path());
             }
-        } catch (StoreException e) {
+        } catch (StoreOperationException e) {
             r = HttpResponses.error(errorOf(e.reason()), e.getMessage());
         } catch (ApiException e) {
             r = HttpResponses.error(e);
@@ -222,7 +222,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                     } catch (ApiException e) {
                         timer("block.put", e.error().status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
                         throw e;
-                    } catch (StoreException e) {
+                    } catch (StoreOperationException e) {
                         throw new ApiException(errorOf(e.reason()), e.getMessage());
                     }
                 }
@@ -232,7 +232,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                     put.abort();
                 }
             };
-        } catch (StoreException e) {
+        } catch (StoreOperationException e) {
             timer("block.put", errorOf(e.reason()).status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
             throw new ApiException(errorOf(e.reason()), e.getMessage());
         } catch (ApiException e) {
@@ -329,8 +329,8 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     private FullHttpResponse noticeReadOnly(String volume, Call call) throws Exception {
         try {
             return call.run();
-        } catch (StoreException e) {
-            if (e.reason() == StoreException.Reason.VOLUME_READ_ONLY) {
+        } catch (StoreOperationException e) {
+            if (e.reason() == StoreOperationException.Reason.VOLUME_READ_ONLY) {
                 store.volumeReadOnly(number(volume, "volume"));
             }
             throw e;
@@ -380,8 +380,8 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     }
 
     /** The same answer for a missing key and a wrong cookie. */
-    private static StoreException keyNotFound(long vol, long key) {
-        return new StoreException(StoreException.Reason.NEEDLE_NOT_FOUND,
+    private static StoreOperationException keyNotFound(long vol, long key) {
+        return new StoreOperationException(StoreOperationException.Reason.NEEDLE_NOT_FOUND,
                 "needle " + vol + "/" + Long.toUnsignedString(key) + " not found");
     }
 
@@ -547,7 +547,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                     in = peers.openStream(from, "GET " + path, path, null, io.hayloft.client.http.HttpTransport.TYPED);
                 } catch (io.hayloft.client.RemoteException e) {
                     if (e.httpStatus() == 404) {
-                        throw new StoreException(StoreException.Reason.BLOCK_NOT_FOUND, "pull: block " + source + " on "
+                        throw new StoreOperationException(StoreOperationException.Reason.BLOCK_NOT_FOUND, "pull: block " + source + " on "
                                 + from + ": " + e.getMessage());
                     }
                     throw new SourceFailure("GET " + path + " on " + from + ": " + e.getMessage(), e);
@@ -645,7 +645,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     }
 
     /** The wire error a store failure is sent as. */
-    private static ApiError errorOf(StoreException.Reason reason) {
+    private static ApiError errorOf(StoreOperationException.Reason reason) {
         return switch (reason) {
             case NEEDLE_NOT_FOUND -> StoreErrors.NEEDLE_NOT_FOUND;
             case VOLUME_NOT_FOUND -> StoreErrors.VOLUME_NOT_FOUND;

@@ -3,6 +3,7 @@ package io.hayloft.store.http;
 import io.hayloft.format.errors.StoreErrors;
 import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.erasure.CodecKind;
@@ -203,14 +204,7 @@ final class StripeEncodeEndpoint {
         AtomicLong sent = new AtomicLong();
         StripeEncoder.VolumeReader src = (off, dst) -> {
             int want = dst.remaining();
-            long pos = off;
-            while (dst.hasRemaining()) {
-                int got = file.read(dst, pos);
-                if (got < 0) {
-                    throw new IOException("volume file ended at " + pos + " before " + (off + want));
-                }
-                pos += got;
-            }
+            PositionalIo.readFully(file, dst, off);
             read.addAndGet(want);
         };
         BlockStore.Writer[] local = new BlockStore.Writer[n];

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.format.errors.ApiException;
 import io.hayloft.store.Store;
-import io.hayloft.store.StoreException;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.StoreOperationException;
+import io.hayloft.store.StoreOperationException.Reason;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
 import java.net.URI;
@@ -42,7 +42,7 @@ final class VolumePuller {
         }
         JsonNode st = JSON.readTree(get(from, "/admin/volumes/" + id));
         if (!st.path("readOnly").asBoolean(false)) {
-            throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " on " + from + " is writable; seal it before pulling it");
+            throw new StoreOperationException(Reason.VOLUME_READ_ONLY, "volume " + id + " on " + from + " is writable; seal it before pulling it");
         }
         long size = st.path("sizeBytes").asLong(-1);
         return store.pull(id, size, CHUNK, (off, n) -> get(from, "/volumes/" + id + "/raw?offset=" + off + "&length=" + n)).status();
@@ -63,7 +63,7 @@ final class VolumePuller {
             throw new IOException("pull: GET " + uri + " failed: " + c, c);
         }
         if (r.statusCode() == 404) {
-            throw new StoreException(Reason.VOLUME_NOT_FOUND, "pull: GET " + uri + " answered 404: "
+            throw new StoreOperationException(Reason.VOLUME_NOT_FOUND, "pull: GET " + uri + " answered 404: "
                     + new String(r.body(), StandardCharsets.UTF_8));
         }
         if (r.statusCode() != 200) {

@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.io.Disk;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -73,7 +74,7 @@ public final class AppliedDeletes {
         }
         int version = b.getInt(OFF_VERSION);
         if (version != VERSION) {
-            throw new io.hayloft.store.StoreException(io.hayloft.store.StoreException.Reason.UNSUPPORTED_FORMAT,
+            throw new io.hayloft.store.StoreOperationException(io.hayloft.store.StoreOperationException.Reason.UNSUPPORTED_FORMAT,
                     file + ": delete-sequence file version " + version + " is not supported (only " + VERSION + ")");
         }
         CRC32C crc = new CRC32C();
@@ -95,7 +96,7 @@ public final class AppliedDeletes {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
-            FileIo.writeFully(ch, ByteBuffer.wrap(encode(seq)), 0);
+            PositionalIo.writeFully(ch, ByteBuffer.wrap(encode(seq)), 0);
             ch.force(true);
         }
         disk.move(tmp, file);

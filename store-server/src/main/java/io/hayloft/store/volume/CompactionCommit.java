@@ -1,8 +1,9 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreException;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.StoreOperationException;
+import io.hayloft.store.StoreOperationException.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -109,7 +110,7 @@ public final class CompactionCommit {
         m.putInt((int) crc.getValue()).putInt(0).flip();
         try (FileChannel ch = disk.open(markerTemp(dir, id), StandardOpenOption.CREATE,
                 StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            FileIo.writeFully(ch, m, 0);
+            PositionalIo.writeFully(ch, m, 0);
             ch.force(true);
         }
         hook.after(Step.MARKER_TEMP_WRITTEN);
@@ -164,22 +165,22 @@ public final class CompactionCommit {
             crc.update(m.array(), 0, 32);
         }
         if (m.remaining() != MARKER_SIZE || m.getInt(0) != MARKER_MAGIC || (int) crc.getValue() != m.getInt(32)) {
-            throw new StoreException(Reason.CORRUPT_FILE, marker + " is not a valid compaction marker; "
+            throw new StoreOperationException(Reason.CORRUPT_FILE, marker + " is not a valid compaction marker; "
                     + "the volume needs an operator (compare " + datCopy(dir, id) + " with " + Volume.datPath(dir, id) + ")");
         }
         int version = Short.toUnsignedInt(m.getShort(4));
         if (version != MARKER_VERSION) {
-            throw new StoreException(Reason.UNSUPPORTED_FORMAT, marker + ": marker version " + version + " is not supported");
+            throw new StoreOperationException(Reason.UNSUPPORTED_FORMAT, marker + ": marker version " + version + " is not supported");
         }
         if (m.getLong(8) != id) {
-            throw new StoreException(Reason.CORRUPT_FILE, marker + " names volume " + m.getLong(8) + ", not " + id);
+            throw new StoreOperationException(Reason.CORRUPT_FILE, marker + " names volume " + m.getLong(8) + ", not " + id);
         }
         LOG.warn("volume {}: rolling an interrupted compaction forward", id);
         Path dat = datCopy(dir, id);
         if (disk.exists(dat)) {
             long expected = m.getLong(16);
             if (disk.size(dat) != expected) {
-                throw new StoreException(Reason.CORRUPT_FILE, dat + " has " + disk.size(dat) + " bytes but the marker says "
+                throw new StoreOperationException(Reason.CORRUPT_FILE, dat + " has " + disk.size(dat) + " bytes but the marker says "
                         + expected + "; the volume needs an operator");
             }
             disk.move(dat, Volume.datPath(dir, id));

@@ -1,8 +1,10 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
-import io.hayloft.store.StoreException;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.format.needle.Superblock;
+import io.hayloft.store.StoreOperationException;
+import io.hayloft.store.StoreOperationException.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -53,7 +55,7 @@ public final class Compactor {
         void copy(ByteBuffer needle, long key, int alt, int dataSize) throws IOException {
             long off = end;
             int len = needle.remaining();
-            FileIo.writeFully(channel, needle.duplicate(), off);
+            PositionalIo.writeFully(channel, needle.duplicate(), off);
             end += len;
             index.put(key, alt, off, len, false, Volume.keyCheck(channel));
             idx.append(key, alt, off, dataSize, false);
@@ -67,13 +69,13 @@ public final class Compactor {
             }
             long off = NeedleIndex.offset(e);
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-            FileIo.readExactly(channel, h, off);
+            PositionalIo.readFully(channel, h, off);
             h.flip();
             if (Needle.key(h) != key || Needle.alt(h) != alt) {
                 return;
             }
             int flags = Needle.flags(h) | Needle.FLAG_DELETED;
-            FileIo.writeFully(channel, ByteBuffer.wrap(new byte[] {(byte) flags}), off + Needle.OFF_FLAGS);
+            PositionalIo.writeFully(channel, ByteBuffer.wrap(new byte[] {(byte) flags}), off + Needle.OFF_FLAGS);
             index.markDeletedAt(key, alt, off);
             idx.append(key, alt, off, Needle.dataSize(h), true);
         }
@@ -100,7 +102,7 @@ public final class Compactor {
         v.appendLock.lock();
         try {
             if (v.compaction != null) {
-                throw new StoreException(Reason.COMPACTION_RUNNING, "volume " + v.id + " is already being compacted");
+                throw new StoreOperationException(Reason.COMPACTION_RUNNING, "volume " + v.id + " is already being compacted");
             }
             CompactionCommit.rollBack(v.disk, v.dir, v.id);
             s = v.seg;
@@ -112,7 +114,7 @@ public final class Compactor {
                     StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE);
             IdxFile idx;
             try {
-                FileIo.writeFully(ch, v.superblock.encode(), 0);
+                PositionalIo.writeFully(ch, v.superblock.encode(), 0);
                 idx = IdxFile.create(v.disk, CompactionCommit.idxCopy(v.dir, v.id), v.id);
             } catch (IOException | RuntimeException e) {
                 ch.close();
@@ -133,7 +135,7 @@ public final class Compactor {
             try {
                 before = s.end;
                 copyRange(v, s, t, e0, s.end);
-                FileIo.writeFully(t.channel, v.superblock.encode(), 0);
+                PositionalIo.writeFully(t.channel, v.superblock.encode(), 0);
                 t.channel.force(true);
                 t.idx.flush(true);
                 markerWritten = true; // from here on a failure may have passed the commit point
@@ -188,15 +190,15 @@ public final class Compactor {
         long pos = from;
         while (pos < to) {
             h.clear();
-            FileIo.readExactly(s.channel, h, pos);
+            PositionalIo.readFully(s.channel, h, pos);
             h.flip();
             long n = Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE));
             if (h.getInt(0) != Needle.HEADER_MAGIC || n > Needle.MAX_DATA_SIZE) {
-                throw new StoreException(Reason.CORRUPT_FILE, "volume " + v.id + ": no needle header at offset " + pos
+                throw new StoreOperationException(Reason.CORRUPT_FILE, "volume " + v.id + ": no needle header at offset " + pos
                         + "; compaction stopped, the volume is unchanged");
             }
             ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-            FileIo.readExactly(s.channel, b, pos);
+            PositionalIo.readFully(s.channel, b, pos);
             b.flip();
             if (Needle.check(b) != Needle.Check.OK) {
                 LOG.warn("volume {}: skipping corrupt needle at offset {} ({})", v.id, pos, Needle.check(b));

@@ -1,8 +1,9 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -101,7 +102,7 @@ public final class IdxFile implements Closeable {
         ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
         h.putInt(MAGIC).putShort((short) VERSION).putShort((short) 0).putLong(volumeId).flip();
         try {
-            FileIo.writeFully(ch, h, 0);
+            PositionalIo.writeFully(ch, h, 0);
             ch.force(true);
             FileIo.syncDirectory(disk, path.toAbsolutePath().getParent());
         } catch (IOException | RuntimeException e) {
@@ -128,7 +129,7 @@ public final class IdxFile implements Closeable {
         FileChannel ch = disk.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer h = ByteBuffer.allocate(HEADER_SIZE).order(ByteOrder.BIG_ENDIAN);
-            FileIo.readFully(ch, h, 0);
+            PositionalIo.readUpTo(ch, h, 0);
             h.flip();
             if (h.remaining() < HEADER_SIZE || h.getInt(0) != MAGIC || h.getLong(8) != volumeId) {
                 ch.close();
@@ -136,7 +137,7 @@ public final class IdxFile implements Closeable {
             }
             int version = Short.toUnsignedInt(h.getShort(4));
             if (version != VERSION) {
-                throw new StoreException(StoreException.Reason.UNSUPPORTED_FORMAT,
+                throw new StoreOperationException(StoreOperationException.Reason.UNSUPPORTED_FORMAT,
                         path + ": index format version " + version + " is not supported (this build reads " + VERSION + ")");
             }
             long pos = HEADER_SIZE;
@@ -146,7 +147,7 @@ public final class IdxFile implements Closeable {
             outer:
             while (pos < size) {
                 buf.clear();
-                FileIo.readFully(ch, buf, pos);
+                PositionalIo.readUpTo(ch, buf, pos);
                 buf.flip();
                 if (buf.remaining() < RECORD_SIZE) {
                     break;
@@ -244,7 +245,7 @@ public final class IdxFile implements Closeable {
                 pending.position(rest);
             }
             // outside the monitor: appends go on while the records are written and forced
-            FileIo.writeFully(channel, chunk, at);
+            PositionalIo.writeFully(channel, chunk, at);
             if (fsync) {
                 channel.force(false);
             }

@@ -1,9 +1,11 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreException;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.StoreOperationException;
+import io.hayloft.store.StoreOperationException.Reason;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -169,13 +171,13 @@ public final class Volume implements Closeable {
         }
         Path dat = datPath(dir, id);
         if (disk.exists(dat)) {
-            throw new StoreException(Reason.VOLUME_EXISTS, "volume " + id + " already exists in " + dir);
+            throw new StoreOperationException(Reason.VOLUME_EXISTS, "volume " + id + " already exists in " + dir);
         }
         Path tmp = dir.resolve(id + ".dat.new");
         Superblock sb = new Superblock(Superblock.VERSION, 0, id, System.currentTimeMillis());
         try (FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-            FileIo.writeFully(ch, sb.encode(), 0);
+            PositionalIo.writeFully(ch, sb.encode(), 0);
             ch.force(true);
         }
         IdxFile.create(disk, idxPath(dir, id), id).close();
@@ -202,7 +204,7 @@ public final class Volume implements Closeable {
         return (a, b) -> {
             ByteBuffer ha = ByteBuffer.allocate(Needle.HEADER_SIZE);
             try {
-                FileIo.readFully(ch, ha, a);
+                PositionalIo.readUpTo(ch, ha, a);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -216,7 +218,7 @@ public final class Volume implements Closeable {
         return (offset, key, alt) -> {
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
             try {
-                FileIo.readFully(ch, h, offset);
+                PositionalIo.readUpTo(ch, h, offset);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -247,7 +249,7 @@ public final class Volume implements Closeable {
     /** Refuses needle data larger than {@link Needle#MAX_DATA_SIZE} with the store's NEEDLE_TOO_LARGE. */
     static void checkDataSize(long n) {
         if (n < 0 || n > Needle.MAX_DATA_SIZE) {
-            throw new StoreException(Reason.NEEDLE_TOO_LARGE, "needle data size " + n + " is outside 0.." + Needle.MAX_DATA_SIZE);
+            throw new StoreOperationException(Reason.NEEDLE_TOO_LARGE, "needle data size " + n + " is outside 0.." + Needle.MAX_DATA_SIZE);
         }
     }
 
@@ -262,10 +264,10 @@ public final class Volume implements Closeable {
             total += Needle.totalLength(w.data().remaining());
         }
         if (total > Integer.MAX_VALUE - 16) {
-            throw new StoreException(Reason.NEEDLE_TOO_LARGE, "batch of " + total + " bytes is too large for one write");
+            throw new StoreOperationException(Reason.NEEDLE_TOO_LARGE, "batch of " + total + " bytes is too large for one write");
         }
         if (Superblock.SIZE + total > options.sizeLimit()) { // could never fit: refused, and the volume stays writable
-            throw new StoreException(Reason.NEEDLE_TOO_LARGE, "a write of " + total + " bytes can never fit volume " + id
+            throw new StoreOperationException(Reason.NEEDLE_TOO_LARGE, "a write of " + total + " bytes can never fit volume " + id
                     + " (its size limit is " + options.sizeLimit() + " bytes); the volume stays writable");
         }
         ByteBuffer buf = ByteBuffer.allocate((int) total);
@@ -281,19 +283,19 @@ public final class Volume implements Closeable {
             checkOpen();
             s = seg;
             if (superblock.readOnly()) {
-                throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is read-only");
+                throw new StoreOperationException(Reason.VOLUME_READ_ONLY, "volume " + id + " is read-only");
             }
             if (syncFailure != null) {
-                throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " takes no writes after an fsync failure ("
+                throw new StoreOperationException(Reason.VOLUME_READ_ONLY, "volume " + id + " takes no writes after an fsync failure ("
                         + syncFailure + "); restart the store to recover it");
             }
             if (s.end + total > options.sizeLimit()) {
                 sealLocked();
-                throw new StoreException(Reason.VOLUME_READ_ONLY, "volume " + id + " is full (" + s.end + " of "
+                throw new StoreOperationException(Reason.VOLUME_READ_ONLY, "volume " + id + " is full (" + s.end + " of "
                         + options.sizeLimit() + " bytes, write needs " + total + "); it is now read-only");
             }
             pos = s.end;
-            FileIo.writeFully(s.channel, buf, pos);
+            PositionalIo.writeFully(s.channel, buf, pos);
             s.end = pos + total;
             seq = ++s.modSeq; // after end: a sync that sees this change sees its bytes in end
             NeedleIndex.KeyCheck check = keyCheck(s.channel);
@@ -437,9 +439,9 @@ public final class Volume implements Closeable {
             }
         }
         int[] dataCrc = new int[1];
-        Needle.Check c = check(b, dataCrc);
+        Needle.Check c = Needle.check(b, dataCrc);
         if (c != Needle.Check.OK) {
-            throw new StoreException(Reason.NEEDLE_CORRUPT, "needle " + key + "/" + alt + " at offset " + off
+            throw new StoreOperationException(Reason.NEEDLE_CORRUPT, "needle " + key + "/" + alt + " at offset " + off
                     + " of volume " + id + " fails its check: " + c);
         }
         if ((Needle.flags(b) & Needle.FLAG_DELETED) != 0) {
@@ -457,55 +459,13 @@ public final class Volume implements Closeable {
     private static ByteBuffer readAt(Segment s, long off, long length, java.util.function.IntFunction<ByteBuffer> allocator)
             throws IOException {
         ByteBuffer b = allocator.apply((int) length);
-        FileIo.readFully(s.channel, b, off);
+        PositionalIo.readUpTo(s.channel, b, off);
         b.flip();
         return b;
     }
 
-    /**
-     * {@link Needle#check} with one CRC32C pass over the data: the stored CRC (over header fields
-     * and data) is checked as the combination of the header fields' CRC and the data's, and the
-     * data's CRC is left in {@code dataCrc[0]}.
-     */
-    static Needle.Check check(ByteBuffer b, int[] dataCrc) {
-        int p = b.position();
-        if (b.remaining() < Needle.HEADER_SIZE) {
-            return Needle.Check.SHORT;
-        }
-        if (b.getInt(p + Needle.OFF_MAGIC) != Needle.HEADER_MAGIC) {
-            return Needle.Check.BAD_HEADER;
-        }
-        long n = Integer.toUnsignedLong(b.getInt(p + Needle.OFF_SIZE));
-        if (n > Needle.MAX_DATA_SIZE) {
-            return Needle.Check.BAD_HEADER;
-        }
-        if (b.remaining() < Needle.HEADER_SIZE + n + Needle.FOOTER_SIZE) {
-            return Needle.Check.SHORT;
-        }
-        int f = p + Needle.HEADER_SIZE + (int) n;
-        if (b.getInt(f) != Needle.FOOTER_MAGIC) {
-            return Needle.Check.BAD_FOOTER;
-        }
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        ByteBuffer h = b.duplicate();
-        h.limit(p + Needle.OFF_FLAGS).position(p + Needle.OFF_COOKIE);
-        crc.update(h);
-        h.limit(p + Needle.HEADER_SIZE).position(p + Needle.OFF_SIZE);
-        crc.update(h);
-        int headerCrc = (int) crc.getValue();
-        crc.reset();
-        h.limit(f).position(p + Needle.HEADER_SIZE);
-        crc.update(h);
-        int d = (int) crc.getValue();
-        if (Crc32c.combine(headerCrc, d, n) != b.getInt(f + 4)) {
-            return Needle.Check.BAD_CRC;
-        }
-        dataCrc[0] = d;
-        return Needle.Check.OK;
-    }
-
-    private StoreException notFound(long key, int alt) {
-        return new StoreException(Reason.NEEDLE_NOT_FOUND, io.hayloft.format.errors.CommonErrors.needleNotFound(id, key, alt));
+    private StoreOperationException notFound(long key, int alt) {
+        return new StoreOperationException(Reason.NEEDLE_NOT_FOUND, io.hayloft.format.errors.CommonErrors.needleNotFound(id, key, alt));
     }
 
     /**
@@ -537,7 +497,7 @@ public final class Volume implements Closeable {
             found = !NeedleIndex.isDeleted(e) && Needle.cookie(h) == cookie && (flags & Needle.FLAG_DELETED) == 0;
             t = compaction;
             if (found) {
-                FileIo.writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
+                PositionalIo.writeFully(s.channel, ByteBuffer.wrap(new byte[] {(byte) (flags | Needle.FLAG_DELETED)}),
                         off + Needle.OFF_FLAGS);
                 synchronized (s.index) {
                     s.index.markDeletedAt(key, alt, off);
@@ -582,7 +542,7 @@ public final class Volume implements Closeable {
 
     private static ByteBuffer header(Segment s, long off) throws IOException {
         ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-        FileIo.readFully(s.channel, h, off);
+        PositionalIo.readUpTo(s.channel, h, off);
         h.flip();
         return h;
     }
@@ -608,7 +568,7 @@ public final class Volume implements Closeable {
             return;
         }
         Superblock sb = superblock.withFlags(superblock.flags() | Superblock.FLAG_READ_ONLY);
-        FileIo.writeFully(seg.channel, sb.encode(), 0);
+        PositionalIo.writeFully(seg.channel, sb.encode(), 0);
         seg.channel.force(false);
         superblock = sb;
         LOG.info("volume {} sealed read-only", id);
@@ -621,11 +581,11 @@ public final class Volume implements Closeable {
             checkOpen();
             Segment s = seg;
             if (offset < 0 || length < 0 || offset + length > s.end) {
-                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside volume "
+                throw new StoreOperationException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside volume "
                         + id + " (0.." + s.end + ")");
             }
             ByteBuffer b = ByteBuffer.allocate(length);
-            FileIo.readFully(s.channel, b, offset);
+            PositionalIo.readUpTo(s.channel, b, offset);
             b.flip();
             return b;
         } finally {
@@ -679,7 +639,7 @@ public final class Volume implements Closeable {
             checkOpen();
             Segment s = seg;
             if (offset < 0 || length < 0 || offset + length > s.end || offset + length < 0) {
-                throw new StoreException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside volume "
+                throw new StoreOperationException(Reason.BAD_RANGE, "range " + offset + "+" + length + " is outside volume "
                         + id + " (0.." + s.end + ")");
             }
             if (s.retain()) {
@@ -728,7 +688,7 @@ public final class Volume implements Closeable {
      * (two small reads per needle). What the
      * raid-node compares an encode or a reclaim against ({@code GET /admin/volumes/ID/index}).
      *
-     * @throws StoreException {@link Reason#CORRUPT_FILE} when the index names a place that holds no
+     * @throws StoreOperationException {@link Reason#CORRUPT_FILE} when the index names a place that holds no
      *                        needle of that length
      */
     public List<io.hayloft.format.wire.VolumeIndex.Entry> indexListing() throws IOException {
@@ -749,18 +709,18 @@ public final class Volume implements Closeable {
                 long off = NeedleIndex.offset(p);
                 long len = NeedleIndex.length(p);
                 h.clear();
-                FileIo.readFully(s.channel, h, off);
+                PositionalIo.readUpTo(s.channel, h, off);
                 h.flip();
                 long size = h.remaining() == Needle.HEADER_SIZE ? Integer.toUnsignedLong(h.getInt(Needle.OFF_SIZE)) : -1;
                 if (size < 0 || h.getInt(0) != Needle.HEADER_MAGIC || Needle.totalLength(size) != len) {
-                    throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + ": the index names a needle of " + len
+                    throw new StoreOperationException(Reason.CORRUPT_FILE, "volume " + id + ": the index names a needle of " + len
                             + " bytes at offset " + off + " that the file does not hold");
                 }
                 f.clear();
-                FileIo.readFully(s.channel, f, off + Needle.HEADER_SIZE + size);
+                PositionalIo.readUpTo(s.channel, f, off + Needle.HEADER_SIZE + size);
                 f.flip();
                 if (f.remaining() != Needle.FOOTER_SIZE || f.getInt(0) != Needle.FOOTER_MAGIC) {
-                    throw new StoreException(Reason.CORRUPT_FILE, "volume " + id + ": the needle at offset " + off
+                    throw new StoreOperationException(Reason.CORRUPT_FILE, "volume " + id + ": the needle at offset " + off
                             + " has no footer");
                 }
                 // Deleted when the index or the header says so: a delete's flag is forced in the file before
@@ -868,7 +828,7 @@ public final class Volume implements Closeable {
             for (int i = 0; i < n[0]; i++) {
                 long off = found[i];
                 h.clear();
-                FileIo.readFully(s.channel, h, off);
+                PositionalIo.readUpTo(s.channel, h, off);
                 h.flip();
                 if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC || Needle.key(h) != key
                         || (Needle.flags(h) & Needle.FLAG_DELETED) != 0 || Needle.cookie(h) != cookie) {
@@ -905,7 +865,7 @@ public final class Volume implements Closeable {
             try {
                 delete(key, a.alt(), cookie);
                 deleted.add(a.alt());
-            } catch (StoreException e) {
+            } catch (StoreOperationException e) {
                 if (e.reason() != Reason.NEEDLE_NOT_FOUND) {
                     throw e;
                 }

@@ -1,9 +1,11 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
+import io.hayloft.format.needle.Superblock;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreException;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.StoreOperationException;
+import io.hayloft.store.StoreOperationException.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -35,20 +37,25 @@ final class VolumeRecovery {
         CompactionCommit.recover(disk, dir, id);
         Path dat = Volume.datPath(dir, id);
         if (!disk.exists(dat)) {
-            throw new StoreException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found in " + dir);
+            throw new StoreOperationException(Reason.VOLUME_NOT_FOUND, "volume " + id + " not found in " + dir);
         }
         FileChannel ch = disk.open(dat, StandardOpenOption.READ, StandardOpenOption.WRITE);
         try {
             ByteBuffer sbBuf = ByteBuffer.allocate(Superblock.SIZE);
-            FileIo.readFully(ch, sbBuf, 0);
+            PositionalIo.readUpTo(ch, sbBuf, 0);
             sbBuf.flip();
-            Superblock sb = Superblock.decodeAllowingTornSeal(sbBuf, dat.toString());
+            Superblock sb;
+            try {
+                sb = Superblock.decodeAllowingTornSeal(sbBuf, dat.toString());
+            } catch (Superblock.InvalidSuperblockException e) {
+                throw new StoreOperationException(e.unsupportedVersion() ? Reason.UNSUPPORTED_FORMAT : Reason.CORRUPT_FILE, e.getMessage());
+            }
             if (sb.volumeId() != id) {
-                throw new StoreException(Reason.CORRUPT_FILE, dat + " holds volume " + sb.volumeId() + ", not " + id);
+                throw new StoreOperationException(Reason.CORRUPT_FILE, dat + " holds volume " + sb.volumeId() + ", not " + id);
             }
             if (!sb.encode().equals(sbBuf)) {
                 LOG.warn("volume {}: the superblock was torn by a power cut while sealing; rewriting it sealed", id);
-                FileIo.writeFully(ch, sb.encode(), 0);
+                PositionalIo.writeFully(ch, sb.encode(), 0);
                 ch.force(true);
             }
             long fileSize = ch.size();
@@ -102,7 +109,7 @@ final class VolumeRecovery {
         String stop = "end of file";
         while (pos < fileSize) {
             h.clear();
-            FileIo.readFully(s.channel, h, pos);
+            PositionalIo.readUpTo(s.channel, h, pos);
             h.flip();
             if (h.remaining() < Needle.HEADER_SIZE) {
                 stop = "short header";
@@ -118,7 +125,7 @@ final class VolumeRecovery {
                 break;
             }
             ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-            FileIo.readFully(s.channel, b, pos);
+            PositionalIo.readUpTo(s.channel, b, pos);
             b.flip();
             Needle.Check c = Needle.check(b);
             if (c != Needle.Check.OK) {
@@ -149,7 +156,7 @@ final class VolumeRecovery {
     /** Reads and checks the needle at {@code offset} of a volume file. */
     static boolean validAt(java.nio.channels.FileChannel ch, long offset) throws java.io.IOException {
         ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
-        FileIo.readFully(ch, h, offset);
+        PositionalIo.readUpTo(ch, h, offset);
         h.flip();
         if (h.remaining() < Needle.HEADER_SIZE || h.getInt(0) != Needle.HEADER_MAGIC) {
             return false;
@@ -159,7 +166,7 @@ final class VolumeRecovery {
             return false;
         }
         ByteBuffer b = ByteBuffer.allocate((int) Needle.totalLength(n));
-        FileIo.readFully(ch, b, offset);
+        PositionalIo.readUpTo(ch, b, offset);
         b.flip();
         return Needle.check(b) == Needle.Check.OK;
     }

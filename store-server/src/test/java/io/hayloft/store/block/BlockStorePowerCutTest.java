@@ -3,7 +3,7 @@ package io.hayloft.store.block;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.serverkit.io.SimulatedDisk;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -96,8 +96,8 @@ class BlockStorePowerCutTest {
             byte[] got = new byte[b.remaining()];
             b.get(got);
             return got;
-        } catch (StoreException e) {
-            assertThat(e.reason()).isEqualTo(StoreException.Reason.BLOCK_NOT_FOUND);
+        } catch (StoreOperationException e) {
+            assertThat(e.reason()).isEqualTo(StoreOperationException.Reason.BLOCK_NOT_FOUND);
             return null;
         }
     }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreConfig;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.volume.Volume;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -136,9 +136,9 @@ class ConcurrentDeletePowerCutTest {
                     byte[] got;
                     try {
                         got = array(r.read(key, (int) key, key));
-                    } catch (StoreException e) {
+                    } catch (StoreOperationException e) {
                         assertThat(e.reason()).as("key %s", Long.toUnsignedString(key))
-                                .isEqualTo(StoreException.Reason.NEEDLE_NOT_FOUND);
+                                .isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
                         got = null;
                     }
                     boolean ok = matches(got, key, ack) || flying != null && matches(got, key, flying);

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreConfig;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.volume.Volume;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -113,8 +113,8 @@ class ConcurrentPowerCutTest {
                     byte[] got;
                     try {
                         got = array(r.read(key, 0, key));
-                    } catch (StoreException e) {
-                        assertThat(e.reason()).as("key %d", key).isEqualTo(StoreException.Reason.NEEDLE_NOT_FOUND);
+                    } catch (StoreOperationException e) {
+                        assertThat(e.reason()).as("key %d", key).isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
                         got = null;
                     }
                     boolean ok = ack == null && flying == null ? got == null

@@ -7,7 +7,7 @@ import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreConfig;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.volume.AppliedDeletes;
 import io.hayloft.store.volume.Volume;
 import java.nio.ByteBuffer;
@@ -117,8 +117,8 @@ class DeleteSyncPowerCutTest {
                         assertThat(again.liveAlts(key(s), cookie(s))).as("seed %d entry %d of %d applied", seed, s, applied)
                                 .isEmpty();
                         assertThatThrownBy(() -> again.read(key(seq), 0, cookie(seq)))
-                                .isInstanceOfSatisfying(StoreException.class,
-                                        e -> assertThat(e.reason()).isEqualTo(StoreException.Reason.NEEDLE_NOT_FOUND));
+                                .isInstanceOfSatisfying(StoreOperationException.class,
+                                        e -> assertThat(e.reason()).isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND));
                     }
                     assertThat(again.liveAlts(key(s), cookie(s) + 1)).as("another cookie is untouched")
                             .containsExactly(new Volume.LiveAlt(7, 1));

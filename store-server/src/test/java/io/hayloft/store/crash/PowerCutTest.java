@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreConfig;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.volume.CompactionCommit;
 import io.hayloft.store.volume.Compactor;
 import io.hayloft.store.volume.Volume;
@@ -269,12 +269,12 @@ class PowerCutTest {
             } else {
                 v.seal();
             }
-        } catch (StoreException e) {
+        } catch (StoreOperationException e) {
             if (disk.powerCuts() != cutsBefore) {
                 return;
             }
-            if (e.reason() != StoreException.Reason.VOLUME_READ_ONLY
-                    && !(never && e.reason() == StoreException.Reason.NEEDLE_NOT_FOUND)) {
+            if (e.reason() != StoreOperationException.Reason.VOLUME_READ_ONLY
+                    && !(never && e.reason() == StoreOperationException.Reason.NEEDLE_NOT_FOUND)) {
                 throw e;
             }
             // refused before anything was written (full or sealed volume): the in-flight outcomes stay allowed
@@ -291,8 +291,8 @@ class PowerCutTest {
             byte[] got;
             try {
                 got = array(store.volume(id.volume()).read(id.key(), id.alt(), id.cookie()));
-            } catch (StoreException x) {
-                if (x.reason() != StoreException.Reason.NEEDLE_NOT_FOUND) {
+            } catch (StoreOperationException x) {
+                if (x.reason() != StoreOperationException.Reason.NEEDLE_NOT_FOUND) {
                     throw new AssertionError("needle " + id + ": " + x, x);
                 }
                 got = null;

@@ -2,7 +2,7 @@ package io.hayloft.store.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -114,8 +114,8 @@ class ConcurrentReadWriteTest {
                         Volume.NeedleRead got;
                         try {
                             got = v.readChecked(key, alt(i), key, ByteBuffer::allocate);
-                        } catch (StoreException e) {
-                            assertThat(e.reason()).isEqualTo(StoreException.Reason.NEEDLE_NOT_FOUND);
+                        } catch (StoreOperationException e) {
+                            assertThat(e.reason()).isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
                             assertThat(deleting.contains(((long) writer << 32) | i)).as(
                                     "key %s/%d reads nothing though version %d was acknowledged and no delete began",
                                     Long.toUnsignedString(key), alt(i), before).isTrue();
@@ -169,8 +169,8 @@ class ConcurrentReadWriteTest {
         try {
             v.read(key, alt, key);
             return false;
-        } catch (StoreException e) {
-            return e.reason() == StoreException.Reason.NEEDLE_NOT_FOUND;
+        } catch (StoreOperationException e) {
+            return e.reason() == StoreOperationException.Reason.NEEDLE_NOT_FOUND;
         }
     }
 }

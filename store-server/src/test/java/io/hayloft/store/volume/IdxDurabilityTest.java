@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.serverkit.io.SimulatedDisk;
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -68,8 +68,8 @@ class IdxDurabilityTest {
                 try {
                     assertThat(VolumeTest.array(r.read(2, 0, 7))).as("seed %d", seed)
                             .isEqualTo(VolumeTest.array(VolumeTest.bytes(5000, 2)));
-                } catch (StoreException e) {
-                    assertThat(e.reason()).as("seed %d", seed).isEqualTo(StoreException.Reason.NEEDLE_NOT_FOUND);
+                } catch (StoreOperationException e) {
+                    assertThat(e.reason()).as("seed %d", seed).isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
                 }
                 r.write(3, 0, 7, VolumeTest.bytes(10, 3));
             }

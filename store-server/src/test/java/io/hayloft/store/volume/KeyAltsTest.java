@@ -2,7 +2,7 @@ package io.hayloft.store.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -88,7 +88,7 @@ class KeyAltsTest {
                         assertThat(l).isNotNull();
                         assertThat(l.cookie()).isEqualTo(cookie);
                         model.get(key).remove(alt);
-                    } catch (StoreException e) {
+                    } catch (StoreOperationException e) {
                         assertThat(l == null || l.cookie() != cookie).isTrue();
                     }
                 } else {

@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +37,7 @@ class PowerCutRecoveryTest {
     /** Appends {@code bytes} to a file and forces it (what the disk kept of an unfinished write). */
     private static void appendDurably(SimulatedDisk d, Path file, byte[] bytes) throws IOException {
         try (FileChannel ch = d.open(file, StandardOpenOption.WRITE)) {
-            FileIo.writeFully(ch, ByteBuffer.wrap(bytes), ch.size());
+            PositionalIo.writeFully(ch, ByteBuffer.wrap(bytes), ch.size());
             ch.force(true);
         }
     }
@@ -113,9 +114,9 @@ class PowerCutRecoveryTest {
                                 .isEqualTo(VolumeTest.array(VolumeTest.bytes(200 + i * 300, i)));
                         assertThat(present).as("seed %d: needles survive as a prefix", seed).isEqualTo(i);
                         present++;
-                    } catch (io.hayloft.store.StoreException e) {
+                    } catch (io.hayloft.store.StoreOperationException e) {
                         assertThat(e.reason()).as("seed %d needle %d", seed, i)
-                                .isEqualTo(io.hayloft.store.StoreException.Reason.NEEDLE_NOT_FOUND);
+                                .isEqualTo(io.hayloft.store.StoreOperationException.Reason.NEEDLE_NOT_FOUND);
                     }
                 }
                 r.write(100, 0, 9, VolumeTest.bytes(10, 100));

@@ -1,6 +1,7 @@
 package io.hayloft.store.volume;
 
 import io.hayloft.format.needle.Needle;
+import io.hayloft.format.needle.Superblock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
@@ -147,7 +148,7 @@ class RecoveryTest {
         try (Volume r = Volume.open(dir, 1, OPTS)) {
             model.verify(r);
             assertThat(VolumeTest.catchStore(() -> r.read(10, 1, 0xC00C1E + 10)).reason())
-                    .isEqualTo(io.hayloft.store.StoreException.Reason.NEEDLE_NOT_FOUND);
+                    .isEqualTo(io.hayloft.store.StoreOperationException.Reason.NEEDLE_NOT_FOUND);
         }
     }
 

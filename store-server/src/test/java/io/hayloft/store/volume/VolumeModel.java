@@ -2,7 +2,7 @@ package io.hayloft.store.volume;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.store.StoreException;
+import io.hayloft.store.StoreOperationException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,8 +37,8 @@ final class VolumeModel {
             int alt = Integer.parseInt(ka[1]);
             Entry e = me.getValue();
             if (e.deleted()) {
-                StoreException x = VolumeTest.catchStore(() -> v.read(key, alt, e.cookie()));
-                assertThat(x.reason()).as("deleted %s", me.getKey()).isEqualTo(StoreException.Reason.NEEDLE_NOT_FOUND);
+                StoreOperationException x = VolumeTest.catchStore(() -> v.read(key, alt, e.cookie()));
+                assertThat(x.reason()).as("deleted %s", me.getKey()).isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
             } else {
                 assertThat(VolumeTest.array(v.read(key, alt, e.cookie()))).as("needle %s", me.getKey()).isEqualTo(e.data());
             }

@@ -1,11 +1,12 @@
 package io.hayloft.store.volume;
 
 import io.hayloft.format.needle.Needle;
+import io.hayloft.format.needle.Superblock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.store.StoreException;
-import io.hayloft.store.StoreException.Reason;
+import io.hayloft.store.StoreOperationException;
+import io.hayloft.store.StoreOperationException.Reason;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -54,8 +55,8 @@ class VolumeTest {
     void wrongCookieLooksExactlyLikeAMissingNeedle() throws Exception {
         try (Volume v = Volume.create(dir, 1, OPTS)) {
             v.write(5, 0, 77, bytes(10, 1));
-            StoreException wrong = catchStore(() -> v.read(5, 0, 78));
-            StoreException missing = catchStore(() -> v.read(6, 0, 77));
+            StoreOperationException wrong = catchStore(() -> v.read(5, 0, 78));
+            StoreOperationException missing = catchStore(() -> v.read(6, 0, 77));
             assertThat(wrong.reason()).isEqualTo(Reason.NEEDLE_NOT_FOUND);
             assertThat(wrong.getMessage()).isEqualTo(missing.getMessage().replace("6/", "5/"));
             assertThat(catchStore(() -> v.delete(5, 0, 78)).reason()).isEqualTo(Reason.NEEDLE_NOT_FOUND);
@@ -117,7 +118,7 @@ class VolumeTest {
         Volume.Options small = new Volume.Options(4096, Volume.Fsync.ALWAYS);
         try (Volume v = Volume.create(dir, 1, small)) {
             v.write(1, 0, 1, bytes(2000, 1));
-            StoreException e = catchStore(() -> v.write(2, 0, 1, bytes(3000, 1)));
+            StoreOperationException e = catchStore(() -> v.write(2, 0, 1, bytes(3000, 1)));
             assertThat(e.reason()).isEqualTo(Reason.VOLUME_READ_ONLY);
             assertThat(e.getMessage()).contains("full");
             assertThat(v.readOnly()).isTrue();
@@ -133,7 +134,7 @@ class VolumeTest {
     void aWriteNoVolumeCouldHoldIsRefusedAndLeavesTheVolumeWritable() throws Exception {
         Volume.Options small = new Volume.Options(4096, Volume.Fsync.ALWAYS);
         try (Volume v = Volume.create(dir, 1, small)) {
-            StoreException e = catchStore(() -> v.write(1, 0, 1, bytes(4096, 1)));
+            StoreOperationException e = catchStore(() -> v.write(1, 0, 1, bytes(4096, 1)));
             assertThat(e.reason()).isEqualTo(Reason.NEEDLE_TOO_LARGE);
             assertThat(e.getMessage()).contains("can never fit volume 1").contains("4096");
             assertThat(v.readOnly()).isFalse();
@@ -163,7 +164,7 @@ class VolumeTest {
             ByteBuffer sb = new Superblock(7, 0, 1, 0).encode();
             ch.write(sb, 0);
         }
-        assertThatThrownBy(() -> Volume.open(dir, 1, OPTS)).isInstanceOf(StoreException.class)
+        assertThatThrownBy(() -> Volume.open(dir, 1, OPTS)).isInstanceOf(StoreOperationException.class)
                 .hasMessageContaining("format version 7 is not supported");
     }
 
@@ -182,7 +183,7 @@ class VolumeTest {
         flipByte(Volume.datPath(dir, 1), Superblock.SIZE + Needle.HEADER_SIZE + 50);
         // reopening does not recheck needles the .idx knows (only the last); the read finds the damage
         try (Volume v = Volume.open(dir, 1, OPTS)) {
-            StoreException e = catchStore(() -> v.read(1, 0, 1));
+            StoreOperationException e = catchStore(() -> v.read(1, 0, 1));
             assertThat(e.reason()).isEqualTo(Reason.NEEDLE_CORRUPT);
             assertThat(e.getMessage()).contains("BAD_CRC");
             assertThat(array(v.read(2, 0, 1))).isEqualTo(array(bytes(100, 2)));
@@ -212,14 +213,14 @@ class VolumeTest {
         void run() throws Exception;
     }
 
-    static StoreException catchStore(Op op) {
+    static StoreOperationException catchStore(Op op) {
         try {
             op.run();
-        } catch (StoreException e) {
+        } catch (StoreOperationException e) {
             return e;
         } catch (Exception e) {
-            throw new AssertionError("expected a StoreException, got " + e, e);
+            throw new AssertionError("expected a StoreOperationException, got " + e, e);
         }
-        throw new AssertionError("expected a StoreException, got none");
+        throw new AssertionError("expected a StoreOperationException, got none");
     }
 }

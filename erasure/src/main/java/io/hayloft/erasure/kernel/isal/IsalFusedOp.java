@@ -30,8 +30,8 @@ final class IsalFusedOp extends AbstractFusedOp {
 
     /**
      * Bytes per buffer per tile: the 28 buffers of a Hitchhiker (10,4) chunk take 896 KiB, within a
-     * 1 MiB L2. Measured on HH(10,4), 1 MiB units in memory (CPU time, 2026-11-24): 4 KiB tiles 0.50
-     * of RS, 16 KiB 0.60, 32 and 64 KiB 0.68; ISA-L's fixed cost per call weighs on small tiles.
+     * 1 MiB L2; smaller tiles pay ISA-L's fixed cost per call more often (the tile sizes are compared
+     * in docs/benchmarks.md).
      */
     static final int TILE = 32 * 1024;
 

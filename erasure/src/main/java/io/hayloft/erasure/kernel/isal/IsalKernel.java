@@ -69,8 +69,8 @@ public final class IsalKernel implements GfKernel {
      * A direct buffer (ISA-L reads it by address, with no pinning and no copy), whose start is
      * staggered by a different multiple of 64 bytes within a page for each call. Equal-sized
      * {@code ByteBuffer.allocateDirect} buffers of 64 KiB and more all start at the same offset in
-     * a page, so the 14 streams of an RS(10,4) encode fall into the same cache sets; measured on
-     * 1 MiB units, staggering raised native encode from 17 to 27-31 GB/s (docs/benchmarks.md).
+     * a page, so the 14 streams of an RS(10,4) encode fall into the same cache sets; staggered, they
+     * spread over the sets (plain and staggered buffers are compared in docs/benchmarks.md).
      */
     @Override
     public ByteBuffer allocate(int size) {

@@ -23,7 +23,7 @@ import java.util.Properties;
  *       {@code libisal.so.2} when the shim was linked dynamically, extracted to a fresh private
  *       ({@code rwx------}) directory under {@code java.io.tmpdir}, loaded, then deleted.</li>
  * </ol>
- * After loading, a one-vector self-test (RS(3,2) parity from ERASURE.md) must match, so a broken
+ * After loading, a one-vector self-test (RS(3,2) parity from the test vectors of docs/erasure.md) must match, so a broken
  * build never serves wrong bytes.
  *
  * <p>Thread-safe: {@link #get()} is synchronized and loads at most once.
@@ -165,7 +165,7 @@ final class NativeLibrary {
         }
     }
 
-    /** RS(3,2), one byte per unit, d_j = j+1: parity must be f6 9a (ERASURE.md section 1). */
+    /** RS(3,2), one byte per unit, d_j = j+1: parity must be f6 9a (docs/erasure.md, test vectors). */
     private static void selfTest() {
         byte[] cauchy = {(byte) 0xf4, (byte) 0x8e, 0x01, 0x47, (byte) 0xa7, 0x7a};
         long h = IsalNative.newTables(2, 3, cauchy);

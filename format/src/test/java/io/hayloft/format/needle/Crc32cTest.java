@@ -1,6 +1,5 @@
-package io.hayloft.store.volume;
+package io.hayloft.format.needle;
 
-import io.hayloft.format.needle.Needle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -41,7 +40,7 @@ class Crc32cTest {
             Needle.encode(b, -1L, -1L, -1, 0, ByteBuffer.wrap(data));
             b.flip();
             int[] got = new int[1];
-            assertThat(Volume.check(b, got)).isEqualTo(Needle.Check.OK);
+            assertThat(Needle.check(b, got)).isEqualTo(Needle.Check.OK);
             assertThat(got[0]).as("size %d", n).isEqualTo(crc(data, 0, n));
             // any flipped bit of data or of a covered header field fails both checks alike
             for (int at : new int[] {Needle.OFF_COOKIE, Needle.OFF_KEY + 7, Needle.OFF_ALT, Needle.HEADER_SIZE + n / 2}) {
@@ -50,14 +49,14 @@ class Crc32cTest {
                 }
                 ByteBuffer bad = ByteBuffer.wrap(b.array().clone());
                 bad.put(at, (byte) (bad.get(at) ^ 0x10));
-                assertThat(Volume.check(bad, new int[1])).as("size %d, byte %d", n, at).isEqualTo(Needle.check(bad))
+                assertThat(Needle.check(bad, new int[1])).as("size %d, byte %d", n, at).isEqualTo(Needle.check(bad))
                         .isEqualTo(Needle.Check.BAD_CRC);
             }
             ByteBuffer flagged = ByteBuffer.wrap(b.array().clone());
             flagged.put(Needle.OFF_FLAGS, (byte) Needle.FLAG_DELETED); // the flags byte is not covered
-            assertThat(Volume.check(flagged, new int[1])).isEqualTo(Needle.Check.OK);
+            assertThat(Needle.check(flagged, new int[1])).isEqualTo(Needle.Check.OK);
             ByteBuffer shortOne = ByteBuffer.wrap(b.array(), 0, b.limit() - 9);
-            assertThat(Volume.check(shortOne, new int[1])).isEqualTo(Needle.check(shortOne)).isEqualTo(Needle.Check.SHORT);
+            assertThat(Needle.check(shortOne, new int[1])).isEqualTo(Needle.check(shortOne)).isEqualTo(Needle.Check.SHORT);
         }
     }
 }

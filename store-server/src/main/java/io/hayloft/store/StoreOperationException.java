@@ -4,8 +4,10 @@ package io.hayloft.store;
  * A failure of a store operation that is not an I/O error: the reason says what the client did or
  * what was found on disk. I/O errors stay {@link java.io.IOException}s, so that callers (e.g. the
  * compactor) can tell corruption, which may be skipped, from a failing disk, which must stop them.
+ * The HTTP layer answers it with the reason's wire code; a caller of the store sees that answer as
+ * the client's {@code io.hayloft.client.store.StoreException}.
  */
-public final class StoreException extends RuntimeException {
+public final class StoreOperationException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /** Why the operation failed; mapped to stable wire codes by {@code StoreErrors}. */
@@ -18,7 +20,7 @@ public final class StoreException extends RuntimeException {
 
     private final Reason reason;
 
-    public StoreException(Reason reason, String message) {
+    public StoreOperationException(Reason reason, String message) {
         super(message);
         this.reason = reason;
     }

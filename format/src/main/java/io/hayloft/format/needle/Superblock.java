@@ -1,6 +1,5 @@
-package io.hayloft.store.volume;
+package io.hayloft.format.needle;
 
-import io.hayloft.store.StoreException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
@@ -24,6 +23,9 @@ import java.util.zip.CRC32C;
  * byte, a prefix of the sealed CRC followed by the rest of the unsealed CRC is a torn seal;
  * {@link #decodeAllowingTornSeal} accepts it as sealed (the seal was in flight, so either outcome
  * is allowed) and the volume rewrites it whole when it opens.
+ *
+ * <p>The one definition of the superblock: the store writes and checks it, the cold tier (which
+ * copies a volume's bytes into stripes and back) knows only that needles start at {@link #SIZE}.
  *
  * <p>Immutable and thread-safe.
  */
@@ -63,29 +65,30 @@ public record Superblock(int version, int flags, long volumeId, long createdMill
         return b;
     }
 
-    /** Parses and checks a superblock; {@code where} names the file in error messages. */
+    /**
+     * Parses and checks a superblock; {@code where} names the file in error messages.
+     *
+     * @throws InvalidSuperblockException when the bytes are not a superblock this build reads
+     */
     public static Superblock decode(ByteBuffer b, String where) {
         if (b.remaining() < SIZE) {
-            throw new StoreException(StoreException.Reason.CORRUPT_FILE,
-                    where + ": file shorter than the " + SIZE + "-byte superblock");
+            throw new InvalidSuperblockException(false, where + ": file shorter than the " + SIZE + "-byte superblock");
         }
         int p = b.position();
         int magic = b.getInt(p + OFF_MAGIC);
         if (magic != MAGIC) {
-            throw new StoreException(StoreException.Reason.CORRUPT_FILE,
-                    where + ": not a Hayloft volume (magic 0x" + Integer.toHexString(magic) + ")");
+            throw new InvalidSuperblockException(false, where + ": not a Hayloft volume (magic 0x" + Integer.toHexString(magic) + ")");
         }
         int version = Short.toUnsignedInt(b.getShort(p + OFF_VERSION));
         if (version != VERSION) {
-            throw new StoreException(StoreException.Reason.UNSUPPORTED_FORMAT,
-                    where + ": volume format version " + version + " is not supported (this build reads " + VERSION + ")");
+            throw new InvalidSuperblockException(true, where + ": volume format version " + version + " is not supported (this build reads " + VERSION + ")");
         }
         CRC32C crc = new CRC32C();
         ByteBuffer head = b.duplicate();
         head.position(p).limit(p + OFF_CRC);
         crc.update(head);
         if ((int) crc.getValue() != b.getInt(p + OFF_CRC)) {
-            throw new StoreException(StoreException.Reason.CORRUPT_FILE, where + ": superblock CRC mismatch");
+            throw new InvalidSuperblockException(false, where + ": superblock CRC mismatch");
         }
         return new Superblock(version, Short.toUnsignedInt(b.getShort(p + OFF_FLAGS)), b.getLong(p + OFF_VOLUME_ID),
                 b.getLong(p + OFF_CREATED));
@@ -98,7 +101,7 @@ public record Superblock(int version, int flags, long volumeId, long createdMill
     public static Superblock decodeAllowingTornSeal(ByteBuffer b, String where) {
         try {
             return decode(b, where);
-        } catch (StoreException e) {
+        } catch (InvalidSuperblockException e) {
             if (b.remaining() < SIZE || b.getInt(b.position() + OFF_MAGIC) != MAGIC) {
                 throw e;
             }
@@ -118,6 +121,22 @@ public record Superblock(int version, int flags, long volumeId, long createdMill
                 }
             }
             throw e;
+        }
+    }
+
+    /** Bytes that are not a superblock of this format version: corrupt, or {@linkplain #unsupportedVersion() another version}. */
+    public static final class InvalidSuperblockException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final boolean unsupportedVersion;
+
+        InvalidSuperblockException(boolean unsupportedVersion, String message) {
+            super(message);
+            this.unsupportedVersion = unsupportedVersion;
+        }
+
+        /** True when the superblock is whole but of a format version this build does not read. */
+        public boolean unsupportedVersion() {
+            return unsupportedVersion;
         }
     }
 }

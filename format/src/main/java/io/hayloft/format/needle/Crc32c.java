@@ -1,10 +1,10 @@
-package io.hayloft.store.volume;
+package io.hayloft.format.needle;
 
 /**
  * CRC32C arithmetic that needs no pass over the data: {@link #combine} gives the CRC32C of a
  * concatenation from the CRCs of its parts (zlib's {@code crc32_combine}, over the Castagnoli
  * polynomial). It lets a read compute the CRC32C of a needle's data once and check the needle's
- * stored CRC (which also covers header fields, see {@link io.hayloft.format.needle.Needle}) with it, instead of a second
+ * stored CRC (which also covers header fields, see {@link Needle#check(ByteBuffer, int[])}) with it, instead of a second
  * pass over the data.
  *
  * <p>Thread-safe (stateless; the table is computed once).
