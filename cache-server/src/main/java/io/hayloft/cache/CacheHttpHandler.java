@@ -43,6 +43,7 @@ public final class CacheHttpHandler implements RequestHandler {
     private final WriteToken tokens;
     private final Clock clock;
     private final Router router;
+    private final Router.Route needle; // the route of cache URLs, which hitOnEventLoop answers when it can
 
     public CacheHttpHandler(CacheConfig config, ReadThroughCache cache, PrometheusEndpoint metrics, Clock clock) {
         this.config = config;
@@ -51,6 +52,7 @@ public final class CacheHttpHandler implements RequestHandler {
         this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
         this.clock = clock;
         this.router = routes();
+        this.needle = router.routes().stream().filter(r -> r.name().equals("needle")).findFirst().orElseThrow();
     }
 
     /**
@@ -108,9 +110,8 @@ public final class CacheHttpHandler implements RequestHandler {
      * input included, goes to {@link #handle} on a worker). Never blocks.
      */
     public FullHttpResponse hitOnEventLoop(FullHttpRequest req) {
-        if (!req.method().equals(HttpMethod.GET) || req.uri().length() < 2 || req.uri().startsWith("/health")
-                || req.uri().startsWith("/metrics") || req.uri().startsWith("/stats")) {
-            return null;
+        if (!req.method().equals(HttpMethod.GET) || router.route(HttpMethod.GET, req.uri()) != needle) {
+            return null; // not a read of a cache URL: /health, /stats, /metrics, a push, a malformed URL
         }
         CacheUrl url;
         try {

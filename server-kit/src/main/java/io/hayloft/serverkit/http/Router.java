@@ -179,6 +179,15 @@ public class Router implements RequestHandler {
         return routes;
     }
 
+    /**
+     * The route that takes {@code method} on {@code uri}, or null (no route's path, or not with that
+     * method), without running it; for a fast path that answers some routes' requests itself.
+     */
+    public Route route(HttpMethod method, String uri) {
+        RouteParams p = match(uri);
+        return p == null ? null : p.node.route(method);
+    }
+
     @Override
     public FullHttpResponse handle(FullHttpRequest request) throws Exception {
         long t0 = System.nanoTime();
@@ -342,12 +351,24 @@ public class Router implements RequestHandler {
 
     /** A router with streamed routes: the server streams the bodies those routes take. */
     private static final class Streaming extends Router implements StreamedRequestHandler {
+        private final HttpMethod[] streamedMethods; // the methods of the streamed routes: others are never matched here
+
         Streaming(Builder b) {
             super(b);
+            this.streamedMethods = b.routes.stream().filter(Route::streamed).flatMap(r -> r.methods().stream()).distinct()
+                    .toArray(HttpMethod[]::new);
         }
 
+        /** On the event loop, for every request head: a request of another method is aggregated without a match. */
         @Override
         public boolean streamsBody(HttpRequest head) {
+            boolean candidate = false;
+            for (HttpMethod m : streamedMethods) {
+                candidate |= m.equals(head.method());
+            }
+            if (!candidate) {
+                return false;
+            }
             RouteParams p = match(head.uri());
             Route r = p == null ? null : p.node.route(head.method());
             return r != null && r.bodyHandler != null;
