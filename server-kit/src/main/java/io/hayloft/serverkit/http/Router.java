@@ -207,6 +207,10 @@ public class Router implements RequestHandler {
                     if (route == null) {
                         return answered(null, method, methodNotAllowed(params, method), t0);
                     }
+                    if (route.handler == null) { // HttpServer aggregates only what streamsBody refused
+                        throw CommonErrors.BAD_REQUEST.exception("the body of " + method.name() + " " + params.path()
+                                + " is taken only as a stream");
+                    }
                     params.route = route;
                     r = route.handler.handle(request, params);
                 }
