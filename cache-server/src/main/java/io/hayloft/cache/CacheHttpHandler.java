@@ -5,12 +5,14 @@ import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.http.RequestHandler;
+import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import io.hayloft.format.wire.WriteToken;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -40,6 +42,8 @@ public final class CacheHttpHandler implements RequestHandler {
     private final PrometheusEndpoint metrics;
     private final WriteToken tokens;
     private final Clock clock;
+    private final Router router;
+    private final Router.Route needle; // the route of cache URLs, which hitOnEventLoop answers when it can
 
     public CacheHttpHandler(CacheConfig config, ReadThroughCache cache, PrometheusEndpoint metrics, Clock clock) {
         this.config = config;
@@ -47,43 +51,58 @@ public final class CacheHttpHandler implements RequestHandler {
         this.metrics = metrics;
         this.tokens = config.secured() ? new WriteToken(config.clusterSecret) : null;
         this.clock = clock;
+        this.router = routes();
+        this.needle = router.routes().stream().filter(r -> r.name().equals("needle")).findFirst().orElseThrow();
+    }
+
+    /**
+     * The cache's routes (docs/cache-api.md). Every other path is a malformed cache URL: answered
+     * {@code 400 BAD_CACHE_URL} naming what is wrong with it (or {@code 405} for another method than
+     * a cache URL's), not 404. Exact paths: an empty segment is a malformed URL too.
+     */
+    private Router routes() {
+        return Router.builder(CacheErrors.BAD_CACHE_URL).strictSlashes()
+                .route("health", "GET /health", (req, p) -> {
+                    Map<String, Object> h = new LinkedHashMap<>();
+                    h.put("status", "ok");
+                    h.put("role", config.gutter() ? "gutter" : "primary");
+                    h.put("entries", cache.stats().snapshot().get("entries"));
+                    h.put("bytes", cache.weightedBytes());
+                    h.put("maxBytes", config.maxBytes);
+                    h.put("leasesInFlight", cache.leasesInFlight());
+                    return HttpResponses.json(HttpResponseStatus.OK, h);
+                })
+                .route("metrics", "GET /metrics", (req, p) -> metrics.response())
+                .route("stats", "GET /stats", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, cache.stats().snapshot()))
+                .route("needle", "GET PUT DELETE /{store}/{volume}/{key}/{alt}", (req, p) -> {
+                    QueryStringDecoder q = new QueryStringDecoder(req.uri());
+                    if (req.method().equals(HttpMethod.GET)) {
+                        return read(req, q);
+                    }
+                    return req.method().equals(HttpMethod.PUT) ? push(req, q) : invalidate(req, q);
+                })
+                .unmatched(req -> {
+                    HttpMethod m = req.method();
+                    if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.PUT) || m.equals(HttpMethod.DELETE)) {
+                        CacheUrl.parse(req.uri(), !m.equals(HttpMethod.DELETE)); // throws, naming the bad part
+                        throw CacheErrors.BAD_CACHE_URL.exception("not a cache URL: " + new QueryStringDecoder(req.uri()).path());
+                    }
+                    FullHttpResponse r = HttpResponses.error(CommonErrors.METHOD_NOT_ALLOWED, "method " + m
+                            + " not allowed on a cache URL; use GET, PUT or DELETE");
+                    r.headers().set(HttpHeaderNames.ALLOW, "GET, PUT, DELETE");
+                    return r;
+                })
+                .build();
+    }
+
+    /** The cache's routes, as documented in docs/cache-api.md. */
+    public Router router() {
+        return router;
     }
 
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
-        QueryStringDecoder q = new QueryStringDecoder(req.uri());
-        String path = q.path();
-        HttpMethod m = req.method();
-        switch (path) {
-            case "/health":
-                allow(m, HttpMethod.GET);
-                Map<String, Object> h = new LinkedHashMap<>();
-                h.put("status", "ok");
-                h.put("role", config.gutter() ? "gutter" : "primary");
-                h.put("entries", cache.stats().snapshot().get("entries"));
-                h.put("bytes", cache.weightedBytes());
-                h.put("maxBytes", config.maxBytes);
-                h.put("leasesInFlight", cache.leasesInFlight());
-                return HttpResponses.json(HttpResponseStatus.OK, h);
-            case "/metrics":
-                allow(m, HttpMethod.GET);
-                return metrics.response();
-            case "/stats":
-                allow(m, HttpMethod.GET);
-                return HttpResponses.json(HttpResponseStatus.OK, cache.stats().snapshot());
-            default:
-                break;
-        }
-        if (m.equals(HttpMethod.GET)) {
-            return read(req, q);
-        }
-        if (m.equals(HttpMethod.PUT)) {
-            return push(req, q);
-        }
-        if (m.equals(HttpMethod.DELETE)) {
-            return invalidate(req, q);
-        }
-        throw CommonErrors.METHOD_NOT_ALLOWED.exception("method " + m + " not allowed on a cache URL; use GET, PUT or DELETE");
+        return router.handle(req);
     }
 
     /**
@@ -91,9 +110,8 @@ public final class CacheHttpHandler implements RequestHandler {
      * input included, goes to {@link #handle} on a worker). Never blocks.
      */
     public FullHttpResponse hitOnEventLoop(FullHttpRequest req) {
-        if (!req.method().equals(HttpMethod.GET) || req.uri().length() < 2 || req.uri().startsWith("/health")
-                || req.uri().startsWith("/metrics") || req.uri().startsWith("/stats")) {
-            return null;
+        if (!req.method().equals(HttpMethod.GET) || router.route(HttpMethod.GET, req.uri()) != needle) {
+            return null; // not a read of a cache URL: /health, /stats, /metrics, a push, a malformed URL
         }
         CacheUrl url;
         try {
@@ -175,12 +193,6 @@ public final class CacheHttpHandler implements RequestHandler {
         String why = tokens.check(req.headers().get(WriteToken.HEADER), url.needle().volume(), url.needle().key(), clock.millis());
         if (why != null) {
             throw CommonErrors.FORBIDDEN.exception(op + " of needle " + url.needle() + " refused: " + why);
-        }
-    }
-
-    private static void allow(HttpMethod m, HttpMethod allowed) {
-        if (!m.equals(allowed)) {
-            throw new ApiException(CommonErrors.METHOD_NOT_ALLOWED, "method " + m + " not allowed here; use " + allowed);
         }
     }
 }

@@ -25,6 +25,7 @@ public final class CacheServer implements AutoCloseable {
     private final ColdFetcher cold; // null without a directory
     private final ExecutorService workers;
     private final HttpServer http;
+    private final io.hayloft.serverkit.http.Router router;
 
     private CacheServer(CacheConfig config) throws InterruptedException {
         config.validate();
@@ -57,6 +58,7 @@ public final class CacheServer implements AutoCloseable {
                 new LinkedBlockingQueue<>(), named("cache-worker"));
         try {
             CacheHttpHandler handler = new CacheHttpHandler(config, cache, metrics, Clock.systemUTC());
+            router = handler.router();
             // Hits are answered on the event loop from memory; misses, pushes and the rest go to the workers.
             http = HttpServer.start(config.host, config.port, config.limits(), handler, workers, config.ioThreads,
                     config.tls().serverContext(), handler::hitOnEventLoop);
@@ -78,6 +80,11 @@ public final class CacheServer implements AutoCloseable {
 
     public int port() {
         return http.port();
+    }
+
+    /** The routes of the cache's HTTP API (docs/cache-api.md). */
+    public io.hayloft.serverkit.http.Router router() {
+        return router;
     }
 
     /** {@code host:port} to put in a ring (the bound port; 127.0.0.1 when bound to every address). */

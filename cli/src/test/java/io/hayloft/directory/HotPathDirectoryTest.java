@@ -496,7 +496,7 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
         assertThat(error("POST", path, deletes(many.toArray(String[]::new)), 400, "had 1001")).isEqualTo(1);
         assertThat(error("POST", "/v1/volumes/9999/deletes", deletes(entry(1, "1", 1)), 404, "9999")).isEqualTo(203);
         assertThat(error("GET", "/v1/volumes/9999/deletes", null, 404, "9999")).isEqualTo(203);
-        assertThat(error("POST", "/v1/volumes/abc/deletes", deletes(entry(1, "1", 1)), 400, "volume id")).isEqualTo(1);
+        assertThat(error("POST", "/v1/volumes/abc/deletes", deletes(entry(1, "1", 1)), 400, "volume must be a 32-bit integer, got 'abc'")).isEqualTo(1);
         for (String q : List.of("limit=0", "limit=10001", "limit=-1", "limit=abc", "after=-1", "after=1.5", "after=",
                 "after=18446744073709551616", "limit=99999999999999999999")) {
             assertThat(send("GET", path + "?" + q, null, 400, null).get("error").get("message").asText()).as(q).isNotBlank();

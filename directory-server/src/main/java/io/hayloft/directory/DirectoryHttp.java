@@ -6,6 +6,8 @@ import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.http.RequestHandler;
+import io.hayloft.serverkit.http.RouteParams;
+import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.http.Secrets;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import io.hayloft.format.wire.Wire;
@@ -17,9 +19,7 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,6 +36,7 @@ public final class DirectoryHttp implements RequestHandler {
     private final byte[] adminToken;
     private final DirectoryMetrics gauges;
     private final Console console;
+    private final Router router;
 
     public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
         this(directory, metrics, null);
@@ -50,245 +51,189 @@ public final class DirectoryHttp implements RequestHandler {
                 : new PeerStatusClient(peers, Console.PEER_TIMEOUT), java.time.Clock.systemUTC());
         String t = directory.config().adminToken;
         this.adminToken = Secrets.token(t);
+        this.router = routes();
     }
 
     static ApiException badRequest(String message) {
         return CommonErrors.BAD_REQUEST.exception(message);
     }
 
+    /** The directory's routes (docs/directory-api.md). */
+    private Router routes() {
+        return Router.builder(CommonErrors.BAD_REQUEST)
+                .route("health", "GET /health", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok",
+                        "cluster", directory.meta().clusterId(), "secured", directory.config().secured(), "admin", adminToken != null)))
+                .route("metrics", "GET /metrics", (req, p) -> {
+                    gauges.refresh();
+                    return metrics.response();
+                })
+                .route("ui", "GET /ui", (req, p) -> ConsoleAssets.get(List.of(), p.path()))
+                .route("ui.file", "GET /ui/{file}", (req, p) -> ConsoleAssets.get(List.of(p.string("file")), p.path()))
+                .route("heartbeat", "POST /v1/heartbeat", (req, p) -> {
+                    heartbeatAuth(req);
+                    var s = directory.heartbeat(body(req, Wire.Heartbeat.class));
+                    return ok(new Wire.HeartbeatAnswer(s.id(), s.state().name(), directory.hotPath().deleteHeads(s.id())));
+                })
+                .route("lease", "POST /v1/leases", (req, p) -> ok(directory.hotPath().lease(body(req, Wire.LeaseRequest.class))))
+                .route("volume_map", "GET /v1/volume-map", (req, p) -> volumeMap(req))
+                .route("volumes", "GET POST /v1/volumes", (req, p) -> {
+                    if (req.method().equals(HttpMethod.GET)) {
+                        return ok(directory.volumes());
+                    }
+                    admin(req);
+                    Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
+                    return ok(directory.createVolumes(intField(b, "count", 1)));
+                })
+                .route("volume", "GET /v1/volumes/{volume}", (req, p) -> ok(directory.volume(p.int32("volume"))))
+                .route("deletes", "GET POST /v1/volumes/{volume}/deletes", (req, p) -> deletes(req, p))
+                .route("volume.read-only", "POST /v1/volumes/{volume}/read-only", (req, p) -> {
+                    int id = p.int32("volume");
+                    admin(req);
+                    Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
+                    Object reason = b.get("reason");
+                    return ok(directory.markReadOnly(id, reason == null ? null : reason.toString()));
+                })
+                .route("replicas.move", "POST /v1/volumes/{volume}/replicas/move", (req, p) -> move(req, p.int32("volume"), true))
+                .route("index.move", "POST /v1/volumes/{volume}/index/move", (req, p) -> move(req, p.int32("volume"), false))
+                .route("volume.stripes", "GET /v1/volumes/{volume}/stripes", (req, p) -> ok(directory.cold().stripeMap(p.int32("volume"))))
+                .route("stripe.block", "PUT /v1/volumes/{volume}/stripes/{stripe}/blocks/{unit}", (req, p) -> {
+                    int id = p.int32("volume");
+                    admin(req);
+                    int stripe = p.int32("stripe");
+                    int unit = p.int32("unit");
+                    return ok(directory.cold().replaceBlock(id, stripe, unit, p.query("expect"), body(req, StripeMap.Block.class)));
+                })
+                .route("encoding", "POST DELETE /v1/volumes/{volume}/encoding", (req, p) -> {
+                    int id = p.int32("volume");
+                    admin(req);
+                    if (req.method().equals(HttpMethod.DELETE)) {
+                        String job = p.query("job");
+                        return ok(directory.cold().abortEncoding(id, job == null ? "" : job));
+                    }
+                    return ok(directory.cold().beginEncoding(checkVolume(body(req, StripeMap.class), id)));
+                })
+                .route("encoding.commit", "POST /v1/volumes/{volume}/encoding/commit", (req, p) -> {
+                    int id = p.int32("volume");
+                    admin(req);
+                    return ok(directory.cold().commitEncoding(checkVolume(body(req, StripeMap.class), id)));
+                })
+                .route("reclaim", "GET POST DELETE /v1/volumes/{volume}/reclaim", (req, p) -> {
+                    int id = p.int32("volume");
+                    ColdTier cold = directory.cold();
+                    if (req.method().equals(HttpMethod.GET)) {
+                        return ok(cold.reclaim(id));
+                    }
+                    admin(req);
+                    if (req.method().equals(HttpMethod.DELETE)) {
+                        return ok(cold.abortReclaim(id, query(p, "job")));
+                    }
+                    return ok(cold.beginReclaim(checkVolume(body(req, StripeMap.class), id), query(p, "expect")));
+                })
+                .route("reclaim.commit", "POST /v1/volumes/{volume}/reclaim/commit", (req, p) -> {
+                    int id = p.int32("volume");
+                    admin(req);
+                    return ok(directory.cold().commitReclaim(checkVolume(body(req, StripeMap.class), id), query(p, "expect")));
+                })
+                .route("dead-keys", "POST /v1/volumes/{volume}/dead-keys", (req, p) -> {
+                    int id = p.int32("volume");
+                    DeadKeys q = body(req, DeadKeys.class);
+                    return ok(Map.of("volume", id, "dead", directory.cold().deadKeys(id, q.keys())));
+                })
+                .route("replicas-dropped", "POST /v1/volumes/{volume}/replicas-dropped", (req, p) -> {
+                    int id = p.int32("volume");
+                    admin(req);
+                    return ok(directory.cold().replicasDropped(id));
+                })
+                .route("backup", "POST /v1/backup", (req, p) -> {
+                    admin(req);
+                    Object dir = body(req, new TypeReference<Map<String, Object>>() { }).get("dir");
+                    return ok(DirectoryBackup.backup(directory.meta(), dir instanceof String d ? d : null));
+                })
+                .route("raid-hold", "GET DELETE /v1/raid-hold", (req, p) -> {
+                    java.util.Map<String, Object> answer = new java.util.HashMap<>();
+                    if (req.method().equals(HttpMethod.DELETE)) {
+                        admin(req);
+                        answer.put("released", directory.raidLeases().releaseHold());
+                    } else {
+                        answer.put("hold", directory.raidLeases().hold());
+                    }
+                    return ok(answer);
+                })
+                .route("raid-lease", "GET POST DELETE /v1/raid-lease", (req, p) -> raidLease(req, p))
+                .route("stripes", "GET /v1/stripes", (req, p) -> ok(directory.cold().stripeMaps()))
+                .route("reclaims", "GET /v1/reclaims", (req, p) -> ok(directory.cold().reclaims()))
+                .route("console", "GET /v1/console", (req, p) -> {
+                    admin(req);
+                    FullHttpResponse r = ok(console.snapshot());
+                    r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+                    return ConsoleAssets.secure(r);
+                })
+                .route("stores", "GET /v1/stores", (req, p) -> ok(directory.stores()))
+                .route("store.restore", "POST /v1/stores/{store}/restore", (req, p) -> {
+                    admin(req);
+                    return ok(directory.restore(p.string("store")));
+                })
+                .route("store.fail", "POST /v1/stores/{store}/fail", (req, p) -> {
+                    admin(req);
+                    Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
+                    return ok(directory.verbs().fail(p.string("store"), b.get("reason") == null ? null : b.get("reason").toString()));
+                })
+                .route("store.drain", "POST /v1/stores/{store}/drain", (req, p) -> {
+                    admin(req);
+                    return ok(directory.verbs().drain(p.string("store")));
+                })
+                .route("store.drained", "POST /v1/stores/{store}/drained", (req, p) -> {
+                    admin(req);
+                    return ok(directory.verbs().drained(p.string("store")));
+                })
+                .observe(this::record)
+                .build();
+    }
+
+    /** The directory's routes, as documented in docs/directory-api.md. */
+    public Router router() {
+        return router;
+    }
+
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
-        long t0 = System.nanoTime();
-        String op = "other";
-        FullHttpResponse r;
-        try {
-            // The server kit (HttpServer) has already refused a URI with a bad %-escape.
-            QueryStringDecoder q = new QueryStringDecoder(req.uri());
-            String path = q.path();
-            List<String> seg = Arrays.stream(path.split("/")).filter(s -> !s.isEmpty()).toList();
-            HttpMethod m = req.method();
-            if (seg.size() == 1 && seg.get(0).equals("health")) {
-                op = "health";
-                allow(m, HttpMethod.GET);
-                r = HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok", "cluster", directory.meta().clusterId(),
-                        "secured", directory.config().secured(), "admin", adminToken != null));
-            } else if (seg.size() == 1 && seg.get(0).equals("metrics")) {
-                op = "metrics";
-                gauges.refresh();
-                r = metrics.response();
-            } else if (!seg.isEmpty() && seg.get(0).equals("ui")) {
-                op = "ui";
-                allow(m, HttpMethod.GET);
-                r = ConsoleAssets.get(seg.subList(1, seg.size()), path);
-            } else if (seg.size() >= 2 && seg.get(0).equals("v1")) {
-                op = opName(seg, m);
-                r = v1(req, m, seg.subList(1, seg.size()));
-            } else {
-                throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + path);
-            }
-        } catch (ApiException e) {
-            r = HttpResponses.error(e);
-        }
-        Timer.builder("hayloft_directory_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
-                .serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
-                .register(metrics.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        return r;
+        return router.handle(req);
+    }
+
+    /** Records a request in {@code hayloft_directory_requests{op,route,status}}. */
+    private void record(Router.Route route, HttpMethod m, int status, long nanos) {
+        String name = route == null ? "none" : route.name();
+        Timer.builder("hayloft_directory_requests").tag("op", opName(name, m)).tag("route", name)
+                .tag("status", Integer.toString(status)).serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
+                .register(metrics.registry()).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**
      * The {@code op} label of {@code hayloft_directory_requests_seconds}: the first path segment after
-     * {@code /v1}, except the hot path's own names: {@code lease}, {@code volume_map},
-     * {@code delete_log_append} and {@code delete_log_read}.
+     * {@code /v1} ({@code volumes} for every route under {@code /v1/volumes/}, {@code stores} under
+     * {@code /v1/stores/}), except the hot path's own names: {@code lease}, {@code volume_map},
+     * {@code delete_log_append} and {@code delete_log_read}; {@code health}, {@code metrics},
+     * {@code ui} outside {@code /v1}, and {@code other} for a request no route took.
      */
-    static String opName(List<String> seg, HttpMethod m) {
-        String what = seg.get(1);
-        if (what.equals("leases") && seg.size() == 2) {
-            return "lease";
-        }
-        if (what.equals("volume-map") && seg.size() == 2) {
-            return "volume_map";
-        }
-        if (what.equals("volumes") && seg.size() == 4 && seg.get(3).equals("deletes")) {
-            return m.equals(HttpMethod.GET) ? "delete_log_read" : "delete_log_append";
-        }
-        return what;
+    static String opName(String route, HttpMethod m) {
+        return switch (route) {
+            case "none" -> "other";
+            case "health", "metrics", "lease", "volume_map", "heartbeat", "backup", "raid-hold", "raid-lease", "stripes",
+                    "reclaims", "console", "stores" -> route;
+            case "ui", "ui.file" -> "ui";
+            case "deletes" -> m.equals(HttpMethod.GET) ? "delete_log_read" : "delete_log_append";
+            default -> route.startsWith("store.") ? "stores" : "volumes";
+        };
     }
 
-    private FullHttpResponse v1(FullHttpRequest req, HttpMethod m, List<String> seg) throws IOException, InterruptedException {
-        String what = seg.get(0);
-        int n = seg.size();
-        if (what.equals("heartbeat") && n == 1) {
-            allow(m, HttpMethod.POST);
-            heartbeatAuth(req);
-            var s = directory.heartbeat(body(req, Wire.Heartbeat.class));
-            return ok(new Wire.HeartbeatAnswer(s.id(), s.state().name(), directory.hotPath().deleteHeads(s.id())));
+    /** {@code POST /v1/volumes/<id>/replicas/move} and {@code .../index/move}. */
+    private FullHttpResponse move(FullHttpRequest req, int id, boolean replicas) {
+        admin(req);
+        Move mv = body(req, Move.class);
+        if (mv.from() == null || mv.to() == null || mv.from().isBlank() || mv.to().isBlank()) {
+            throw badRequest("a move needs {\"from\": store id, \"to\": store id}");
         }
-        if (what.equals("leases") && n == 1) {
-            allow(m, HttpMethod.POST);
-            return ok(directory.hotPath().lease(body(req, Wire.LeaseRequest.class)));
-        }
-        if (what.equals("volume-map") && n == 1) {
-            allow(m, HttpMethod.GET);
-            return volumeMap(req);
-        }
-        if (what.equals("volumes")) {
-            if (n == 1 && m.equals(HttpMethod.POST)) {
-                admin(req);
-                Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
-                return ok(directory.createVolumes(intField(b, "count", 1)));
-            }
-            if (n == 1) {
-                allow(m, HttpMethod.GET);
-                return ok(directory.volumes());
-            }
-            int id = volumeId(seg.get(1));
-            if (n == 2) {
-                allow(m, HttpMethod.GET);
-                return ok(directory.volume(id));
-            }
-            if (n == 3 && seg.get(2).equals("deletes")) {
-                return deletes(req, m, id);
-            }
-            if (n >= 3 && (seg.get(2).equals("stripes") || seg.get(2).equals("encoding") || seg.get(2).equals("replicas-dropped")
-                    || seg.get(2).equals("reclaim") || seg.get(2).equals("dead-keys"))) {
-                return cold(req, m, id, seg.subList(2, n));
-            }
-            if (n == 4 && (seg.get(2).equals("replicas") || seg.get(2).equals("index")) && seg.get(3).equals("move")) {
-                allow(m, HttpMethod.POST);
-                admin(req);
-                Move mv = body(req, Move.class);
-                if (mv.from() == null || mv.to() == null || mv.from().isBlank() || mv.to().isBlank()) {
-                    throw badRequest("a move needs {\"from\": store id, \"to\": store id}");
-                }
-                return ok(seg.get(2).equals("replicas") ? directory.verbs().moveReplica(id, mv.from(), mv.to())
-                        : directory.verbs().moveIndex(id, mv.from(), mv.to()));
-            }
-            if (n == 3 && seg.get(2).equals("read-only")) {
-                allow(m, HttpMethod.POST);
-                admin(req);
-                Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
-                Object reason = b.get("reason");
-                return ok(directory.markReadOnly(id, reason == null ? null : reason.toString()));
-            }
-        }
-        if (what.equals("backup") && n == 1) {
-            allow(m, HttpMethod.POST);
-            admin(req);
-            Object dir = body(req, new TypeReference<Map<String, Object>>() { }).get("dir");
-            return ok(DirectoryBackup.backup(directory.meta(), dir instanceof String d ? d : null));
-        }
-        if (what.equals("raid-hold") && n == 1) {
-            if (m.equals(HttpMethod.DELETE)) {
-                admin(req);
-                String released = directory.raidLeases().releaseHold();
-                java.util.Map<String, Object> answer = new java.util.HashMap<>();
-                answer.put("released", released);
-                return ok(answer);
-            }
-            allow(m, HttpMethod.GET);
-            java.util.Map<String, Object> answer = new java.util.HashMap<>();
-            answer.put("hold", directory.raidLeases().hold());
-            return ok(answer);
-        }
-        if (what.equals("raid-lease") && n == 1) {
-            return raidLease(req, m);
-        }
-        if (what.equals("stripes") && n == 1) {
-            allow(m, HttpMethod.GET);
-            return ok(directory.cold().stripeMaps());
-        }
-        if (what.equals("reclaims") && n == 1) {
-            allow(m, HttpMethod.GET);
-            return ok(directory.cold().reclaims());
-        }
-        if (what.equals("console") && n == 1) {
-            allow(m, HttpMethod.GET);
-            admin(req);
-            FullHttpResponse r = ok(console.snapshot());
-            r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
-            return ConsoleAssets.secure(r);
-        }
-        if (what.equals("stores")) {
-            if (n == 1) {
-                allow(m, HttpMethod.GET);
-                return ok(directory.stores());
-            }
-            if (n == 3 && seg.get(2).equals("restore")) {
-                allow(m, HttpMethod.POST);
-                admin(req);
-                return ok(directory.restore(seg.get(1)));
-            }
-            if (n == 3 && (seg.get(2).equals("fail") || seg.get(2).equals("drain") || seg.get(2).equals("drained"))) {
-                allow(m, HttpMethod.POST);
-                admin(req);
-                OperatorVerbs verbs = directory.verbs();
-                if (seg.get(2).equals("fail")) {
-                    Map<String, Object> b = req.content().isReadable() ? body(req, new TypeReference<Map<String, Object>>() { }) : Map.of();
-                    return ok(verbs.fail(seg.get(1), b.get("reason") == null ? null : b.get("reason").toString()));
-                }
-                return ok(seg.get(2).equals("drain") ? verbs.drain(seg.get(1)) : verbs.drained(seg.get(1)));
-            }
-        }
-        throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/" + String.join("/", seg));
-    }
-
-    /** The raid-node's endpoints under {@code /v1/volumes/<id>/}: stripes, encoding, replicas-dropped, reclaim, dead-keys. */
-    private FullHttpResponse cold(FullHttpRequest req, HttpMethod m, int id, List<String> seg) {
-        ColdTier cold = directory.cold();
-        String what = seg.get(0);
-        if (what.equals("stripes") && seg.size() == 1) {
-            allow(m, HttpMethod.GET);
-            return ok(cold.stripeMap(id));
-        }
-        if (what.equals("stripes") && seg.size() == 4 && seg.get(2).equals("blocks")) {
-            allow(m, HttpMethod.PUT);
-            admin(req);
-            String expect = new QueryStringDecoder(req.uri()).parameters().getOrDefault("expect", List.of()).stream()
-                    .findFirst().orElse(null);
-            return ok(cold.replaceBlock(id, volumeId(seg.get(1)), volumeId(seg.get(3)), expect,
-                    body(req, StripeMap.Block.class)));
-        }
-        if (what.equals("encoding") && seg.size() == 1) {
-            admin(req);
-            if (m.equals(HttpMethod.DELETE)) {
-                String job = new QueryStringDecoder(req.uri()).parameters().getOrDefault("job", List.of("")).get(0);
-                return ok(cold.abortEncoding(id, job));
-            }
-            allow(m, HttpMethod.POST);
-            return ok(cold.beginEncoding(checkVolume(body(req, StripeMap.class), id)));
-        }
-        if (what.equals("encoding") && seg.size() == 2 && seg.get(1).equals("commit")) {
-            allow(m, HttpMethod.POST);
-            admin(req);
-            return ok(cold.commitEncoding(checkVolume(body(req, StripeMap.class), id)));
-        }
-        if (what.equals("reclaim") && seg.size() == 1) {
-            if (m.equals(HttpMethod.GET)) {
-                return ok(cold.reclaim(id));
-            }
-            admin(req);
-            if (m.equals(HttpMethod.DELETE)) {
-                return ok(cold.abortReclaim(id, query(req, "job")));
-            }
-            allow(m, HttpMethod.POST);
-            return ok(cold.beginReclaim(checkVolume(body(req, StripeMap.class), id), query(req, "expect")));
-        }
-        if (what.equals("reclaim") && seg.size() == 2 && seg.get(1).equals("commit")) {
-            allow(m, HttpMethod.POST);
-            admin(req);
-            return ok(cold.commitReclaim(checkVolume(body(req, StripeMap.class), id), query(req, "expect")));
-        }
-        if (what.equals("dead-keys") && seg.size() == 1) {
-            allow(m, HttpMethod.POST);
-            DeadKeys q = body(req, DeadKeys.class);
-            return ok(Map.of("volume", id, "dead", cold.deadKeys(id, q.keys())));
-        }
-        if (what.equals("replicas-dropped") && seg.size() == 1) {
-            allow(m, HttpMethod.POST);
-            admin(req);
-            return ok(cold.replicasDropped(id));
-        }
-        throw CommonErrors.NOT_FOUND.exception("no such endpoint: /v1/volumes/" + id + "/" + String.join("/", seg));
+        return ok(replicas ? directory.verbs().moveReplica(id, mv.from(), mv.to()) : directory.verbs().moveIndex(id, mv.from(), mv.to()));
     }
 
     /**
@@ -321,14 +266,12 @@ public final class DirectoryHttp implements RequestHandler {
     }
 
     /** {@code POST|GET /v1/volumes/<id>/deletes}: the volume's delete log (see {@link HotPath}). */
-    private FullHttpResponse deletes(FullHttpRequest req, HttpMethod m, int id) {
-        if (m.equals(HttpMethod.POST)) {
+    private FullHttpResponse deletes(FullHttpRequest req, RouteParams params) {
+        int id = params.int32("volume");
+        if (req.method().equals(HttpMethod.POST)) {
             return ok(directory.hotPath().logDeletes(id, body(req, Wire.DeleteRequest.class)));
         }
-        if (!m.equals(HttpMethod.GET)) {
-            throw CommonErrors.METHOD_NOT_ALLOWED.exception("use GET or POST on /v1/volumes/" + id + "/deletes, not " + m);
-        }
-        Map<String, List<String>> p = new QueryStringDecoder(req.uri()).parameters();
+        Map<String, List<String>> p = params.queryParameters();
         long after = longParam(p, "after", 0);
         long limit = longParam(p, "limit", HotPath.MAX_DELETE_READ);
         if (limit < 1 || limit > HotPath.MAX_DELETE_READ) {
@@ -362,9 +305,9 @@ public final class DirectoryHttp implements RequestHandler {
     record DeadKeys(List<Long> keys) {
     }
 
-    /** A required query parameter. */
     /** {@code GET|POST|DELETE /v1/raid-lease}: see {@link RaidLeases}. */
-    private FullHttpResponse raidLease(FullHttpRequest req, HttpMethod m) {
+    private FullHttpResponse raidLease(FullHttpRequest req, RouteParams p) {
+        HttpMethod m = req.method();
         RaidLeases leases = directory.raidLeases();
         if (m.equals(HttpMethod.GET)) {
             return ok(leases.current());
@@ -379,19 +322,18 @@ public final class DirectoryHttp implements RequestHandler {
             }
             return ok(leases.acquire(h, t.longValue()));
         }
-        if (m.equals(HttpMethod.DELETE)) {
-            String holder = new QueryStringDecoder(req.uri()).parameters().getOrDefault("holder", List.of("")).get(0);
-            if (holder.isBlank()) {
-                throw badRequest("DELETE /v1/raid-lease needs ?holder=");
-            }
-            return ok(leases.release(holder));
+        // DELETE (the route takes no other method)
+        String holder = p.query("holder");
+        if (holder == null || holder.isBlank()) {
+            throw badRequest("DELETE /v1/raid-lease needs ?holder=");
         }
-        throw CommonErrors.METHOD_NOT_ALLOWED.exception("use GET, POST or DELETE on /v1/raid-lease, not " + m);
+        return ok(leases.release(holder));
     }
 
-    private static String query(FullHttpRequest req, String name) {
-        String v = new QueryStringDecoder(req.uri()).parameters().getOrDefault(name, List.of("")).get(0);
-        if (v.isEmpty()) {
+    /** A required query parameter (a job id). */
+    private static String query(RouteParams p, String name) {
+        String v = p.query(name);
+        if (v == null || v.isEmpty()) {
             throw badRequest("query parameter '" + name + "' (a job id) is required");
         }
         return v;
@@ -435,12 +377,6 @@ public final class DirectoryHttp implements RequestHandler {
         return HttpResponses.json(HttpResponseStatus.OK, body);
     }
 
-    private static void allow(HttpMethod m, HttpMethod expected) {
-        if (!m.equals(expected)) {
-            throw CommonErrors.METHOD_NOT_ALLOWED.exception("method " + m + " not allowed here; use " + expected);
-        }
-    }
-
     private static <T> T body(FullHttpRequest req, Class<T> type) {
         try (ByteBufInputStream in = new ByteBufInputStream(req.content().duplicate())) {
             T t = HttpResponses.JSON.readValue((java.io.InputStream) in, type);
@@ -471,14 +407,6 @@ public final class DirectoryHttp implements RequestHandler {
         }
         int nl = s.indexOf('\n');
         return nl < 0 ? s : s.substring(0, nl);
-    }
-
-    private static int volumeId(String s) {
-        try {
-            return Integer.parseInt(s);
-        } catch (NumberFormatException e) {
-            throw badRequest("volume id must be an integer, was '" + s + "'");
-        }
     }
 
     private static int intField(Map<String, Object> b, String name, int dflt) {

@@ -27,6 +27,7 @@ public final class DirectoryServer implements AutoCloseable {
     private final HealthChecker health;
     private final ExecutorService executor;
     private final HttpServer http;
+    private final io.hayloft.serverkit.http.Router router;
     private boolean closed;
 
     private DirectoryServer(DirectoryConfig config, StoreAdmin stores) throws InterruptedException {
@@ -55,8 +56,9 @@ public final class DirectoryServer implements AutoCloseable {
                 return t;
             });
             PrometheusEndpoint metrics = new PrometheusEndpoint();
-            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(),
-                    new DirectoryHttp(directory, metrics, transport), executor, 0,
+            DirectoryHttp api = new DirectoryHttp(directory, metrics, transport);
+            this.router = api.router();
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), api, executor, 0,
                     config.tls().serverContext());
             this.http.bindMetrics(metrics.registry());
             this.health = new HealthChecker(directory, admin);
@@ -82,6 +84,11 @@ public final class DirectoryServer implements AutoCloseable {
     }
 
     /** {@code host:port} of the HTTP API. */
+    /** The routes of the directory's HTTP API (docs/directory-api.md). */
+    public io.hayloft.serverkit.http.Router router() {
+        return router;
+    }
+
     public String address() {
         return config.host + ":" + http.port();
     }

@@ -1,18 +1,17 @@
 package io.hayloft.raid;
 
 import io.hayloft.format.errors.RaidErrors;
-import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.http.RequestHandler;
+import io.hayloft.serverkit.http.RouteParams;
+import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.http.Secrets;
 import io.micrometer.core.instrument.Timer;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -31,59 +30,45 @@ final class RaidHttp implements RequestHandler {
 
     private final RaidServer server;
     private final byte[] adminToken; // null: the admin endpoints are open (a cluster without an admin token)
+    private final Router router;
 
     RaidHttp(RaidServer server, String adminToken) {
         this.server = server;
         this.adminToken = Secrets.token(adminToken);
+        this.router = routes();
+    }
+
+    /** The raid-node's routes (docs/raid-api.md); exact paths, no empty segments. */
+    private Router routes() {
+        return Router.builder(CommonErrors.BAD_REQUEST).strictSlashes()
+                .route("health", "GET /health", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok")))
+                .route("status", "GET /status", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, server.status()))
+                .route("metrics", "GET /metrics", (req, p) -> server.metrics().endpoint.response())
+                .route("run", "POST /admin/run", (req, p) -> {
+                    admin(req);
+                    long wait = waitMillis(p);
+                    return HttpResponses.json(HttpResponseStatus.OK, await(server.runNow(), wait, "pass"));
+                })
+                .route("scrub", "POST /admin/scrub", (req, p) -> {
+                    admin(req);
+                    long wait = waitMillis(p);
+                    return HttpResponses.json(HttpResponseStatus.OK, await(server.scrubNow(), wait, "scrub cycle"));
+                })
+                .observe((route, m, status, nanos) -> Timer.builder("hayloft_raid_requests")
+                        .tag("op", route == null ? "other" : route.name()).tag("route", route == null ? "none" : route.name())
+                        .tag("status", Integer.toString(status))
+                        .register(server.metrics().endpoint.registry()).record(nanos, TimeUnit.NANOSECONDS))
+                .build();
+    }
+
+    /** The raid-node's routes, as documented in docs/raid-api.md. */
+    Router router() {
+        return router;
     }
 
     @Override
-    public FullHttpResponse handle(FullHttpRequest req) {
-        long t0 = System.nanoTime();
-        String op = "other";
-        FullHttpResponse r;
-        try {
-            QueryStringDecoder q = new QueryStringDecoder(req.uri());
-            String path = q.path();
-            switch (path) {
-                case "/health" -> {
-                    op = "health";
-                    allow(req, HttpMethod.GET);
-                    r = HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok"));
-                }
-                case "/status" -> {
-                    op = "status";
-                    allow(req, HttpMethod.GET);
-                    r = HttpResponses.json(HttpResponseStatus.OK, server.status());
-                }
-                case "/metrics" -> {
-                    op = "metrics";
-                    allow(req, HttpMethod.GET);
-                    r = server.metrics().endpoint.response();
-                }
-                case "/admin/run" -> {
-                    op = "run";
-                    allow(req, HttpMethod.POST);
-                    admin(req);
-                    long wait = waitMillis(q);
-                    r = HttpResponses.json(HttpResponseStatus.OK, await(server.runNow(), wait, "pass"));
-                }
-                case "/admin/scrub" -> {
-                    op = "scrub";
-                    allow(req, HttpMethod.POST);
-                    admin(req);
-                    long wait = waitMillis(q);
-                    r = HttpResponses.json(HttpResponseStatus.OK, await(server.scrubNow(), wait, "scrub cycle"));
-                }
-                default -> throw CommonErrors.NOT_FOUND.exception("no such endpoint: " + path
-                        + " (try /health, /status, /metrics, POST /admin/run, POST /admin/scrub)");
-            }
-        } catch (ApiException e) {
-            r = HttpResponses.error(e);
-        }
-        Timer.builder("hayloft_raid_requests").tag("op", op).tag("status", Integer.toString(r.status().code()))
-                .register(server.metrics().endpoint.registry()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        return r;
+    public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+        return router.handle(req);
     }
 
     private void admin(FullHttpRequest req) {
@@ -92,14 +77,8 @@ final class RaidHttp implements RequestHandler {
         }
     }
 
-    private static void allow(FullHttpRequest req, HttpMethod m) {
-        if (!req.method().equals(m)) {
-            throw CommonErrors.METHOD_NOT_ALLOWED.exception(req.method() + " not allowed here; use " + m);
-        }
-    }
-
-    private long waitMillis(QueryStringDecoder q) {
-        List<String> v = q.parameters().get("waitMillis");
+    private long waitMillis(RouteParams p) {
+        List<String> v = p.queryParameters().get("waitMillis");
         if (v == null || v.isEmpty()) {
             return server.adminWaitMillis();
         }

@@ -92,6 +92,7 @@ public final class RaidServer implements AutoCloseable {
     private final ScheduledExecutorService scrubLoop;
     private final ExecutorService httpExecutor;
     private final HttpServer http;
+    private final RaidHttp api;
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     /** Corrupt blocks the scrubber found and no pass has repaired yet, by store/name (a block found twice counts once). */
     private final Map<String, Scrubber.Finding> corrupt = new ConcurrentHashMap<>();
@@ -148,7 +149,8 @@ public final class RaidServer implements AutoCloseable {
         }
         try {
             node.recover();
-            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), new RaidHttp(this, config.adminToken), httpExecutor, 1,
+            this.api = new RaidHttp(this, config.adminToken);
+            this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), api, httpExecutor, 1,
                     config.tls().serverContext());
             this.http.bindMetrics(metrics.endpoint.registry());
         } catch (Exception e) {
@@ -183,6 +185,11 @@ public final class RaidServer implements AutoCloseable {
 
     public int port() {
         return http.port();
+    }
+
+    /** The routes of the raid-node's HTTP API (docs/raid-api.md). */
+    public io.hayloft.serverkit.http.Router router() {
+        return api.router();
     }
 
     public String address() {

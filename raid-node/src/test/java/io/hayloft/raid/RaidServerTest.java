@@ -191,7 +191,7 @@ class RaidServerTest {
                 assertThat(send(server, "GET", "/health").statusCode()).isEqualTo(200);
                 // The server keeps serving.
                 assertThat(post(server, "/admin/run").get("encoded")).isEmpty();
-                assertThat(metrics(server)).contains("hayloft_raid_requests_seconds_count{op=\"other\",status=\"404\"}");
+                assertThat(metrics(server)).contains("hayloft_raid_requests_seconds_count{op=\"other\",route=\"none\",status=\"404\"}");
             }
         }
     }

@@ -35,6 +35,7 @@ public final class StoreServer implements AutoCloseable {
     private final Store store;
     private final ExecutorService disk;
     private final HttpServer http;
+    private final io.hayloft.serverkit.http.Router router;
     private final DirectoryHeartbeat heartbeat;
     /** The store's one transport for its calls to the directory and other stores (https when it has a trust store). */
     private final io.hayloft.client.http.HttpTransport transport;
@@ -73,10 +74,10 @@ public final class StoreServer implements AutoCloseable {
                 s -> s.volumes().stream().mapToLong(v -> v.status().sizeBytes()).sum()).register(metrics.registry());
         HttpServer started = null;
         try {
-            started = HttpServer.start(config.host, config.port, config.limits(),
-                    new StoreHttpHandler(store, authorizer, metrics, transport, config.encodeStripes,
-                            config.directory == null || config.directory.isBlank() ? null : config.directory,
-                            config.maxBlockBytes), disk, config.ioThreads,
+            StoreHttpHandler api = new StoreHttpHandler(store, authorizer, metrics, transport, config.encodeStripes,
+                    config.directory == null || config.directory.isBlank() ? null : config.directory, config.maxBlockBytes);
+            router = api.router();
+            started = HttpServer.start(config.host, config.port, config.limits(), api, disk, config.ioThreads,
                     config.tls().serverContext());
             http = started;
             started.bindMetrics(metrics.registry());
@@ -139,6 +140,11 @@ public final class StoreServer implements AutoCloseable {
 
     public int port() {
         return http.port();
+    }
+
+    /** The routes of the store's HTTP API (docs/store-api.md). */
+    public io.hayloft.serverkit.http.Router router() {
+        return router;
     }
 
     public Store store() {

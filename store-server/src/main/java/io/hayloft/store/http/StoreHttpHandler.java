@@ -5,6 +5,8 @@ import io.hayloft.format.errors.ApiError;
 import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
 import io.hayloft.serverkit.http.HttpResponses;
+import io.hayloft.serverkit.http.RouteParams;
+import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.http.StreamedRequestHandler;
 import io.hayloft.serverkit.http.StreamedResponse;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
@@ -26,7 +28,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +51,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     /** Block and raw volume reads longer than this are streamed from the file, not read into memory. */
     static final long STREAM_THRESHOLD = 1 << 20;
 
+    private final Router router;
     private final java.util.concurrent.ConcurrentHashMap<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Store store;
     private final WriteAuthorizer authorizer;
@@ -57,7 +59,6 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     private final VolumePuller puller;
     private final io.hayloft.client.http.HttpTransport peers;
     private final StripeEncodeEndpoint encoder;
-    private final boolean encodeStripes;
     private final long maxBlockBytes;
 
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics) {
@@ -90,13 +91,13 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
             throw new IllegalArgumentException("maxBlockBytes must be >= 0, got " + maxBlockBytes);
         }
         this.maxBlockBytes = maxBlockBytes;
-        this.encodeStripes = encodeStripes;
         this.puller = new VolumePuller(peers);
         this.peers = peers;
         this.encoder = new StripeEncodeEndpoint(store, peers, metrics.registry(), directory);
         this.store = store;
         this.authorizer = authorizer;
         this.metrics = metrics;
+        this.router = routes(encodeStripes);
         for (boolean direct : new boolean[] {true, false}) {
             io.micrometer.core.instrument.FunctionCounter.builder("hayloft_store_block_committed_bytes", store.blocks(),
                             b -> b.committedBytes(direct))
@@ -106,80 +107,105 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
         }
     }
 
-    @Override
-    public FullHttpResponse handle(FullHttpRequest req) throws Exception {
-        long t0 = System.nanoTime();
-        String op = "other";
-        FullHttpResponse r;
-        try {
-            QueryStringDecoder q = new QueryStringDecoder(req.uri());
-            String[] parts = q.path().split("/");
-            List<String> seg = java.util.Arrays.stream(parts).filter(s -> !s.isEmpty()).toList();
-            Map<String, List<String>> params = q.parameters();
-            HttpMethod m = req.method();
-            if (seg.size() == 3 && isNumber(seg.get(0))) {
-                op = "needle." + m.name().toLowerCase(java.util.Locale.ROOT);
-                syncGate(m, seg.get(0));
-                r = noticeReadOnly(seg.get(0), () -> needle(req, m, seg, params));
-            } else if (seg.size() == 2 && "batch".equals(seg.get(1)) && isNumber(seg.get(0))) {
-                op = "batch";
-                r = noticeReadOnly(seg.get(0), () -> batch(req, m, seg));
-            } else if (seg.size() == 2 && isNumber(seg.get(0))) {
-                op = "key." + m.name().toLowerCase(java.util.Locale.ROOT);
-                syncGate(m, seg.get(0));
-                r = key(req, m, seg, params);
-            } else if (!seg.isEmpty() && "admin".equals(seg.get(0))) {
-                op = "admin";
-                r = admin(req, m, seg);
-            } else if (!seg.isEmpty() && "blocks".equals(seg.get(0))) {
-                op = "block." + m.name().toLowerCase(java.util.Locale.ROOT);
-                r = blocks(req, m, seg, params);
-            } else if (seg.size() == 3 && "volumes".equals(seg.get(0)) && "raw".equals(seg.get(2))) {
-                op = "raw";
-                allow(m, HttpMethod.GET);
-                Volume v = store.volume(number(seg.get(1), "volume"));
-                long offset = number(param(params, "offset"), "offset");
-                long length = number(param(params, "length"), "length");
-                if (length > STREAM_THRESHOLD) {
-                    // streamed from the file a chunk at a time; the range holds the file open through a compaction
-                    Volume.RawRange range = v.openRaw(offset, length);
-                    r = StreamedResponse.fileRange(HttpResponseStatus.OK, range.channel(), range.offset(), range.length(),
-                            OCTETS, range);
-                } else {
-                    r = HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.readRaw(offset, (int) length)), OCTETS);
-                }
-            } else if (seg.size() == 1 && "health".equals(seg.get(0))) {
-                op = "health";
-                allow(m, HttpMethod.GET);
-                r = HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok", "volumes", store.volumes().size()));
-            } else if (seg.size() == 1 && "metrics".equals(seg.get(0))) {
-                op = "metrics";
-                allow(m, HttpMethod.GET);
-                r = metrics.response();
-            } else {
-                throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: " + q.path());
-            }
-        } catch (StoreOperationException e) {
-            r = HttpResponses.error(errorOf(e.reason()), e.getMessage());
-        } catch (ApiException e) {
-            r = HttpResponses.error(e);
+    /**
+     * The store's routes (docs/store-api.md). Needle and key paths start with a volume number
+     * ({@code {volume:digits}}), so {@code /admin/...}, {@code /blocks/...} and {@code /volumes/...}
+     * are never taken for one.
+     */
+    private Router routes(boolean encodeStripes) {
+        Router.Builder b = Router.builder(StoreErrors.BAD_ARGUMENT)
+                .route("needle", "GET HEAD PUT DELETE /{volume:digits}/{key}/{alt}", (req, p) -> {
+                    long vol = p.number("volume");
+                    syncGate(req.method(), vol);
+                    return noticeReadOnly(vol, () -> needle(req, req.method(), vol, p));
+                })
+                .route("batch", "POST /{volume:digits}/batch", (req, p) -> {
+                    long vol = p.number("volume");
+                    return noticeReadOnly(vol, () -> batch(req, vol));
+                })
+                .route("key", "GET HEAD DELETE /{volume:digits}/{key}", (req, p) -> {
+                    long vol = p.number("volume");
+                    syncGate(req.method(), vol);
+                    return key(req, req.method(), vol, p);
+                })
+                .route("admin.volumes", "GET /admin/volumes", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, Map.of("volumes",
+                        store.volumes().stream().map(Volume::status).sorted((x, y) -> Long.compare(x.id(), y.id())).toList())))
+                .route("admin.volume", "GET POST DELETE /admin/volumes/{volume}", this::adminVolume)
+                .route("admin.seal", "POST /admin/volumes/{volume}/seal", (req, p) -> {
+                    long vol = p.number("volume");
+                    authorizer.authorize(req, "admin.seal", vol);
+                    Volume v = store.volume(vol);
+                    v.seal();
+                    store.volumeReadOnly(vol);
+                    return HttpResponses.json(HttpResponseStatus.OK, v.status());
+                })
+                .route("admin.index", "GET /admin/volumes/{volume}/index", (req, p) -> {
+                    long vol = p.number("volume");
+                    Volume v = store.volume(vol);
+                    byte[] block = VolumeIndex.of((int) vol, v.indexListing()).encode();
+                    return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(block), OCTETS);
+                })
+                .route("admin.pull", "POST /admin/volumes/{volume}/pull", (req, p) -> {
+                    long vol = p.number("volume");
+                    authorizer.authorize(req, "admin.pull", vol);
+                    String from = p.query("from");
+                    return HttpResponses.json(HttpResponseStatus.CREATED, puller.pull(store, vol, from == null ? "" : from));
+                })
+                .route("admin.compact", "POST /admin/volumes/{volume}/compact", (req, p) -> {
+                    long vol = p.number("volume");
+                    authorizer.authorize(req, "admin.compact", vol);
+                    Compactor.Result res = Compactor.compact(store.volume(vol));
+                    return HttpResponses.json(HttpResponseStatus.OK, res);
+                })
+                .route("blocks", "GET /blocks", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, Map.of("blocks", store.blocks().list())))
+                .route("block", "GET POST DELETE /blocks/{name}", this::block)
+                .streamed("block.put", "PUT /blocks/{name}", this::openBlockPut)
+                .route("raw", "GET /volumes/{volume}/raw", (req, p) -> {
+                    Volume v = store.volume(p.number("volume"));
+                    long offset = number(param(p, "offset"), "offset");
+                    long length = number(param(p, "length"), "length");
+                    if (length > STREAM_THRESHOLD) {
+                        // streamed from the file a chunk at a time; the range holds the file open through a compaction
+                        Volume.RawRange range = v.openRaw(offset, length);
+                        return StreamedResponse.fileRange(HttpResponseStatus.OK, range.channel(), range.offset(), range.length(),
+                                OCTETS, range);
+                    }
+                    return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(v.readRaw(offset, (int) length)), OCTETS);
+                })
+                .route("health", "GET /health", (req, p) -> HttpResponses.json(HttpResponseStatus.OK,
+                        Map.of("status", "ok", "volumes", store.volumes().size())))
+                .route("metrics", "GET /metrics", (req, p) -> metrics.response())
+                .translate(e -> e instanceof StoreOperationException se ? new ApiException(errorOf(se.reason()), se.getMessage()) : null)
+                .observe((route, m, status, nanos) -> timer(route, m, status).record(nanos, TimeUnit.NANOSECONDS));
+        if (encodeStripes) {
+            b.route("admin.encode-stripe", "POST /admin/volumes/{volume}/encode-stripe", (req, p) -> {
+                long vol = p.number("volume");
+                authorizer.authorize(req, "admin.encode", vol);
+                return encoder.handle(req, vol);
+            });
         }
-        timer(op, r.status().code()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        return r;
+        return b.build();
     }
 
-    /** {@code PUT /blocks/<name>} (two path segments) is streamed; everything else is aggregated. */
+    /** The store's routes, as documented in docs/store-api.md. */
+    public Router router() {
+        return router;
+    }
+
+    @Override
+    public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+        return router.handle(req);
+    }
+
+    /** {@code PUT /blocks/<name>} is streamed; everything else is aggregated. */
     @Override
     public boolean streamsBody(io.netty.handler.codec.http.HttpRequest head) {
-        if (!HttpMethod.PUT.equals(head.method())) {
-            return false;
-        }
-        String path = new QueryStringDecoder(head.uri()).path();
-        if (!path.startsWith("/blocks/")) {
-            return false;
-        }
-        List<String> seg = java.util.Arrays.stream(path.split("/")).filter(p -> !p.isEmpty()).toList();
-        return seg.size() == 2 && "blocks".equals(seg.get(0));
+        return ((StreamedRequestHandler) router).streamsBody(head);
+    }
+
+    @Override
+    public RequestBody openBody(io.netty.handler.codec.http.HttpRequest head) throws Exception {
+        return ((StreamedRequestHandler) router).openBody(head);
     }
 
     /**
@@ -187,13 +213,9 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
      * other block writes), the declared {@code Content-Length} against {@code maxBlockBytes} (413) and
      * the {@value #CRC_HEADER} header (400), then opens the block's {@link BlockStore.Writer}.
      */
-    @Override
-    public RequestBody openBody(io.netty.handler.codec.http.HttpRequest head) {
-        long t0 = System.nanoTime();
+    private RequestBody openBlockPut(io.netty.handler.codec.http.HttpRequest head, RouteParams p) {
         try {
-            List<String> seg = java.util.Arrays.stream(new QueryStringDecoder(head.uri()).path().split("/"))
-                    .filter(p -> !p.isEmpty()).toList();
-            String name = BlockStore.checkName(seg.get(1));
+            String name = BlockStore.checkName(p.string("name"));
             authorizer.authorize(head, "block.put", -1);
             long declared = io.netty.handler.codec.http.HttpUtil.getContentLength(head, -1L);
             if (declared > maxBlockBytes) {
@@ -205,26 +227,12 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
             return new RequestBody() {
                 @Override
                 public void content(ByteBuf chunk) throws Exception {
-                    try {
-                        put.content(chunk);
-                    } catch (ApiException e) {
-                        timer("block.put", e.error().status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-                        throw e;
-                    }
+                    put.content(chunk);
                 }
 
                 @Override
                 public FullHttpResponse end(io.netty.handler.codec.http.HttpHeaders trailers) throws Exception {
-                    try {
-                        FullHttpResponse r = put.end(trailers);
-                        timer("block.put", r.status().code()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-                        return r;
-                    } catch (ApiException e) {
-                        timer("block.put", e.error().status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-                        throw e;
-                    } catch (StoreOperationException e) {
-                        throw new ApiException(errorOf(e.reason()), e.getMessage());
-                    }
+                    return put.end(trailers);
                 }
 
                 @Override
@@ -232,12 +240,6 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                     put.abort();
                 }
             };
-        } catch (StoreOperationException e) {
-            timer("block.put", errorOf(e.reason()).status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-            throw new ApiException(errorOf(e.reason()), e.getMessage());
-        } catch (ApiException e) {
-            timer("block.put", e.error().status()).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-            throw e;
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -250,26 +252,39 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     }
 
     /**
-     * The request timer of an (op, status): registered once, then looked up in a map (building and
-     * registering a Micrometer timer per request cost a tenth of a small read's CPU).
+     * The request timer of a (route, method, status): {@code hayloft_store_requests{op,route,status}},
+     * registered once, then looked up in a map (building and registering a Micrometer timer per
+     * request cost a tenth of a small read's CPU). {@code op} is as it always was: {@code needle.get},
+     * {@code key.delete}, {@code block.put}, {@code batch}, {@code admin}, ..., {@code other} for a
+     * request no route took.
      */
-    private Timer timer(String op, int status) {
-        String key = op + ' ' + status;
+    private Timer timer(Router.Route route, HttpMethod m, int status) {
+        String name = route == null ? "none" : route.name();
+        String key = name + ' ' + m.name() + ' ' + status;
         Timer t = timers.get(key);
         if (t == null) {
-            t = timers.computeIfAbsent(key, k -> Timer.builder("hayloft_store_requests").tag("op", op)
-                    .tag("status", Integer.toString(status)).serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
-                    .register(metrics.registry()));
+            t = timers.computeIfAbsent(key, k -> Timer.builder("hayloft_store_requests").tag("op", op(name, m))
+                    .tag("route", name).tag("status", Integer.toString(status))
+                    .serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS).register(metrics.registry()));
         }
         return t;
     }
 
-    private FullHttpResponse needle(FullHttpRequest req, HttpMethod m, List<String> seg,
-                                    Map<String, List<String>> params) throws Exception {
-        long vol = number(seg.get(0), "volume");
-        long key = unsigned64(seg.get(1), "key");
-        int alt = (int) parseUnsigned32(seg.get(2));
-        long cookie = cookie(param(params, "cookie"));
+    /** The {@code op} tag of a route's requests. */
+    private static String op(String route, HttpMethod m) {
+        String method = m.name().toLowerCase(java.util.Locale.ROOT);
+        return switch (route) {
+            case "needle", "key" -> route + "." + method;
+            case "blocks", "block", "block.put" -> "block." + method;
+            case "none" -> "other";
+            default -> route.startsWith("admin.") ? "admin" : route;
+        };
+    }
+
+    private FullHttpResponse needle(FullHttpRequest req, HttpMethod m, long vol, RouteParams p) throws Exception {
+        long key = p.unsigned64("key");
+        int alt = p.unsigned32("alt");
+        long cookie = cookie(param(p, "cookie"));
         Volume v = store.volume(vol);
         if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
             // the needle is read straight into a pooled direct buffer that the response then owns
@@ -311,12 +326,10 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
             return HttpResponses.json(HttpResponseStatus.CREATED,
                     Map.of("volume", vol, "key", Long.toUnsignedString(key), "alt", Integer.toUnsignedString(alt), "size", n));
         }
-        if (m.equals(HttpMethod.DELETE)) {
-            authorizer.authorize(req, "needle.delete", vol);
-            v.delete(key, alt, cookie);
-            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
-        }
-        throw methodNotAllowed(m, "GET, HEAD, PUT, DELETE");
+        // DELETE (the route takes no other method)
+        authorizer.authorize(req, "needle.delete", vol);
+        v.delete(key, alt, cookie);
+        return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
     }
 
     /** A request that may meet a volume turning read-only. */
@@ -326,21 +339,21 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     }
 
     /** Runs a write; a VOLUME_READ_ONLY answer tells the store (which heartbeats at once), then goes out as usual. */
-    private FullHttpResponse noticeReadOnly(String volume, Call call) throws Exception {
+    private FullHttpResponse noticeReadOnly(long volume, Call call) throws Exception {
         try {
             return call.run();
         } catch (StoreOperationException e) {
             if (e.reason() == StoreOperationException.Reason.VOLUME_READ_ONLY) {
-                store.volumeReadOnly(number(volume, "volume"));
+                store.volumeReadOnly(volume);
             }
             throw e;
         }
     }
 
     /** Reads of a volume that has not applied the delete log since the store started answer 503 VOLUME_SYNCING. */
-    private void syncGate(HttpMethod m, String volume) {
+    private void syncGate(HttpMethod m, long volume) {
         if (m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD)) {
-            store.checkSynced(number(volume, "volume"));
+            store.checkSynced(volume);
         }
     }
 
@@ -348,14 +361,9 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
      * {@code GET|HEAD /<vol>/<key>?cookie=C}: the live alternate keys of a key with that cookie;
      * {@code DELETE}: deletes them all. None: 404 NEEDLE_NOT_FOUND, as for a missing needle.
      */
-    private FullHttpResponse key(FullHttpRequest req, HttpMethod m, List<String> seg,
-                                 Map<String, List<String>> params) throws Exception {
-        long vol = number(seg.get(0), "volume");
-        long key = unsigned64(seg.get(1), "key");
-        if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD) && !m.equals(HttpMethod.DELETE)) {
-            throw methodNotAllowed(m, "GET, HEAD, DELETE");
-        }
-        long cookie = cookie(param(params, "cookie"));
+    private FullHttpResponse key(FullHttpRequest req, HttpMethod m, long vol, RouteParams p) throws Exception {
+        long key = p.unsigned64("key");
+        long cookie = cookie(param(p, "cookie"));
         Volume v = store.volume(vol);
         if (m.equals(HttpMethod.DELETE)) {
             authorizer.authorize(req, "needle.delete", vol);
@@ -385,9 +393,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                 "needle " + vol + "/" + Long.toUnsignedString(key) + " not found");
     }
 
-    private FullHttpResponse batch(FullHttpRequest req, HttpMethod m, List<String> seg) throws Exception {
-        allow(m, HttpMethod.POST);
-        long vol = number(seg.get(0), "volume");
+    private FullHttpResponse batch(FullHttpRequest req, long vol) throws Exception {
         Volume v = store.volume(vol);
         authorizer.authorize(req, "batch", vol);
         List<Volume.NeedleWrite> needles;
@@ -405,77 +411,30 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                 Map.of("volume", vol, "written", needles.size(), "bytes", req.content().readableBytes()));
     }
 
-    private FullHttpResponse admin(FullHttpRequest req, HttpMethod m, List<String> seg) throws Exception {
-        if (seg.size() < 2 || !"volumes".equals(seg.get(1))) {
-            throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: /" + String.join("/", seg));
+    /** {@code GET|POST|DELETE /admin/volumes/<id>}: a volume's status, its creation, its removal. */
+    private FullHttpResponse adminVolume(FullHttpRequest req, RouteParams p) throws Exception {
+        long vol = p.number("volume");
+        if (req.method().equals(HttpMethod.POST)) {
+            authorizer.authorize(req, "admin.create", vol);
+            return HttpResponses.json(HttpResponseStatus.CREATED, store.create(vol).status());
         }
-        if (seg.size() == 2) {
-            allow(m, HttpMethod.GET);
-            return HttpResponses.json(HttpResponseStatus.OK, Map.of("volumes",
-                    store.volumes().stream().map(Volume::status).sorted((a, b) -> Long.compare(a.id(), b.id())).toList()));
+        if (req.method().equals(HttpMethod.DELETE)) {
+            authorizer.authorize(req, "admin.drop", vol);
+            store.drop(vol);
+            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
         }
-        long vol = number(seg.get(2), "volume");
-        if (seg.size() == 3) {
-            if (m.equals(HttpMethod.POST)) {
-                authorizer.authorize(req, "admin.create", vol);
-                return HttpResponses.json(HttpResponseStatus.CREATED, store.create(vol).status());
-            }
-            if (m.equals(HttpMethod.DELETE)) {
-                authorizer.authorize(req, "admin.drop", vol);
-                store.drop(vol);
-                return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
-            }
-            allow(m, HttpMethod.GET);
-            return HttpResponses.json(HttpResponseStatus.OK, store.volume(vol).status());
-        }
-        if (seg.size() == 4 && "seal".equals(seg.get(3))) {
-            allow(m, HttpMethod.POST);
-            authorizer.authorize(req, "admin.seal", vol);
-            Volume v = store.volume(vol);
-            v.seal();
-            store.volumeReadOnly(vol);
-            return HttpResponses.json(HttpResponseStatus.OK, v.status());
-        }
-        if (seg.size() == 4 && "index".equals(seg.get(3))) {
-            allow(m, HttpMethod.GET);
-            Volume v = store.volume(vol);
-            byte[] block = VolumeIndex.of((int) vol, v.indexListing()).encode();
-            return HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(block), OCTETS);
-        }
-        if (seg.size() == 4 && "pull".equals(seg.get(3))) {
-            allow(m, HttpMethod.POST);
-            authorizer.authorize(req, "admin.pull", vol);
-            String from = new QueryStringDecoder(req.uri()).parameters().getOrDefault("from", List.of("")).get(0);
-            return HttpResponses.json(HttpResponseStatus.CREATED, puller.pull(store, vol, from));
-        }
-        if (seg.size() == 4 && "encode-stripe".equals(seg.get(3)) && encodeStripes) {
-            allow(m, HttpMethod.POST);
-            authorizer.authorize(req, "admin.encode", vol);
-            return encoder.handle(req, vol);
-        }
-        if (seg.size() == 4 && "compact".equals(seg.get(3))) {
-            allow(m, HttpMethod.POST);
-            authorizer.authorize(req, "admin.compact", vol);
-            Compactor.Result res = Compactor.compact(store.volume(vol));
-            return HttpResponses.json(HttpResponseStatus.OK, res);
-        }
-        throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: /" + String.join("/", seg));
+        return HttpResponses.json(HttpResponseStatus.OK, store.volume(vol).status());
     }
 
-    private FullHttpResponse blocks(FullHttpRequest req, HttpMethod m, List<String> seg,
-                                    Map<String, List<String>> params) throws Exception {
+    /** {@code GET|POST|DELETE /blocks/<name>}; {@code PUT} is streamed ({@link #openBlockPut}). */
+    private FullHttpResponse block(FullHttpRequest req, RouteParams p) throws Exception {
         BlockStore bs = store.blocks();
-        if (seg.size() == 1) {
-            allow(m, HttpMethod.GET);
-            return HttpResponses.json(HttpResponseStatus.OK, Map.of("blocks", bs.list()));
-        }
-        if (seg.size() != 2) {
-            throw new ApiException(CommonErrors.NOT_FOUND, "no such endpoint: /" + String.join("/", seg));
-        }
-        String name = BlockStore.checkName(seg.get(1));
+        HttpMethod m = req.method();
+        Map<String, List<String>> params = p.queryParameters();
+        String name = BlockStore.checkName(p.string("name"));
         if (m.equals(HttpMethod.GET)) {
-            long offset = params.containsKey("offset") ? number(param(params, "offset"), "offset") : 0;
-            long length = params.containsKey("length") ? number(param(params, "length"), "length") : -1;
+            long offset = params.containsKey("offset") ? number(param(p, "offset"), "offset") : 0;
+            long length = params.containsKey("length") ? number(param(p, "length"), "length") : -1;
             BlockStore.OpenRange range = bs.open(name, offset, length);
             if (range.length() > STREAM_THRESHOLD) {
                 // streamed from the open file a chunk at a time; the response closes it
@@ -496,9 +455,9 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                 range.close();
             }
         }
-        // PUT /blocks/<name> never gets here: streamsBody hands it to openBody (StreamedBlockPut)
+        // PUT /blocks/<name> never gets here: it is a streamed route (StreamedBlockPut)
         if (m.equals(HttpMethod.POST)) {
-            String opName = param(params, "op");
+            String opName = param(p, "op");
             if ("create".equals(opName)) {
                 authorizer.authorize(req, "block.create", -1);
                 bs.create(name);
@@ -511,16 +470,14 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
             }
             if ("pull".equals(opName)) {
                 authorizer.authorize(req, "block.put", -1);
-                return pullBlock(bs, name, params);
+                return pullBlock(bs, name, p);
             }
             throw new ApiException(StoreErrors.BAD_ARGUMENT, "op must be 'create', 'append' or 'pull', got '" + opName + "'");
         }
-        if (m.equals(HttpMethod.DELETE)) {
-            authorizer.authorize(req, "block.delete", -1);
-            bs.delete(name);
-            return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
-        }
-        throw methodNotAllowed(m, "GET, PUT, POST, DELETE");
+        // DELETE (the route takes no other method)
+        authorizer.authorize(req, "block.delete", -1);
+        bs.delete(name);
+        return HttpResponses.empty(HttpResponseStatus.NO_CONTENT);
     }
 
     /**
@@ -531,7 +488,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
      * is replaced); answers its length and CRC32C. The drain moves blocks with it: their bytes never
      * pass through the raid-node (docs/store-api.md).
      */
-    private FullHttpResponse pullBlock(BlockStore bs, String name, Map<String, List<String>> params) throws Exception {
+    private FullHttpResponse pullBlock(BlockStore bs, String name, RouteParams params) throws Exception {
         String from = param(params, "from");
         if (from == null || !from.matches("[A-Za-z0-9.\\-\\[\\]:]+:[0-9]{1,5}")) {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, "from must be the source store's host:port, got '" + from + "'");
@@ -578,29 +535,8 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
         }
     }
 
-    private static void allow(HttpMethod m, HttpMethod allowed) {
-        if (!m.equals(allowed)) {
-            throw methodNotAllowed(m, allowed.name());
-        }
-    }
-
-    private static ApiException methodNotAllowed(HttpMethod m, String allowed) {
-        return new ApiException(CommonErrors.METHOD_NOT_ALLOWED, "method " + m + " not allowed here; use " + allowed);
-    }
-
-    private static boolean isNumber(String s) {
-        return !s.isEmpty() && s.length() <= 19 && s.chars().allMatch(Character::isDigit);
-    }
-
-    private static String checkDigits(String s, String what) {
-        if (s.isEmpty() || s.length() > 20 || !s.chars().allMatch(Character::isDigit)) {
-            throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be an unsigned decimal number, got '" + s + "'");
-        }
-        return s;
-    }
-
     static long number(String s, String what) {
-        if (s == null || !isNumber(s)) {
+        if (s == null || s.isEmpty() || s.length() > 19 || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be a non-negative decimal number, got '" + s + "'");
         }
         try {
@@ -610,25 +546,6 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
         }
     }
 
-    /** An unsigned 64-bit decimal (a photo key). */
-    static long unsigned64(String s, String what) {
-        checkDigits(s, what);
-        try {
-            return Long.parseUnsignedLong(s);
-        } catch (NumberFormatException e) {
-            throw new ApiException(StoreErrors.BAD_ARGUMENT, what + " must be an unsigned 64-bit number, got '" + s + "'");
-        }
-    }
-
-    private static long parseUnsigned32(String s) {
-        checkDigits(s, "alt");
-        long v = s.length() > 10 ? -1 : Long.parseLong(s);
-        if (v < 0 || v > 0xFFFFFFFFL) {
-            throw new ApiException(StoreErrors.BAD_ARGUMENT, "alt must be an unsigned 32-bit number, got '" + s + "'");
-        }
-        return v;
-    }
-
     private static long cookie(String s) {
         if (s == null || s.isEmpty() || s.length() > 16 || !s.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, "cookie must be 1..16 hex digits, got '" + s + "'");
@@ -636,12 +553,12 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
         return Long.parseUnsignedLong(s, 16);
     }
 
-    private static String param(Map<String, List<String>> params, String name) {
-        List<String> v = params.get(name);
-        if (v == null || v.isEmpty()) {
+    private static String param(RouteParams params, String name) {
+        String v = params.query(name);
+        if (v == null) {
             throw new ApiException(StoreErrors.BAD_ARGUMENT, "missing query parameter '" + name + "'");
         }
-        return v.get(0);
+        return v;
     }
 
     /** The wire error a store failure is sent as. */
