@@ -121,7 +121,7 @@ public final class DirectoryHttp implements RequestHandler {
             allow(m, HttpMethod.POST);
             heartbeatAuth(req);
             var s = directory.heartbeat(body(req, Wire.Heartbeat.class));
-            return ok(new Wire.HeartbeatAnswer(s.id(), s.state().name(), directory.hotPath().deleteHeads(s.id())));
+            return ok(new Wire.HeartbeatAnswer(s.id(), s.state(), directory.hotPath().deleteHeads(s.id())));
         }
         if (what.equals("leases") && n == 1) {
             allow(m, HttpMethod.POST);

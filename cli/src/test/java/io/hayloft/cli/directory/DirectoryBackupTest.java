@@ -1,6 +1,7 @@
 package io.hayloft.cli.directory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.hayloft.format.directory.BackupManifest;
 
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.cluster.ClusterOptions;
@@ -142,7 +143,7 @@ class DirectoryBackupTest {
             newestLiveVolume = Futures.await(admin.directory().createVolumes(1)).get(0).path("id").asInt();
         }
         Path backup = dir.resolve("backups").resolve("b1");
-        DirectoryBackup.Manifest manifest = DirectoryBackup.readManifest(backup);
+        BackupManifest manifest = DirectoryBackup.readManifest(backup);
         assertThat(manifest.keyHighWaterMark()).as("the backup predates keys the live directory handed out").isLessThan(maxLiveKey);
         assertThat(manifest.volumeSequence()).isLessThanOrEqualTo(newestLiveVolume);
 
