@@ -138,13 +138,6 @@ public final class DirectoryClient {
                 .thenApply(r -> http.json(r.uri().getAuthority(), "GET /v1/stores", r.body(), STORES, ERRORS));
     }
 
-    /**
-     * {@code GET /v1/stores}, the answer's bytes as the directory sent them: for a caller that shows
-     * the directory's answer verbatim ({@code hayloft stores --json}).
-     */
-    public CompletableFuture<byte[]> storesJson() {
-        return call("GET", "/v1/stores", null, false, s -> s == 200).thenApply(HttpResponse::body);
-    }
 
     /** {@code POST /v1/volumes} (admin): creates {@code count} logical volumes now. */
     public CompletableFuture<List<VolumeInfo>> createVolumes(int count) {

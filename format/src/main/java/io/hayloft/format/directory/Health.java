@@ -9,9 +9,9 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  *
  * @param status  {@code ok}
  * @param cluster the cluster's id
- * @param secured whether the directory has a {@code clusterSecret}
- * @param admin   whether it has an {@code adminToken}
+ * @param secured whether the directory has a {@code clusterSecret}; null when the answer does not say
+ * @param admin   whether it has an {@code adminToken}; null when the answer does not say
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record Health(String status, String cluster, boolean secured, boolean admin) {
+public record Health(String status, String cluster, Boolean secured, Boolean admin) {
 }

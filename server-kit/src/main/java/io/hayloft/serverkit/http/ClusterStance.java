@@ -1,6 +1,6 @@
 package io.hayloft.serverkit.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.Health;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,9 +47,9 @@ public final class ClusterStance {
      */
     public static void require(String who, String directory, String secretKey, boolean secured, String adminKey, boolean admin,
                                Duration patience, javax.net.ssl.SSLContext ssl) throws InterruptedException {
-        JsonNode health = health(who, directory, patience, ssl);
-        if (secretKey != null && health.has("secured")) {
-            boolean theirs = health.get("secured").asBoolean();
+        Health health = health(who, directory, patience, ssl);
+        if (secretKey != null && health.secured() != null) {
+            boolean theirs = health.secured();
             if (theirs && !secured) {
                 throw new IllegalStateException(who + " refuses to start: this cluster is secured (the directory at " + directory
                         + " has a clusterSecret): set " + secretKey + " on the " + who + ", the same as the directory's clusterSecret");
@@ -60,8 +60,8 @@ public final class ClusterStance {
                         + "or remove " + secretKey + " here");
             }
         }
-        if (adminKey != null && health.has("admin")) {
-            boolean theirs = health.get("admin").asBoolean();
+        if (adminKey != null && health.admin() != null) {
+            boolean theirs = health.admin();
             if (theirs && !admin) {
                 throw new IllegalStateException(who + " refuses to start: this cluster is secured (the directory at " + directory
                         + " has an adminToken): set " + adminKey + " on the " + who + ", the same as the directory's adminToken");
@@ -73,7 +73,7 @@ public final class ClusterStance {
         }
     }
 
-    private static JsonNode health(String who, String directory, Duration patience, javax.net.ssl.SSLContext ssl)
+    private static Health health(String who, String directory, Duration patience, javax.net.ssl.SSLContext ssl)
             throws InterruptedException {
         HttpClient.Builder hb = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2));
         if (ssl != null) {
@@ -89,7 +89,7 @@ public final class ClusterStance {
             try {
                 HttpResponse<byte[]> r = http.send(req, HttpResponse.BodyHandlers.ofByteArray());
                 if (r.statusCode() == 200) {
-                    return JSON.readTree(r.body());
+                    return JSON.readValue(r.body(), Health.class);
                 }
                 last = "answered " + r.statusCode();
             } catch (java.io.IOException e) {
