@@ -7,7 +7,6 @@ import io.hayloft.directory.meta.KeyAllocator;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStore.DeleteRecord;
 import io.hayloft.format.directory.StoreInfo;
-import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeInfo;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -10,7 +10,6 @@ import io.hayloft.serverkit.io.Disk;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
-import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.cluster.ClusterAuthorizer;

@@ -5,7 +5,6 @@ import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.Directory;
-import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.raid.Cluster;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
