@@ -118,7 +118,7 @@ class DirectoryReadTest {
                 .body(), Wire.VolumeMap.class);
         assertThat(map.readPolicy()).isEqualTo("cache");
         Wire.VolumeLocation v = map.volumes().stream().filter(x -> x.id() == a.volume()).findFirst().orElseThrow();
-        assertThat(v.state()).isEqualTo("WRITABLE");
+        assertThat(v.state()).isEqualTo(io.hayloft.format.directory.VolumeState.WRITABLE);
         assertThat(v.replicas()).containsExactlyInAnyOrderElementsOf(a.replicas());
         List<String> readFrom = new ArrayList<>(new CacheRouting(map.cacheNodes(), map.gutterNodes())
                 .urlPrefixes(key, v.replicas().get(0), map.scheme()));

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.format.wire.Wire;
 import io.hayloft.format.wire.WriteToken;
-import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.cluster.DirectoryHeartbeat;

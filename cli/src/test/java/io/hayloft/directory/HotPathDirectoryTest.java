@@ -463,7 +463,7 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
             DirectoryClient client = new DirectoryClient(HttpTransport.create(), List.of(directory.address()), ADMIN);
             String s0 = "127.0.0.1:" + stores.get(0).port();
             Wire.HeartbeatAnswer a = client.heartbeatAnswer(new Wire.Heartbeat("s0", s0, "r0", 1L << 30, 1L << 30, List.of())).join();
-            assertThat(a.state()).isEqualTo("UP");
+            assertThat(a.state()).isEqualTo(io.hayloft.format.directory.StoreState.UP);
             assertThat(a.deleteHeads().keySet()).containsExactlyInAnyOrderElementsOf(directory.directory().volumes().stream()
                     .filter(v -> v.replicas().contains("s0")).map(v -> v.id()).toList());
         }

@@ -2,10 +2,16 @@ package io.hayloft.client;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.http.RetryPolicy;
+import io.hayloft.format.directory.BackupManifest;
+import io.hayloft.format.directory.Health;
+import io.hayloft.format.directory.RaidHoldRelease;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.Wire;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
@@ -26,6 +32,8 @@ import java.util.function.IntPredicate;
  * transport's {@link HttpTransport#call(AddressList, String, java.util.function.Function, boolean,
  * java.time.Duration, IntPredicate, HttpTransport.ErrorFactory, RetryPolicy) call} with one attempt per
  * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated).
+ * Answers are the typed records of {@code io.hayloft.format.directory} and {@link Wire} (unknown
+ * fields ignored): callers never parse the directory's JSON themselves.
  *
  * <p>Every future completes on the transport's executor, or exceptionally with a
  * {@link DirectoryException} naming the directory, the call and what went wrong.
@@ -34,7 +42,8 @@ import java.util.function.IntPredicate;
  */
 public final class DirectoryClient {
     private static final HttpTransport.ErrorFactory ERRORS = DirectoryException::new;
-    private static final TypeReference<List<JsonNode>> NODES = new TypeReference<>() { };
+    private static final TypeReference<List<VolumeInfo>> VOLUMES = new TypeReference<>() { };
+    private static final TypeReference<List<StoreInfo>> STORES = new TypeReference<>() { };
 
     private final HttpTransport http;
     private final AddressList addresses;
@@ -66,11 +75,10 @@ public final class DirectoryClient {
 
     /**
      * {@code POST /v1/heartbeat}: registers a store or refreshes what it holds; completes with the
-     * state the directory gives the store ({@code UP}, {@code FAILED}, ...).
+     * state the directory gives the store ({@code UP}, {@code FAILED}, ...; null when the answer names none).
      */
-    public CompletableFuture<String> heartbeat(Wire.Heartbeat heartbeat) {
-        return call("POST", "/v1/heartbeat", body(heartbeat), true, s -> s == 200) // a secured directory wants the admin token
-                .thenApply(r -> parse(r, "POST /v1/heartbeat", JsonNode.class).path("state").asText("UNKNOWN"));
+    public CompletableFuture<StoreState> heartbeat(Wire.Heartbeat heartbeat) {
+        return heartbeatAnswer(heartbeat).thenApply(Wire.HeartbeatAnswer::state);
     }
 
     /**
@@ -115,69 +123,70 @@ public final class DirectoryClient {
 
     /** {@code POST /v1/heartbeat}, with the whole answer: the store's state and its volumes' delete-log heads. */
     public CompletableFuture<Wire.HeartbeatAnswer> heartbeatAnswer(Wire.Heartbeat heartbeat) {
-        return call("POST", "/v1/heartbeat", body(heartbeat), true, s -> s == 200)
+        return call("POST", "/v1/heartbeat", body(heartbeat), true, s -> s == 200) // a secured directory wants the admin token
                 .thenApply(r -> parse(r, "POST /v1/heartbeat", Wire.HeartbeatAnswer.class));
     }
 
-    /** {@code GET /v1/volumes}: every logical volume (VolumeInfo objects). */
-    public CompletableFuture<List<JsonNode>> volumes() {
+    /** {@code GET /v1/volumes}: every logical volume. */
+    public CompletableFuture<List<VolumeInfo>> volumes() {
         return call("GET", "/v1/volumes", null, false, s -> s == 200)
-                .thenApply(r -> http.json(r.uri().getAuthority(), "GET /v1/volumes", r.body(), NODES, ERRORS));
+                .thenApply(r -> http.json(r.uri().getAuthority(), "GET /v1/volumes", r.body(), VOLUMES, ERRORS));
     }
 
     /** {@code GET /v1/volumes/{id}}: one logical volume; 404 UNKNOWN_VOLUME. */
-    public CompletableFuture<JsonNode> volume(int id) {
+    public CompletableFuture<VolumeInfo> volume(int id) {
         String path = "/v1/volumes/" + id;
-        return call("GET", path, null, false, s -> s == 200).thenApply(r -> parse(r, "GET " + path, JsonNode.class));
+        return call("GET", path, null, false, s -> s == 200).thenApply(r -> parse(r, "GET " + path, VolumeInfo.class));
     }
 
-    /** {@code GET /v1/stores}: every registered store (StoreInfo objects). */
-    public CompletableFuture<List<JsonNode>> stores() {
+    /** {@code GET /v1/stores}: every registered store. */
+    public CompletableFuture<List<StoreInfo>> stores() {
         return call("GET", "/v1/stores", null, false, s -> s == 200)
-                .thenApply(r -> http.json(r.uri().getAuthority(), "GET /v1/stores", r.body(), NODES, ERRORS));
+                .thenApply(r -> http.json(r.uri().getAuthority(), "GET /v1/stores", r.body(), STORES, ERRORS));
     }
+
 
     /** {@code POST /v1/volumes} (admin): creates {@code count} logical volumes now. */
-    public CompletableFuture<List<JsonNode>> createVolumes(int count) {
+    public CompletableFuture<List<VolumeInfo>> createVolumes(int count) {
         if (count < 1) {
             throw new IllegalArgumentException("volume count must be >= 1, was " + count);
         }
         return call("POST", "/v1/volumes", body(Map.of("count", count)), true, s -> s == 200 || s == 201)
-                .thenApply(r -> http.json(r.uri().getAuthority(), "POST /v1/volumes", r.body(), NODES, ERRORS));
+                .thenApply(r -> http.json(r.uri().getAuthority(), "POST /v1/volumes", r.body(), VOLUMES, ERRORS));
     }
 
     /** {@code POST /v1/volumes/{id}/read-only} (admin). */
-    public CompletableFuture<JsonNode> markReadOnly(int id, String reason) {
+    public CompletableFuture<VolumeInfo> markReadOnly(int id, String reason) {
         String path = "/v1/volumes/" + id + "/read-only";
         return call("POST", path, body(Map.of("reason", reason == null ? "" : reason)), true, s -> s == 200)
-                .thenApply(r -> parse(r, "POST " + path, JsonNode.class));
+                .thenApply(r -> parse(r, "POST " + path, VolumeInfo.class));
     }
 
     /** {@code POST /v1/stores/{id}/restore} (admin): a FAILED store is UP again. */
-    public CompletableFuture<JsonNode> restoreStore(String storeId) {
+    public CompletableFuture<StoreInfo> restoreStore(String storeId) {
         String path = "/v1/stores/" + java.net.URLEncoder.encode(storeId, java.nio.charset.StandardCharsets.UTF_8) + "/restore";
         return call("POST", path, body(Map.of()), true, s -> s == 200)
-                .thenApply(r -> parse(r, "POST " + path, JsonNode.class));
+                .thenApply(r -> parse(r, "POST " + path, StoreInfo.class));
     }
 
     /** {@code GET /health} of the first directory that answers. */
-    public CompletableFuture<JsonNode> health() {
-        return call("GET", "/health", null, false, s -> s == 200).thenApply(r -> parse(r, "GET /health", JsonNode.class));
+    public CompletableFuture<Health> health() {
+        return call("GET", "/health", null, false, s -> s == 200).thenApply(r -> parse(r, "GET /health", Health.class));
     }
 
     /**
      * {@code POST /v1/backup} (admin): the directory writes a consistent backup of its database into
      * {@code dir}, a new directory on the directory's own host, and answers with the backup's manifest.
      */
-    public CompletableFuture<JsonNode> backup(String dir) {
+    public CompletableFuture<BackupManifest> backup(String dir) {
         return call("POST", "/v1/backup", body(Map.of("dir", dir)), true, s -> s == 200)
-                .thenApply(r -> parse(r, "POST /v1/backup", JsonNode.class));
+                .thenApply(r -> parse(r, "POST /v1/backup", BackupManifest.class));
     }
 
-    /** {@code DELETE /v1/raid-hold} (admin): lets raid-nodes work again after a restore; answers {@code {"released": why|null}}. */
-    public CompletableFuture<JsonNode> releaseRaidHold() {
+    /** {@code DELETE /v1/raid-hold} (admin): lets raid-nodes work again after a restore; answers the hold it released, if any. */
+    public CompletableFuture<RaidHoldRelease> releaseRaidHold() {
         return call("DELETE", "/v1/raid-hold", null, true, s -> s == 200)
-                .thenApply(r -> parse(r, "DELETE /v1/raid-hold", JsonNode.class));
+                .thenApply(r -> parse(r, "DELETE /v1/raid-hold", RaidHoldRelease.class));
     }
 
     private <T> T parse(HttpResponse<byte[]> r, String what, Class<T> type) {

@@ -1,6 +1,7 @@
 package io.hayloft.client;
 
 import io.hayloft.client.http.RetryPolicy;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.store.NotFoundException;
 import io.hayloft.client.store.StoreClient;
@@ -124,7 +125,7 @@ public final class HayloftClient implements AutoCloseable {
         this.leases = new LeasePool(directory::lease, b.leaseKeys, LEASE_SLOTS);
         this.maps = new VolumeMapCache(directory, b.volumeMapRefresh, map -> leases.retain(v -> {
             Wire.VolumeLocation l = map.volume(v);
-            return l == null || "WRITABLE".equals(l.state()) && l.down().isEmpty();
+            return l == null || l.state().writable() && l.down().isEmpty();
         }));
         this.writer = new Writer(directory, stores, retrier, leases, maps, b.maxBatchBytes, b.maxObjectBytes, b.maxAssigns,
                 b.pushToCache ? cache : null, b.coalescePuts);
@@ -466,7 +467,7 @@ public final class HayloftClient implements AutoCloseable {
     }
 
     /** Appends the photo to its volume's delete log, then deletes its needles on {@code replicas} (best effort) and in the cache. */
-    private CompletableFuture<Void> logAndDelete(PhotoId id, List<PhotoStat.Alt> alts, List<String> replicas, String state) {
+    private CompletableFuture<Void> logAndDelete(PhotoId id, List<PhotoStat.Alt> alts, List<String> replicas, VolumeState state) {
         LinkedHashSet<Integer> altKeys = new LinkedHashSet<>();
         alts.forEach(a -> altKeys.add(a.alt()));
         altKeys.add(id.alt());

@@ -1,5 +1,6 @@
 package io.hayloft.client;
 
+import io.hayloft.format.directory.VolumeState;
 import java.util.List;
 
 /**
@@ -12,12 +13,12 @@ import java.util.List;
  * <p>Immutable, hence thread-safe.
  *
  * @param volume the photo's logical volume
- * @param volumeState the volume's state in the map ({@code WRITABLE}, {@code READ_ONLY}, {@code ERASURE_CODED}, ...)
+ * @param volumeState the volume's state in the map ({@link VolumeState})
  * @param places URL prefixes in read order (cache nodes, then replicas on healthy stores, then the others)
  * @param replicas addresses ({@code host:port}) of the volume's replicas, those on healthy stores first
  * @param alts the photo's live alternate keys and their sizes, in the order the store lists them
  */
-public record PhotoStat(int volume, String volumeState, List<String> places, List<String> replicas, List<Alt> alts) {
+public record PhotoStat(int volume, VolumeState volumeState, List<String> places, List<String> replicas, List<Alt> alts) {
 
     public PhotoStat {
         places = List.copyOf(places);

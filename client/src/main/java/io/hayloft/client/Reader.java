@@ -67,7 +67,7 @@ final class Reader {
                   BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold) {
         VolumeMapCache.Snapshot s = maps.cached();
         Wire.VolumeLocation v = s == null ? null : s.volume(id.volume());
-        if (v == null || VolumeMapCache.coded(v.state())) {
+        if (v == null || v.state().coded()) {
             return Futures.await(read(id, read, cold));
         }
         Located l = new Located(s, v, maps.places(s, id.key(), v));
@@ -120,7 +120,7 @@ final class Reader {
     /** A volume in a version of the map, with a photo's read places. */
     record Located(VolumeMapCache.Snapshot map, Wire.VolumeLocation volume, List<String> places) {
         boolean coded() {
-            return VolumeMapCache.coded(volume.state());
+            return volume.state().coded();
         }
 
         /** The cache's cold prefixes ({@code <scheme>://<cache>/cold}) among the places. */

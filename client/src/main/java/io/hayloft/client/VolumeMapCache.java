@@ -192,11 +192,6 @@ final class VolumeMapCache implements AutoCloseable {
         }
     }
 
-    /** True for the volume states whose needles live in stripes, not replicas. */
-    static boolean coded(String state) {
-        return "ERASURE_CODED".equals(state) || "DEGRADED".equals(state) || "REPAIRING".equals(state);
-    }
-
     /**
      * The URL prefixes to read photo {@code key} of volume {@code v} from, in order (see the class
      * comment); the healthy replicas are rotated on each call.
@@ -208,9 +203,9 @@ final class VolumeMapCache implements AutoCloseable {
             Collections.rotate(healthy, Math.floorMod(rotation.getAndIncrement(), healthy.size()));
         }
         List<String> out = new ArrayList<>(healthy.size() + v.down().size() + 2);
-        if (s.routing != null && !healthy.isEmpty() && "WRITABLE".equals(v.state())) {
+        if (s.routing != null && !healthy.isEmpty() && v.state().writable()) {
             out.addAll(s.routing.urlPrefixes(key, healthy.get(0), scheme));
-        } else if (s.routing != null && coded(v.state())) {
+        } else if (s.routing != null && v.state().coded()) {
             out.addAll(s.routing.urlPrefixes(key, HayloftClient.COLD_PREFIX, scheme));
         }
         for (String a : healthy) {

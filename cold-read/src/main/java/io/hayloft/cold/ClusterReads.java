@@ -1,5 +1,6 @@
 package io.hayloft.cold;
 
+import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.Wire;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -13,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -84,12 +86,16 @@ public class ClusterReads {
     /** Every registered store by id. */
     public Map<String, StoreRef> stores() throws IOException {
         Map<String, StoreRef> out = new HashMap<>();
-        for (JsonNode s : JSON.readTree(call("GET", dir("/v1/stores"), null, true))) {
-            String state = s.path("state").asText();
-            out.put(s.get("id").asText(), new StoreRef(s.get("id").asText(), s.get("address").asText(),
-                    s.path("rack").asText("default"), "UP".equals(state) || "DRAINING".equals(state), "DRAINING".equals(state)));
+        for (StoreInfo s : storeInfos()) {
+            out.put(s.id(), new StoreRef(s.id(), s.address(), s.rack() == null ? "default" : s.rack(),
+                    s.state() != null && s.state().serving(), s.state() != null && s.state().draining()));
         }
         return out;
+    }
+
+    /** Every store as {@code GET /v1/stores} answers it: state, heartbeat, failures. */
+    public List<StoreInfo> storeInfos() throws IOException {
+        return List.of(JSON.readValue(call("GET", dir("/v1/stores"), null, true), StoreInfo[].class));
     }
 
     /** The stripe map of a volume, or null when it has none. */

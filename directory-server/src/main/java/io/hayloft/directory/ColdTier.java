@@ -2,10 +2,11 @@ package io.hayloft.directory;
 
 import io.hayloft.format.errors.DirectoryErrors;
 import io.hayloft.directory.meta.MetaStore;
-import io.hayloft.directory.meta.ReclaimPlan;
+import io.hayloft.format.directory.ReclaimPlan;
+import io.hayloft.format.directory.ReclaimSwap;
 import io.hayloft.format.wire.StripeMap;
-import io.hayloft.directory.meta.VolumeInfo;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -157,9 +158,6 @@ public final class ColdTier {
     /** Most keys one dead-keys request may ask about. */
     public static final int MAX_DEAD_KEYS = 100_000;
 
-    /** What a reclaim swap did: the volume's new record and the committed map it replaced. */
-    public record ReclaimSwap(VolumeInfo volume, StripeMap replaced) {
-    }
 
     /** The pending reclaim of a volume. */
     public ReclaimPlan reclaim(int volumeId) {

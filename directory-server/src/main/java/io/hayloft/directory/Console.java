@@ -4,9 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hayloft.format.wire.StripeMap;
-import io.hayloft.directory.meta.StoreInfo;
-import io.hayloft.directory.meta.VolumeInfo;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,10 +69,10 @@ final class Console {
         m.put("cluster", directory.meta().clusterId());
         m.put("generatedMillis", now);
         List<StoreInfo> stores = directory.stores();
-        Map<String, String> storeStates = new HashMap<>();
+        Map<String, StoreState> storeStates = new HashMap<>();
         List<Map<String, Object>> storeRows = new ArrayList<>();
         for (StoreInfo s : stores) {
-            storeStates.put(s.id(), s.state().name());
+            storeStates.put(s.id(), s.state());
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("id", s.id());
             r.put("address", s.address());
@@ -97,7 +98,7 @@ final class Console {
         return m;
     }
 
-    private void volumes(Map<String, Object> m, Map<String, String> storeStates) {
+    private void volumes(Map<String, Object> m, Map<String, StoreState> storeStates) {
         Map<Integer, StripeMap> maps = new HashMap<>();
         for (StripeMap s : directory.cold().stripeMaps()) {
             maps.put(s.volume(), s);
@@ -134,7 +135,7 @@ final class Console {
                 }
                 c.put("stripes", stripes);
                 long down = map.stripes().stream().flatMap(st -> st.blocks().stream())
-                        .filter(b -> !"UP".equals(storeStates.get(b.store()))).count();
+                        .filter(b -> storeStates.get(b.store()) == null || !storeStates.get(b.store()).up()).count();
                 c.put("blocksOnDownStores", down);
                 r.put("coding", c);
             }

@@ -4,6 +4,7 @@ import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.format.directory.BackupManifest;
 import io.hayloft.directory.meta.MetaStoreException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -51,7 +52,7 @@ public final class DirectoryBackup {
 
     /** The file a complete backup holds next to the database files. */
     public static final String MANIFEST = "hayloft-backup.json";
-    /** Version of {@link Manifest}. */
+    /** Version of {@link BackupManifest}. */
     public static final int MANIFEST_FORMAT = 1;
     /** Keys skipped by a restore unless told otherwise: 2^40. */
     public static final long DEFAULT_KEY_MARGIN = 1L << 40;
@@ -66,30 +67,8 @@ public final class DirectoryBackup {
     private DirectoryBackup() {
     }
 
-    /**
-     * What a backup holds; written as {@value #MANIFEST} and returned by {@code POST /v1/backup}.
-     *
-     * @param format           {@value #MANIFEST_FORMAT}
-     * @param dir              the backup's directory on the directory's host
-     * @param clusterId        the cluster the database belongs to
-     * @param databaseFormat   the directory database format ({@link MetaStore#FORMAT})
-     * @param keyHighWaterMark the key allocator's persisted mark in the backup: every key it handed out is below it
-     * @param volumeSequence   the next volume id in the backup
-     * @param stores           store records in the backup
-     * @param volumes          volume records in the backup
-     * @param deleteLogEntries delete-log entries in the backup, over all volumes
-     * @param files            files of the checkpoint
-     * @param bytes            their total size
-     * @param createdMillis    wall-clock time the checkpoint was taken
-     * @param millis           how long the backup took
-     */
-    public record Manifest(int format, String dir, String clusterId, int databaseFormat, long keyHighWaterMark,
-                           long volumeSequence, long stores, long volumes, long deleteLogEntries, long files, long bytes,
-                           long createdMillis, long millis) {
-    }
-
     /** What a restore did. */
-    public record Restored(Manifest backup, Path dataDir, long keyHighWaterMark, long volumeSequence) {
+    public record Restored(BackupManifest backup, Path dataDir, long keyHighWaterMark, long volumeSequence) {
     }
 
     /**
@@ -99,7 +78,7 @@ public final class DirectoryBackup {
      * @throws io.hayloft.format.errors.ApiException 400 for a relative path, 409 BACKUP_TARGET_EXISTS when
      *         {@code dir} exists and is not an empty directory, 500 BACKUP_FAILED when it cannot be written
      */
-    public static Manifest backup(MetaStore meta, String dir) {
+    public static BackupManifest backup(MetaStore meta, String dir) {
         if (dir == null || dir.isBlank()) {
             throw DirectoryHttp.badRequest("a backup needs {\"dir\": \"/absolute/path\"}: a new directory on the directory's host");
         }
@@ -137,7 +116,7 @@ public final class DirectoryBackup {
                         bytes += Files.size(p);
                     }
                 }
-                Manifest m = new Manifest(MANIFEST_FORMAT, target.toString(), in.clusterId(), MetaStore.FORMAT,
+                BackupManifest m = new BackupManifest(MANIFEST_FORMAT, target.toString(), in.clusterId(), MetaStore.FORMAT,
                         in.keyHighWaterMark(), in.volumeSequence(), in.stores(), in.volumes(), in.deleteLogEntries(), files, bytes,
                         created, (System.nanoTime() - t0) / 1_000_000);
                 writeManifest(target, m);
@@ -152,7 +131,7 @@ public final class DirectoryBackup {
     }
 
     /** Reads and checks the manifest of a complete backup. */
-    public static Manifest readManifest(Path backup) throws IOException {
+    public static BackupManifest readManifest(Path backup) throws IOException {
         Path f = backup.resolve(MANIFEST);
         if (!Files.isDirectory(backup)) {
             throw new IllegalArgumentException("no backup at " + backup + " (not a directory)");
@@ -161,7 +140,7 @@ public final class DirectoryBackup {
             throw new IllegalArgumentException(backup + " is not a complete directory backup: it has no " + MANIFEST
                     + " (the backup was interrupted, or this is not a backup)");
         }
-        Manifest m = JSON.readValue(f.toFile(), Manifest.class);
+        BackupManifest m = JSON.readValue(f.toFile(), BackupManifest.class);
         if (m.format() != MANIFEST_FORMAT) {
             throw new IllegalArgumentException(f + ": backup manifest format " + m.format() + ", this version reads " + MANIFEST_FORMAT);
         }
@@ -180,7 +159,7 @@ public final class DirectoryBackup {
      * @throws IllegalArgumentException for an incomplete backup, a non-empty {@code dataDir} or bad margins
      */
     public static Restored restore(Path backup, Path dataDir, long keyMargin, long volumeMargin) throws IOException {
-        Manifest m = readManifest(backup);
+        BackupManifest m = readManifest(backup);
         if (keyMargin < 0 || m.keyHighWaterMark() > Long.MAX_VALUE - keyMargin) {
             throw new IllegalArgumentException("key margin must be >= 0 and keep the key high-water mark "
                     + m.keyHighWaterMark() + " below 2^63, was " + keyMargin);
@@ -236,7 +215,7 @@ public final class DirectoryBackup {
         return new Restored(m, data, keyHwm, volumeSeq);
     }
 
-    private static void writeManifest(Path dir, Manifest m) throws IOException {
+    private static void writeManifest(Path dir, BackupManifest m) throws IOException {
         Path tmp = dir.resolve(MANIFEST + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ch.write(java.nio.ByteBuffer.wrap(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(m)));

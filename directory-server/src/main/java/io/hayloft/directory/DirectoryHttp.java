@@ -72,7 +72,7 @@ public final class DirectoryHttp implements RequestHandler {
                 .route("heartbeat", "POST /v1/heartbeat", (req, p) -> {
                     heartbeatAuth(req);
                     var s = directory.heartbeat(body(req, Wire.Heartbeat.class));
-                    return ok(new Wire.HeartbeatAnswer(s.id(), s.state().name(), directory.hotPath().deleteHeads(s.id())));
+                    return ok(new Wire.HeartbeatAnswer(s.id(), s.state(), directory.hotPath().deleteHeads(s.id())));
                 })
                 .route("lease", "POST /v1/leases", (req, p) -> ok(directory.hotPath().lease(body(req, Wire.LeaseRequest.class))))
                 .route("volume_map", "GET /v1/volume-map", (req, p) -> volumeMap(req))

@@ -1,8 +1,8 @@
 package io.hayloft.directory;
 
-import io.hayloft.directory.meta.StoreInfo;
-import io.hayloft.directory.meta.StoreInfo.StoreState;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeState;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;

@@ -1,8 +1,9 @@
 package io.hayloft.directory;
 
-import io.hayloft.directory.meta.StoreInfo;
-import io.hayloft.directory.meta.StoreInfo.StoreState;
-import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeInfo;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -56,7 +57,7 @@ public final class HealthChecker implements AutoCloseable {
                 }
                 int volume = directory.volumes().stream()
                         // replicas of an erasure-coded volume are being dropped: not a health signal
-                        .filter(v -> v.replicas().contains(s.id()) && v.state() != VolumeInfo.VolumeState.ERASURE_CODED)
+                        .filter(v -> v.replicas().contains(s.id()) && v.state() != VolumeState.ERASURE_CODED)
                         .mapToInt(VolumeInfo::id).findFirst().orElse(0);
                 java.util.concurrent.CompletableFuture<Void> done = stores.probe(s.address(), volume)
                         .orTimeout(directory.config().probeTimeoutMillis, TimeUnit.MILLISECONDS)

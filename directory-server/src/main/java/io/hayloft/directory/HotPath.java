@@ -6,9 +6,8 @@ import io.hayloft.format.wire.WriteToken;
 import io.hayloft.directory.meta.KeyAllocator;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStore.DeleteRecord;
-import io.hayloft.directory.meta.StoreInfo;
-import io.hayloft.directory.meta.StoreInfo.StoreState;
-import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -134,10 +133,10 @@ public final class HotPath {
             for (String id : v.replicas()) {
                 StoreInfo s = byId.get(id);
                 if (s != null) {
-                    (s.state() == StoreState.UP ? up : down).add(s.address());
+                    (s.state().up() ? up : down).add(s.address());
                 }
             }
-            volumes.add(new Wire.VolumeLocation(v.id(), v.state().name(), up, down, meta.deleteHead(v.id())));
+            volumes.add(new Wire.VolumeLocation(v.id(), v.state(), up, down, meta.deleteHead(v.id())));
         }
         DirectoryConfig config = directory.config();
         Wire.VolumeMap unversioned = new Wire.VolumeMap("", directory.scheme(), config.readPolicy, config.cacheNodes,

@@ -1,7 +1,7 @@
 package io.hayloft.directory;
 
-import io.hayloft.directory.meta.StoreInfo;
-import io.hayloft.directory.meta.StoreInfo.StoreState;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.StoreState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

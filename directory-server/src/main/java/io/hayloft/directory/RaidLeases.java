@@ -4,6 +4,7 @@ import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStoreException;
+import io.hayloft.format.directory.RaidLease;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -21,10 +22,6 @@ import java.time.Instant;
  * <p>Thread-safe: every operation is synchronized (a read-modify-write of one record).
  */
 public final class RaidLeases {
-
-    /** The lease as stored and as the API returns it; {@code holder} null when nobody holds it. */
-    public record Lease(String holder, long expiresMillis, long epoch) {
-    }
 
     static final String RECORD = "raid-lease";
     /**
@@ -60,9 +57,9 @@ public final class RaidLeases {
     }
 
     /** The lease now; an expired lease is reported with {@code holder} null. */
-    public synchronized Lease current() {
-        Lease l = stored();
-        return l.holder() == null || l.expiresMillis() <= clock.millis() ? new Lease(null, 0, l.epoch()) : l;
+    public synchronized RaidLease current() {
+        RaidLease l = stored();
+        return l.holder() == null || l.expiresMillis() <= clock.millis() ? new RaidLease(null, 0, l.epoch()) : l;
     }
 
     /**
@@ -71,7 +68,7 @@ public final class RaidLeases {
      * @throws io.hayloft.format.errors.ApiException 400 for a blank holder or a ttl outside
      *         1..3600000 ms; 409 LEASE_HELD naming the other holder and when its lease runs out
      */
-    public synchronized Lease acquire(String holder, long ttlMillis) {
+    public synchronized RaidLease acquire(String holder, long ttlMillis) {
         if (holder == null || holder.isBlank() || holder.length() > 200) {
             throw DirectoryHttp.badRequest("lease holder must be 1..200 characters, was " + (holder == null ? "missing" : "\"" + holder + "\""));
         }
@@ -84,14 +81,14 @@ public final class RaidLeases {
                     + "'hayloft directory release-raid' (docs/operations.md, \"After a restore\")");
         }
         long now = clock.millis();
-        Lease l = stored();
+        RaidLease l = stored();
         boolean free = l.holder() == null || l.expiresMillis() <= now;
         if (!free && !l.holder().equals(holder)) {
             throw DirectoryErrors.LEASE_HELD.exception("the raid lease is held by " + l.holder() + " until "
                     + Instant.ofEpochMilli(l.expiresMillis()) + " (" + (l.expiresMillis() - now) + " ms from now); "
                     + "run one raid-node per cluster, or wait for it to stop");
         }
-        Lease next = new Lease(holder, now + ttlMillis, holder.equals(l.holder()) && !free ? l.epoch() : l.epoch() + 1);
+        RaidLease next = new RaidLease(holder, now + ttlMillis, holder.equals(l.holder()) && !free ? l.epoch() : l.epoch() + 1);
         store(next);
         return next;
     }
@@ -101,32 +98,32 @@ public final class RaidLeases {
      *
      * @throws io.hayloft.format.errors.ApiException 409 LEASE_HELD when another holder has it
      */
-    public synchronized Lease release(String holder) {
-        Lease l = current();
+    public synchronized RaidLease release(String holder) {
+        RaidLease l = current();
         if (l.holder() == null) {
             return l;
         }
         if (!l.holder().equals(holder)) {
             throw DirectoryErrors.LEASE_HELD.exception("the raid lease is held by " + l.holder() + ", not " + holder);
         }
-        Lease free = new Lease(null, 0, l.epoch());
+        RaidLease free = new RaidLease(null, 0, l.epoch());
         store(free);
         return free;
     }
 
-    private Lease stored() {
+    private RaidLease stored() {
         byte[] v = meta.setting(RECORD);
         if (v == null) {
-            return new Lease(null, 0, 0);
+            return new RaidLease(null, 0, 0);
         }
         try {
-            return JSON.readValue(v, Lease.class);
+            return JSON.readValue(v, RaidLease.class);
         } catch (IOException e) {
             throw new MetaStoreException("corrupt raid-lease record in " + meta.path() + ": " + e.getMessage(), e);
         }
     }
 
-    private void store(Lease l) {
+    private void store(RaidLease l) {
         try {
             meta.putSetting(RECORD, JSON.writeValueAsBytes(l));
         } catch (IOException e) {

@@ -1,11 +1,12 @@
 package io.hayloft.directory;
 
+import io.hayloft.format.directory.VolumeState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.meta.MetaStore;
-import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -47,7 +48,7 @@ class FailedVolumeCreateTest {
             }
             assertThatThrownBy(() -> d.createVolumes(1)).hasMessageContaining("creating the replica on store s3 failed");
             VolumeInfo v = d.volumes().get(0);
-            assertThat(v.state()).isEqualTo(VolumeInfo.VolumeState.READ_ONLY);
+            assertThat(v.state()).isEqualTo(VolumeState.READ_ONLY);
             assertThat(v.replicas()).containsExactlyInAnyOrder("s1", "s2");
         }
     }

@@ -1,6 +1,7 @@
 package io.hayloft.directory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.hayloft.format.directory.RaidLease;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -57,15 +58,15 @@ class RaidLeaseTest {
         try (MetaStore meta = MetaStore.open(dir.resolve("meta"), true)) {
             RaidLeases leases = new RaidLeases(meta, clock);
             assertThat(leases.current().holder()).isNull();
-            RaidLeases.Lease a = leases.acquire("raid-a", 10_000);
-            assertThat(a).isEqualTo(new RaidLeases.Lease("raid-a", 1_010_000, 1));
+            RaidLease a = leases.acquire("raid-a", 10_000);
+            assertThat(a).isEqualTo(new RaidLease("raid-a", 1_010_000, 1));
             assertThatThrownBy(() -> leases.acquire("raid-b", 10_000)).isInstanceOf(ApiException.class)
                     .hasMessageContaining("held by raid-a").hasMessageContaining("10000 ms from now");
             clock.millis.addAndGet(5_000);
-            assertThat(leases.acquire("raid-a", 10_000)).isEqualTo(new RaidLeases.Lease("raid-a", 1_015_000, 1));
+            assertThat(leases.acquire("raid-a", 10_000)).isEqualTo(new RaidLease("raid-a", 1_015_000, 1));
             clock.millis.addAndGet(10_000); // expired exactly now
             assertThat(leases.current().holder()).isNull();
-            RaidLeases.Lease b = leases.acquire("raid-b", 1_000);
+            RaidLease b = leases.acquire("raid-b", 1_000);
             assertThat(b.holder()).isEqualTo("raid-b");
             assertThat(b.epoch()).isEqualTo(2);
             assertThatThrownBy(() -> leases.release("raid-a")).isInstanceOf(ApiException.class).hasMessageContaining("held by raid-b");
@@ -77,7 +78,7 @@ class RaidLeaseTest {
         }
         try (MetaStore meta = MetaStore.open(dir.resolve("meta"), false)) {
             RaidLeases leases = new RaidLeases(meta, clock);
-            assertThat(leases.current()).isEqualTo(new RaidLeases.Lease("raid-a", clock.millis() + 1_000, 3));
+            assertThat(leases.current()).isEqualTo(new RaidLease("raid-a", clock.millis() + 1_000, 3));
         }
     }
 

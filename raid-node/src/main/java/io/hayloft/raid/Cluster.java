@@ -1,6 +1,12 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ClusterBlockWrites;
+import io.hayloft.format.directory.DeadKeys;
+import io.hayloft.format.directory.RaidLease;
+import io.hayloft.format.directory.ReclaimPlan;
+import io.hayloft.format.directory.ReclaimSwap;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.VolumeIndex;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,7 +21,8 @@ import java.util.Map;
 /**
  * The raid-node's view of the cluster over HTTP: the read calls of {@link io.hayloft.cold.ClusterReads} (cold-read)
  * and the admin and write calls: the directory's volume, encoding, reclaim, drain and lease
- * endpoints (docs/directory-api.md) and the stores' block and volume endpoints (docs/store-api.md).
+ * endpoints (docs/directory-api.md), answered as the records of {@code io.hayloft.format.directory},
+ * and the stores' block and volume endpoints (docs/store-api.md).
  * Every failure is an {@link IOException} naming the server and the request.
  *
  * <p>Thread-safe: one shared transport; no other state.
@@ -43,14 +50,14 @@ public final class Cluster extends ClusterBlockWrites {
     // ------------------------------------------------------------------ directory
 
 
-    public JsonNode volume(int id) throws IOException {
-        return JSON.readTree(call("GET", dir("/v1/volumes/" + id), null, true));
+    /** {@code GET /v1/volumes/{id}}: one logical volume; an {@link HttpStatusException} UNKNOWN_VOLUME when there is none. */
+    public VolumeInfo volume(int id) throws IOException {
+        return JSON.readValue(call("GET", dir("/v1/volumes/" + id), null, true), VolumeInfo.class);
     }
 
-    public List<JsonNode> volumes() throws IOException {
-        List<JsonNode> out = new ArrayList<>();
-        JSON.readTree(call("GET", dir("/v1/volumes"), null, true)).forEach(out::add);
-        return out;
+    /** {@code GET /v1/volumes}: every logical volume. */
+    public List<VolumeInfo> volumes() throws IOException {
+        return List.of(JSON.readValue(call("GET", dir("/v1/volumes"), null, true), VolumeInfo[].class));
     }
 
     public List<StripeMap> stripeMaps() throws IOException {
@@ -80,17 +87,9 @@ public final class Cluster extends ClusterBlockWrites {
                 + "?expect=" + expect), JSON.writeValueAsBytes(rebuilt), true), StripeMap.class);
     }
 
-    /** A pending reclaim as the directory records it (docs/directory-api.md). */
-    public record Reclaim(String replaces, StripeMap plan) {
-    }
-
-    /** Every pending reclaim. */
-    public List<Reclaim> reclaims() throws IOException {
-        List<Reclaim> out = new ArrayList<>();
-        for (JsonNode r : JSON.readTree(call("GET", dir("/v1/reclaims"), null, true))) {
-            out.add(new Reclaim(r.get("replaces").asText(), JSON.treeToValue(r.get("plan"), StripeMap.class)));
-        }
-        return out;
+    /** Every pending reclaim ({@code GET /v1/reclaims}). */
+    public List<ReclaimPlan> reclaims() throws IOException {
+        return List.of(JSON.readValue(call("GET", dir("/v1/reclaims"), null, true), ReclaimPlan[].class));
     }
 
     /** Records a reclaim plan beside the committed map of job {@code expect}. */
@@ -103,9 +102,8 @@ public final class Cluster extends ClusterBlockWrites {
      * (null when the swap had already happened).
      */
     public StripeMap commitReclaim(StripeMap map, String expect) throws IOException {
-        JsonNode r = JSON.readTree(call("POST", dir("/v1/volumes/" + map.volume() + "/reclaim/commit?expect=" + expect),
-                JSON.writeValueAsBytes(map), true));
-        return r.path("replaced").isObject() ? JSON.treeToValue(r.get("replaced"), StripeMap.class) : null;
+        return JSON.readValue(call("POST", dir("/v1/volumes/" + map.volume() + "/reclaim/commit?expect=" + expect),
+                JSON.writeValueAsBytes(map), true), ReclaimSwap.class).replaced();
     }
 
     public void abortReclaim(int volume, String job) throws IOException {
@@ -118,9 +116,7 @@ public final class Cluster extends ClusterBlockWrites {
         List<Long> all = new ArrayList<>(keys);
         for (int i = 0; i < all.size(); i += 10_000) {
             byte[] body = JSON.writeValueAsBytes(Map.of("keys", all.subList(i, Math.min(all.size(), i + 10_000))));
-            for (JsonNode k : JSON.readTree(call("POST", dir("/v1/volumes/" + volume + "/dead-keys"), body, true)).get("dead")) {
-                dead.add(k.asLong());
-            }
+            dead.addAll(JSON.readValue(call("POST", dir("/v1/volumes/" + volume + "/dead-keys"), body, true), DeadKeys.class).dead());
         }
         return dead;
     }
@@ -128,19 +124,19 @@ public final class Cluster extends ClusterBlockWrites {
     // ------------------------------------------------------------------ operator verbs (docs/directory-api.md)
 
     /** {@code POST /v1/stores/{id}/drain}: the store DRAINING, its writable volumes read-only. */
-    public JsonNode drainStore(String store) throws IOException {
-        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/drain"), null, true));
+    public StoreInfo drainStore(String store) throws IOException {
+        return JSON.readValue(call("POST", dir("/v1/stores/" + enc(store) + "/drain"), null, true), StoreInfo.class);
     }
 
     /** {@code POST /v1/stores/{id}/drained}: DRAINING becomes DRAINED; 409 naming what the directory still lists there. */
-    public JsonNode markDrained(String store) throws IOException {
-        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/drained"), null, true));
+    public StoreInfo markDrained(String store) throws IOException {
+        return JSON.readValue(call("POST", dir("/v1/stores/" + enc(store) + "/drained"), null, true), StoreInfo.class);
     }
 
     /** {@code POST /v1/volumes/{id}/replicas/move}: replica {@code from} becomes {@code to}; idempotent. */
-    public JsonNode moveReplica(int volume, String from, String to) throws IOException {
-        return JSON.readTree(call("POST", dir("/v1/volumes/" + volume + "/replicas/move"),
-                JSON.writeValueAsBytes(Map.of("from", from, "to", to)), true));
+    public VolumeInfo moveReplica(int volume, String from, String to) throws IOException {
+        return JSON.readValue(call("POST", dir("/v1/volumes/" + volume + "/replicas/move"),
+                JSON.writeValueAsBytes(Map.of("from", from, "to", to)), true), VolumeInfo.class);
     }
 
     /** {@code POST /v1/volumes/{id}/index/move}: the needle-index copy on {@code from} is now on {@code to}; idempotent. */
@@ -150,27 +146,20 @@ public final class Cluster extends ClusterBlockWrites {
     }
 
     /** {@code POST /v1/stores/{id}/fail}: the store FAILED, its writable volumes read-only. */
-    public JsonNode failStore(String store, String reason) throws IOException {
-        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/fail"),
-                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true));
+    public StoreInfo failStore(String store, String reason) throws IOException {
+        return JSON.readValue(call("POST", dir("/v1/stores/" + enc(store) + "/fail"),
+                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true), StoreInfo.class);
     }
 
     /** {@code POST /v1/stores/{id}/restore}: the store UP again. */
-    public JsonNode restoreStore(String store) throws IOException {
-        return JSON.readTree(call("POST", dir("/v1/stores/" + enc(store) + "/restore"), null, true));
+    public StoreInfo restoreStore(String store) throws IOException {
+        return JSON.readValue(call("POST", dir("/v1/stores/" + enc(store) + "/restore"), null, true), StoreInfo.class);
     }
 
     /** {@code POST /v1/volumes/{id}/read-only}: the volume READ_ONLY with {@code reason}. */
-    public JsonNode markReadOnly(int volume, String reason) throws IOException {
-        return JSON.readTree(call("POST", dir("/v1/volumes/" + volume + "/read-only"),
-                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true));
-    }
-
-    /** Every store as {@code GET /v1/stores} returns it (StoreInfo objects with state, heartbeat, failures). */
-    public List<JsonNode> storeInfos() throws IOException {
-        List<JsonNode> out = new ArrayList<>();
-        JSON.readTree(call("GET", dir("/v1/stores"), null, true)).forEach(out::add);
-        return out;
+    public VolumeInfo markReadOnly(int volume, String reason) throws IOException {
+        return JSON.readValue(call("POST", dir("/v1/volumes/" + volume + "/read-only"),
+                JSON.writeValueAsBytes(Map.of("reason", reason == null ? "" : reason)), true), VolumeInfo.class);
     }
 
     private static String enc(String s) {
@@ -293,7 +282,7 @@ public final class Cluster extends ClusterBlockWrites {
      */
     public long acquireLease(String holder, long ttlMillis) throws IOException {
         byte[] body = JSON.writeValueAsBytes(Map.of("holder", holder, "ttlMillis", ttlMillis));
-        return JSON.readTree(call("POST", dir("/v1/raid-lease"), body, true)).get("epoch").asLong();
+        return JSON.readValue(call("POST", dir("/v1/raid-lease"), body, true), RaidLease.class).epoch();
     }
 
     /** Releases the raid lease if {@code holder} has it. */

@@ -1,6 +1,6 @@
 package io.hayloft.raid;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.VolumeIndex;
 import java.io.IOException;
@@ -102,12 +102,12 @@ public final class DrainJob {
         if (!reachable) {
             LOG.warn("drain of {}: the store does not answer; replicas are copied from other replicas, blocks rebuilt", storeId);
         }
-        List<JsonNode> volumes = new ArrayList<>();
+        List<VolumeInfo> volumes = new ArrayList<>();
         long bytes = 0;
-        for (JsonNode v : cluster.volumes()) {
-            if (replicas(v).contains(storeId)) {
+        for (VolumeInfo v : cluster.volumes()) {
+            if (v.replicas().contains(storeId)) {
                 volumes.add(v);
-                bytes += v.path("sizeBytes").asLong();
+                bytes += v.sizeBytes();
             }
         }
         List<StripeMap> maps = new ArrayList<>();
@@ -136,8 +136,8 @@ public final class DrainJob {
             }
         }
         Map<String, Integer> perStore = new HashMap<>();
-        for (JsonNode v : cluster.volumes()) {
-            replicas(v).forEach(r -> perStore.merge(r, 1, Integer::sum));
+        for (VolumeInfo v : cluster.volumes()) {
+            v.replicas().forEach(r -> perStore.merge(r, 1, Integer::sum));
         }
         List<String> failures = new ArrayList<>();
         int replicasMoved = 0;
@@ -145,8 +145,8 @@ public final class DrainJob {
         int rebuilt = 0;
         int indexes = 0;
         long moved = 0;
-        for (JsonNode v : volumes) {
-            int id = v.get("id").asInt();
+        for (VolumeInfo v : volumes) {
+            int id = v.id();
             try {
                 long n = moveReplica(id, self, reachable, stores, held, perStore);
                 replicasMoved++;
@@ -222,14 +222,14 @@ public final class DrainJob {
      */
     private void sweep(Cluster.StoreRef self) throws IOException {
         for (int id : cluster.storeVolumes(self.address())) {
-            JsonNode v;
+            VolumeInfo v;
             try {
                 v = cluster.volume(id);
             } catch (Cluster.HttpStatusException e) {
                 LOG.warn("drain: store {} holds volume {}, which the directory does not know; left alone", self.id(), id);
                 continue;
             }
-            if (!replicas(v).contains(self.id())) {
+            if (!v.replicas().contains(self.id())) {
                 LOG.info("drain: deleting the old replica of volume {} left on {}", id, self.id());
                 cluster.dropVolume(self.address(), id);
             }
@@ -249,23 +249,16 @@ public final class DrainJob {
         }
     }
 
-    private static List<String> replicas(JsonNode v) {
-        List<String> out = new ArrayList<>();
-        v.path("replicas").forEach(r -> out.add(r.asText()));
-        return out;
-    }
-
     /** Moves the replica of {@code id} on {@code self} to another store; returns its size. */
     private long moveReplica(int id, Cluster.StoreRef self, boolean reachable, Map<String, Cluster.StoreRef> stores,
                              Map<String, Set<Integer>> held, Map<String, Integer> perStore) throws IOException {
-        JsonNode v = cluster.volume(id);
-        List<String> replicas = replicas(v);
+        VolumeInfo v = cluster.volume(id);
+        List<String> replicas = v.replicas();
         if (!replicas.contains(self.id())) {
             return 0; // moved meanwhile
         }
-        String state = v.get("state").asText();
-        if (!"READ_ONLY".equals(state)) {
-            throw new IOException("volume " + id + " is " + state + "; only a READ_ONLY volume's replica is moved");
+        if (!v.state().readOnly()) {
+            throw new IOException("volume " + id + " is " + v.state() + "; only a READ_ONLY volume's replica is moved");
         }
         // Every reachable replica sealed on its store (the directory already refuses new writes, but a
         // client holding an older write token could still append to one); the source's bytes stay put.

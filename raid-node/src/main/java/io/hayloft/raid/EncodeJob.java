@@ -1,12 +1,13 @@
 package io.hayloft.raid;
 
+import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.cold.NeedleFormat;
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
 import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.format.wire.StripeMap;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -87,9 +88,9 @@ public final class EncodeJob {
         java.util.Set<String> failed = new HashSet<>();
         ReplicaSource.ReplicaFailedException last = null;
         while (true) {
-            JsonNode v = cluster.volume(volumeId);
-            if (!"READ_ONLY".equals(v.get("state").asText())) {
-                String state = v.get("state").asText();
+            VolumeInfo v = cluster.volume(volumeId);
+            if (!v.state().readOnly()) {
+                VolumeState state = v.state();
                 if (last != null) {
                     throw new IOException("volume " + volumeId + " is " + state + " after its encode from one replica failed; "
                             + "not started again", last);
@@ -99,8 +100,7 @@ public final class EncodeJob {
             }
             Map<String, Cluster.StoreRef> stores = cluster.stores();
             List<String> replicas = new ArrayList<>();
-            List<String> ids = new ArrayList<>();
-            v.get("replicas").forEach(id -> ids.add(id.asText()));
+            List<String> ids = new ArrayList<>(v.replicas());
             java.util.Collections.sort(ids); // the directory may list them in any order
             for (String id : ids) {
                 Cluster.StoreRef s = stores.get(id);
@@ -110,7 +110,7 @@ public final class EncodeJob {
             }
             if (replicas.isEmpty()) {
                 throw new IOException("volume " + volumeId + ": no replica " + (failed.isEmpty() ? "" : "left ") + "is on a store that is up "
-                        + "(replicas " + v.get("replicas") + (failed.isEmpty() ? "" : ", failed during this encode: " + failed) + ")", last);
+                        + "(replicas " + v.replicas() + (failed.isEmpty() ? "" : ", failed during this encode: " + failed) + ")", last);
             }
             // Every stripe comes from one replica: the one at (volume mod replicas) by store id, so the
             // encodes of many volumes spread over their holders.

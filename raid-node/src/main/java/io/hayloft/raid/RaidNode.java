@@ -1,8 +1,10 @@
 package io.hayloft.raid;
 
+import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.ReclaimPlan;
 import io.hayloft.cold.ColdReader;
 import io.hayloft.format.wire.StripeMap;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -86,10 +88,10 @@ public final class RaidNode {
     public List<Integer> backlog() throws IOException {
         long now = System.currentTimeMillis();
         List<Integer> out = new ArrayList<>();
-        for (JsonNode v : cluster.volumes()) {
-            if ("READ_ONLY".equals(v.get("state").asText()) && now - v.get("created").asLong() >= config.minAgeMillis
-                    && !v.path("reason").asText("").startsWith("being created")) {
-                out.add(v.get("id").asInt());
+        for (VolumeInfo v : cluster.volumes()) {
+            if (v.state().readOnly() && now - v.created() >= config.minAgeMillis
+                    && (v.reason() == null || !v.reason().startsWith("being created"))) {
+                out.add(v.id());
             }
         }
         return out;
@@ -134,13 +136,13 @@ public final class RaidNode {
             }
         }
         List<Callable<ReclaimJob.Result>> tasks = new ArrayList<>();
-        for (JsonNode v : cluster.volumes()) {
-            int id = v.get("id").asInt();
+        for (VolumeInfo v : cluster.volumes()) {
+            int id = v.id();
             String job = jobs.get(id);
-            if (job == null || !v.get("state").asText().equals("ERASURE_CODED")) {
+            if (job == null || v.state() != VolumeState.ERASURE_CODED) {
                 continue;
             }
-            String seen = job + "/" + v.path("deletedPhotos").asLong() + "/" + v.path("deletedNeedles").asLong();
+            String seen = job + "/" + v.deletedPhotos() + "/" + v.deletedNeedles();
             if (seen.equals(surveyed.get(id))) {
                 continue;
             }
@@ -200,7 +202,7 @@ public final class RaidNode {
     public int rollBackUnfinished() throws IOException {
         Map<String, Cluster.StoreRef> stores = cluster.stores();
         int n = 0;
-        for (Cluster.Reclaim r : cluster.reclaims()) {
+        for (ReclaimPlan r : cluster.reclaims()) {
             LOG.info("volume {}: rolling back unfinished reclaim job {}", r.plan().volume(), r.plan().job());
             if (deleteAll(cluster, r.plan(), stores)) {
                 cluster.abortReclaim(r.plan().volume(), r.plan().job());
@@ -222,7 +224,7 @@ public final class RaidNode {
      */
     public void recover() throws IOException {
         Map<String, Cluster.StoreRef> stores = cluster.stores();
-        for (Cluster.Reclaim r : cluster.reclaims()) {
+        for (ReclaimPlan r : cluster.reclaims()) {
             LOG.info("volume {}: rolling back interrupted reclaim job {}", r.plan().volume(), r.plan().job());
             rollbackReclaim(cluster, r.plan(), stores);
         }
@@ -326,21 +328,21 @@ public final class RaidNode {
 
     /** Deletes the replicas of an erasure-coded volume; the directory forgets them once all are gone. */
     static void dropReplicas(Cluster cluster, int volume, Map<String, Cluster.StoreRef> stores) throws IOException {
-        JsonNode v = cluster.volume(volume);
-        if (v.get("replicas").isEmpty()) {
+        VolumeInfo v = cluster.volume(volume);
+        if (v.replicas().isEmpty()) {
             return;
         }
         boolean all = true;
-        for (JsonNode id : v.get("replicas")) {
-            Cluster.StoreRef s = stores.get(id.asText());
+        for (String id : v.replicas()) {
+            Cluster.StoreRef s = stores.get(id);
             try {
                 if (s == null) {
-                    throw new IOException("store " + id.asText() + " is unknown");
+                    throw new IOException("store " + id + " is unknown");
                 }
                 cluster.dropVolume(s.address(), volume);
             } catch (IOException e) {
                 all = false;
-                LOG.warn("volume {}: cannot drop the replica on {} ({}); will retry", volume, id.asText(), e.toString());
+                LOG.warn("volume {}: cannot drop the replica on {} ({}); will retry", volume, id, e.toString());
             }
         }
         if (all) {

@@ -1,11 +1,11 @@
 package io.hayloft.raid;
 
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cold.ColdReader;
 import io.hayloft.cold.NeedleFormat;
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.VolumeIndex;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -152,9 +152,8 @@ public final class ReclaimJob {
             throw new IllegalArgumentException("reclaim threshold must be in [0, 1), was " + threshold);
         }
         long t0 = System.nanoTime();
-        JsonNode v = cluster.volume(volume);
-        String state = v.get("state").asText();
-        if (!state.equals("ERASURE_CODED") && !state.equals("DEGRADED") && !state.equals("REPAIRING")) {
+        VolumeState state = cluster.volume(volume).state();
+        if (!state.coded()) {
             throw new IllegalStateException("volume " + volume + " is " + state + "; only an erasure-coded volume can be reclaimed");
         }
         try (ColdReader cold = new ColdReader(cluster)) {
@@ -250,9 +249,8 @@ public final class ReclaimJob {
      */
     public Result reindex(int volume) throws IOException {
         long t0 = System.nanoTime();
-        JsonNode v = cluster.volume(volume);
-        String state = v.get("state").asText();
-        if (!state.equals("ERASURE_CODED") && !state.equals("DEGRADED") && !state.equals("REPAIRING")) {
+        VolumeState state = cluster.volume(volume).state();
+        if (!state.coded()) {
             throw new IllegalStateException("volume " + volume + " is " + state + "; only an erasure-coded volume can be reindexed");
         }
         try (ColdReader cold = new ColdReader(cluster)) {

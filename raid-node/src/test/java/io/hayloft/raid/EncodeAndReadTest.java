@@ -5,7 +5,7 @@ import io.hayloft.format.wire.StripeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.VolumeState;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;

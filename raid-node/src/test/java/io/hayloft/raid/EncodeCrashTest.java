@@ -5,8 +5,8 @@ import io.hayloft.format.wire.StripeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.directory.meta.VolumeInfo;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;

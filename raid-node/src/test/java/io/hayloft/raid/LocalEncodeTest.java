@@ -166,7 +166,7 @@ class LocalEncodeTest {
 
     private static List<String> replicaIds(Cluster http, int volume, Map<String, Cluster.StoreRef> stores) throws Exception {
         List<String> out = new ArrayList<>();
-        http.volume(volume).get("replicas").forEach(n -> out.add(n.asText()));
+        out.addAll(http.volume(volume).replicas());
         return out;
     }
 

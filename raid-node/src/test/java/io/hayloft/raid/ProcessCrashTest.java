@@ -4,8 +4,8 @@ import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.wire.StripeMap;
-import io.hayloft.directory.meta.VolumeInfo;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

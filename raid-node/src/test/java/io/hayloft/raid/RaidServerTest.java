@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.format.wire.StripeMap;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.VolumeState;
 import java.io.RandomAccessFile;
 import java.net.URI;
 import java.net.http.HttpClient;

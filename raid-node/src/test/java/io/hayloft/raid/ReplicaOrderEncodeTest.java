@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -79,7 +80,7 @@ class ReplicaOrderEncodeTest {
                 int volume = cluster.writeVolumeInReplicaOrders(90, 3000);
                 assertReplicasDiffer(http, volume);
                 List<String> replicas = new ArrayList<>();
-                http.volume(volume).get("replicas").forEach(n -> replicas.add(n.asText()));
+                replicas.addAll(http.volume(volume).replicas());
                 java.util.Collections.sort(replicas);
                 // EncodeJob starts at replica (volume mod replicas), by store id
                 String source = replicas.get(Math.floorMod(volume, replicas.size()));
@@ -181,7 +182,7 @@ class ReplicaOrderEncodeTest {
                                                            List<Long> deleted, boolean logged) throws Exception {
         Map<String, Cluster.StoreRef> stores = http.stores();
         List<String> ids = new ArrayList<>();
-        http.volume(volume).get("replicas").forEach(n -> ids.add(n.asText()));
+        ids.addAll(http.volume(volume).replicas());
         java.util.Collections.sort(ids); // EncodeJob's order
         List<String> replicas = ids.stream().map(id -> stores.get(id).address()).toList();
         String source = replicas.get(Math.floorMod(volume, replicas.size()));
@@ -243,8 +244,8 @@ class ReplicaOrderEncodeTest {
                     false))
                     .isInstanceOf(EncodeJob.IndexMismatchException.class).hasMessageContaining("is live only in the built index")
                     .hasMessageContaining("the replicas are kept");
-            assertThat(http.volume(volume).get("state").asText()).isEqualTo("READ_ONLY");
-            assertThat(http.volume(volume).get("replicas")).hasSize(3);
+            assertThat(http.volume(volume).state()).isEqualTo(VolumeState.READ_ONLY);
+            assertThat(http.volume(volume).replicas()).hasSize(3);
             assertThat(cluster.allBlocks()).isEmpty();
         }
     }
@@ -261,7 +262,7 @@ class ReplicaOrderEncodeTest {
             Cluster http = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(10));
             int volume = cluster.writeVolumeInReplicaOrders(60, 3000);
             List<String> replicas = new ArrayList<>();
-            http.volume(volume).get("replicas").forEach(n -> replicas.add(n.asText()));
+            replicas.addAll(http.volume(volume).replicas());
             RaidConfig config = config(cluster, "rs", RaidConfig.ENCODE_AT_RAID_NODE);
             config.workers = 1;
             String[] victim = {null};
@@ -278,14 +279,14 @@ class ReplicaOrderEncodeTest {
                 }
             });
             assertThatThrownBy(() -> job.encode(volume)).isInstanceOf(java.io.IOException.class);
-            assertThat(http.volume(volume).get("state").asText()).as("the plan kept").isEqualTo("ENCODING");
+            assertThat(http.volume(volume).state()).as("the plan kept").isEqualTo(VolumeState.ENCODING);
             assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.PLANNED);
 
             cluster.restartStore(victim[0], c -> { });
             cluster.stopped.remove(victim[0]);
             RaidNode node = new RaidNode(config, runner);
             assertThat(node.rollBackUnfinished()).as("plans rolled back").isEqualTo(1);
-            assertThat(http.volume(volume).get("state").asText()).isEqualTo("READ_ONLY");
+            assertThat(http.volume(volume).state()).isEqualTo(VolumeState.READ_ONLY);
             assertThat(cluster.allBlocks()).as("blocks left").isEmpty();
             new EncodeJob(http, config, Checkpoints.NONE).encode(volume);
             assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.COMMITTED);
@@ -298,7 +299,7 @@ class ReplicaOrderEncodeTest {
     private static void assertReplicasDiffer(Cluster http, int volume) throws Exception {
         Map<String, Cluster.StoreRef> stores = http.stores();
         List<String> ids = new ArrayList<>();
-        http.volume(volume).get("replicas").forEach(n -> ids.add(n.asText()));
+        ids.addAll(http.volume(volume).replicas());
         VolumeIndex first = http.volumeIndex(stores.get(ids.get(0)).address(), volume);
         VolumeIndex second = http.volumeIndex(stores.get(ids.get(1)).address(), volume);
         assertThat(VolumeIndex.difference(first, second, true)).as("replicas of volume %d hold their needles in different orders", volume)

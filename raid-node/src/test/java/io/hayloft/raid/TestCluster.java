@@ -1,5 +1,6 @@
 package io.hayloft.raid;
 
+import io.hayloft.format.directory.StoreState;
 import io.hayloft.cold.ColdReader;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +10,6 @@ import io.hayloft.serverkit.io.Disk;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
-import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.cluster.ClusterAuthorizer;
@@ -137,7 +137,7 @@ public final class TestCluster implements AutoCloseable {
         stores.get(id).close();
         stopped.add(id);
         Await.until("store " + id + " FAILED", () -> directory.directory().stores().stream()
-                .anyMatch(s -> s.id().equals(id) && s.state() == StoreInfo.StoreState.FAILED));
+                .anyMatch(s -> s.id().equals(id) && s.state() == StoreState.FAILED));
     }
 
     public RaidConfig raidConfig(String codec, long blockSize) {

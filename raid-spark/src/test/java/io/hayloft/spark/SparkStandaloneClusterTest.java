@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.format.wire.StripeMap;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.cold.ColdReader;
 import io.hayloft.raid.RaidConfig;

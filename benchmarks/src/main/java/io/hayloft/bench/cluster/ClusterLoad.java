@@ -1,7 +1,8 @@
 package io.hayloft.bench.cluster;
 
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.bench.Machine;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.DirectoryClient;
@@ -642,19 +643,19 @@ public final class ClusterLoad implements Callable<Integer> {
 
     private static Map<Integer, List<String>> places(DirectoryClient directory) {
         Map<String, String> address = new HashMap<>();
-        for (JsonNode s : Futures.await(directory.stores())) {
-            address.put(s.path("id").asText(), s.path("address").asText());
+        for (StoreInfo s : Futures.await(directory.stores())) {
+            address.put(s.id(), s.address() == null ? "" : s.address());
         }
         Map<Integer, List<String>> out = new HashMap<>();
-        for (JsonNode v : Futures.await(directory.volumes())) {
+        for (VolumeInfo v : Futures.await(directory.volumes())) {
             List<String> a = new ArrayList<>();
-            for (JsonNode r : v.path("replicas")) {
-                String addr = address.get(r.asText());
+            for (String r : v.replicas()) {
+                String addr = address.get(r);
                 if (addr != null && !addr.isEmpty()) {
                     a.add(addr);
                 }
             }
-            out.put(v.path("id").asInt(), a);
+            out.put(v.id(), a);
         }
         return out;
     }

@@ -1,10 +1,10 @@
 package io.hayloft.bench.raid;
 
+import io.hayloft.format.directory.StoreState;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.Directory;
-import io.hayloft.directory.meta.StoreInfo;
 import io.hayloft.raid.Cluster;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
@@ -103,7 +103,7 @@ final class BenchVolumes {
         String id = EmbeddedCluster.storeId(i);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (cluster.directory().directory().stores().stream()
-                .noneMatch(s -> s.id().equals(id) && s.state() == StoreInfo.StoreState.UP)) {
+                .noneMatch(s -> s.id().equals(id) && s.state() == StoreState.UP)) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("store " + id + " not UP within 60 s");
             }
@@ -118,7 +118,7 @@ final class BenchVolumes {
         cluster.stopStore(i);
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (cluster.directory().directory().stores().stream()
-                .noneMatch(s -> s.id().equals(id) && s.state() == StoreInfo.StoreState.FAILED)) {
+                .noneMatch(s -> s.id().equals(id) && s.state() == StoreState.FAILED)) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("store " + id + " not marked FAILED within 60 s");
             }

@@ -408,8 +408,8 @@ public final class EncodeThroughput implements Callable<Integer> {
                 Duration.ofSeconds(60));
         Map<String, io.hayloft.cold.ClusterReads.StoreRef> stores = http.stores();
         List<io.hayloft.format.wire.VolumeIndex> indexes = new java.util.ArrayList<>();
-        for (com.fasterxml.jackson.databind.JsonNode id : http.volume(volume).get("replicas")) {
-            indexes.add(http.volumeIndex(stores.get(id.asText()).address(), volume));
+        for (String id : http.volume(volume).replicas()) {
+            indexes.add(http.volumeIndex(stores.get(id).address(), volume));
         }
         for (io.hayloft.format.wire.VolumeIndex other : indexes.subList(1, indexes.size())) {
             for (io.hayloft.format.wire.VolumeIndex.Entry e : indexes.get(0).entries()) {

@@ -1,6 +1,7 @@
 package io.hayloft.cli.chaos;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
@@ -135,7 +136,7 @@ final class BackgroundJobs {
     }
 
     private String seal(Random rnd, String[] what) {
-        List<Integer> writable = run.volumes("WRITABLE", true);
+        List<Integer> writable = run.volumes(VolumeState.WRITABLE, true);
         int pick = rnd.nextInt(1 << 20);
         if (writable.isEmpty()) {
             return null;
@@ -147,7 +148,7 @@ final class BackgroundJobs {
     }
 
     private String encode(Random rnd, ThreadPoolRunner runner, String[] what) throws Exception {
-        List<Integer> readOnly = run.volumes("READ_ONLY", false);
+        List<Integer> readOnly = run.volumes(VolumeState.READ_ONLY, false);
         int pick = rnd.nextInt(1 << 20);
         String codec = run.options().codecs().get(rnd.nextInt(run.options().codecs().size()));
         long blockSize = ChaosRun.BLOCK_SIZES[rnd.nextInt(ChaosRun.BLOCK_SIZES.length)];
@@ -168,7 +169,7 @@ final class BackgroundJobs {
     }
 
     private String reclaim(Random rnd, ThreadPoolRunner runner, String[] what) throws Exception {
-        List<Integer> coded = run.volumes("ERASURE_CODED", false);
+        List<Integer> coded = run.volumes(VolumeState.ERASURE_CODED, false);
         int pick = rnd.nextInt(1 << 20);
         double threshold = rnd.nextInt(3) == 0 ? 0.2 : 0.0;
         if (coded.isEmpty()) {
@@ -292,12 +293,12 @@ final class BackgroundJobs {
     }
 
     /** Volumes in the state {@code state}, for {@link ConcurrentChaosRun#volumes}. */
-    static List<Integer> ids(List<JsonNode> volumes, String state, Set<Integer> used) {
+    static List<Integer> ids(List<VolumeInfo> volumes, VolumeState state, Set<Integer> used) {
         List<Integer> out = new ArrayList<>();
-        for (JsonNode v : volumes) {
-            int id = v.get("id").asInt();
-            if (state.equals(v.get("state").asText()) && (used == null || used.contains(id))
-                    && !v.path("reason").asText("").startsWith("being created")) {
+        for (VolumeInfo v : volumes) {
+            int id = v.id();
+            if (v.state() == state && (used == null || used.contains(id))
+                    && (v.reason() == null || !v.reason().startsWith("being created"))) {
                 out.add(id);
             }
         }

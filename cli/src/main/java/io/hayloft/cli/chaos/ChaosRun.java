@@ -1,6 +1,7 @@
 package io.hayloft.cli.chaos;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
@@ -348,7 +349,7 @@ final class ChaosRun implements AutoCloseable {
         } catch (RuntimeException e) {
             return "overwrite " + n.id + ": skipped (lookup failed: " + e.getMessage() + ")";
         }
-        if (!"WRITABLE".equals(l.volumeState())) {
+        if (!l.volumeState().writable()) {
             return "overwrite " + n.id + ": skipped (volume " + l.volumeState() + ")";
         }
         touched.add(n);
@@ -372,7 +373,7 @@ final class ChaosRun implements AutoCloseable {
     }
 
     private String seal(Random rnd) throws IOException {
-        List<Integer> writable = volumes("WRITABLE", true);
+        List<Integer> writable = volumes(VolumeState.WRITABLE, true);
         if (writable.isEmpty()) {
             return "seal: skipped (no writable volume with photos)";
         }
@@ -383,7 +384,7 @@ final class ChaosRun implements AutoCloseable {
     }
 
     private String encode(Random rnd) throws Exception {
-        List<Integer> readOnly = volumes("READ_ONLY", false);
+        List<Integer> readOnly = volumes(VolumeState.READ_ONLY, false);
         String codec = options.codecs().get(rnd.nextInt(options.codecs().size()));
         long blockSize = BLOCK_SIZES[rnd.nextInt(BLOCK_SIZES.length)];
         boolean crash = rnd.nextInt(4) == 0;
@@ -425,7 +426,7 @@ final class ChaosRun implements AutoCloseable {
     }
 
     private String reclaim(Random rnd) throws Exception {
-        List<Integer> coded = volumes("ERASURE_CODED", false);
+        List<Integer> coded = volumes(VolumeState.ERASURE_CODED, false);
         boolean crash = rnd.nextInt(4) == 0;
         String at = RECLAIM_STEPS.get(rnd.nextInt(RECLAIM_STEPS.size()));
         double threshold = rnd.nextInt(3) == 0 ? 0.2 : 0.0;
@@ -659,15 +660,15 @@ final class ChaosRun implements AutoCloseable {
     }
 
     /** Ids of the directory's volumes in {@code state} (only those holding model photos when asked), sorted. */
-    private List<Integer> volumes(String state, boolean withPhotos) {
+    private List<Integer> volumes(VolumeState state, boolean withPhotos) {
         Set<Integer> used = new TreeSet<>();
         for (Model.Photo p : model.photos()) {
             used.add(p.volume);
         }
         List<Integer> out = new ArrayList<>();
-        for (JsonNode v : Futures.await(client.directory().volumes())) {
-            int id = v.get("id").asInt();
-            if (state.equals(v.get("state").asText()) && (!withPhotos || used.contains(id))) {
+        for (VolumeInfo v : Futures.await(client.directory().volumes())) {
+            int id = v.id();
+            if (v.state() == state && (!withPhotos || used.contains(id))) {
                 out.add(id);
             }
         }
@@ -677,7 +678,7 @@ final class ChaosRun implements AutoCloseable {
 
     private String volumeState(int v) {
         try {
-            return Futures.await(client.directory().volume(v)).get("state").asText();
+            return String.valueOf(Futures.await(client.directory().volume(v)).state());
         } catch (RuntimeException e) {
             return "unknown (" + e.getMessage() + ")";
         }

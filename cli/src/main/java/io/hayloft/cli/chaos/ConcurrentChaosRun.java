@@ -1,6 +1,6 @@
 package io.hayloft.cli.chaos;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.chaos.History.Event;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
@@ -220,7 +220,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
     }
 
     /** Ids of the directory's volumes in {@code state} (only those holding needles written, when asked), sorted. */
-    List<Integer> volumes(String state, boolean withPhotos) {
+    List<Integer> volumes(VolumeState state, boolean withPhotos) {
         Set<Integer> used = null;
         if (withPhotos) {
             used = new TreeSet<>();

@@ -1,6 +1,8 @@
 package io.hayloft.cli.chaos;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
@@ -61,9 +63,9 @@ final class QuietPhase {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (true) {
             List<String> notUp = new ArrayList<>();
-            for (JsonNode s : Futures.await(run.client().directory().stores())) {
-                if (!"UP".equals(s.path("state").asText())) {
-                    notUp.add(s.path("id").asText());
+            for (StoreInfo s : Futures.await(run.client().directory().stores())) {
+                if (s.state() == null || !s.state().up()) {
+                    notUp.add(s.id());
                 }
             }
             if (notUp.isEmpty()) {
@@ -89,14 +91,14 @@ final class QuietPhase {
 
     /** Seals every writable volume holding photos, then encodes every read-only volume. */
     private boolean encodeAll(ThreadPoolRunner runner) {
-        for (int v : run.volumes("WRITABLE", true)) {
+        for (int v : run.volumes(VolumeState.WRITABLE, true)) {
             long invoke = System.nanoTime();
             Futures.await(run.client().directory().markReadOnly(v, "chaos final seal"));
             run.history().record("quiet", Kind.JOB, "seal", List.of(), invoke, Outcome.OK, "seal volume " + v);
         }
         List<String> codecs = run.options().codecs();
         int n = 0;
-        for (int v : run.volumes("READ_ONLY", false)) {
+        for (int v : run.volumes(VolumeState.READ_ONLY, false)) {
             String codec = codecs.get(n % codecs.size());
             long block = ChaosRun.BLOCK_SIZES[n % ChaosRun.BLOCK_SIZES.length];
             n++;
@@ -135,7 +137,7 @@ final class QuietPhase {
 
     /** Reclaims every coded volume with dead needles. */
     private boolean reclaimAll(ThreadPoolRunner runner) {
-        for (int v : run.volumes("ERASURE_CODED", false)) {
+        for (int v : run.volumes(VolumeState.ERASURE_CODED, false)) {
             if (!job("final-reclaim", () -> jobs.reclaim(v, 0.0, runner, new String[1]), "reclaim volume " + v)) {
                 return false;
             }
@@ -146,12 +148,12 @@ final class QuietPhase {
     /** No volume holding photos is left uncoded. */
     private boolean allCoded() {
         long invoke = System.nanoTime();
-        List<Integer> coded = run.volumes("ERASURE_CODED", true);
+        List<Integer> coded = run.volumes(VolumeState.ERASURE_CODED, true);
         List<String> left = new ArrayList<>();
-        for (JsonNode v : Futures.await(run.client().directory().volumes())) {
-            int id = v.get("id").asInt();
+        for (VolumeInfo v : Futures.await(run.client().directory().volumes())) {
+            int id = v.id();
             if (run.holdsPhotos(id) && !coded.contains(id)) {
-                left.add(id + " " + v.get("state").asText() + " " + v.path("reason").asText(""));
+                left.add(id + " " + v.state() + " " + (v.reason() == null ? "" : v.reason()));
             }
         }
         if (!left.isEmpty()) {

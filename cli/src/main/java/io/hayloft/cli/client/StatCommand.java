@@ -1,6 +1,7 @@
 package io.hayloft.cli.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.format.wire.PhotoId;
@@ -43,24 +44,23 @@ public final class StatCommand implements Callable<Integer> {
                 PhotoStat st = c.stat(photo); // a wrong cookie is a PhotoNotFoundException, like a missing photo
                 out.println("id        " + photo);
                 out.println("volume    " + st.volume() + " (" + st.volumeState() + ")");
-                out.println("alts      " + (st.alts().isEmpty() && !"WRITABLE".equals(st.volumeState())
-                        && !"READ_ONLY".equals(st.volumeState()) ? "(erasure-coded: not listed)"
+                out.println("alts      " + (st.alts().isEmpty() && !st.volumeState().hot() ? "(erasure-coded: not listed)"
                         : st.alts().stream().map(x -> Integer.toUnsignedString(x.alt()) + " (" + x.size() + " bytes)")
                                 .collect(java.util.stream.Collectors.joining(", "))));
                 out.println("replicas  " + String.join(" ", st.replicas()));
                 out.println("readFrom  " + String.join(" ", st.places()));
             } else {
-                List<JsonNode> stores = Futures.await(c.directory().stores());
-                List<JsonNode> volumes = Futures.await(c.directory().volumes());
-                Map<String, Integer> storeStates = new TreeMap<>();
+                List<StoreInfo> stores = Futures.await(c.directory().stores());
+                List<VolumeInfo> volumes = Futures.await(c.directory().volumes());
+                Map<String, Integer> storeStates = new TreeMap<>(); // by name, as printed
                 Map<String, Integer> volumeStates = new TreeMap<>();
                 long bytes = 0;
-                for (JsonNode s : stores) {
-                    storeStates.merge(s.path("state").asText("?"), 1, Integer::sum);
+                for (StoreInfo s : stores) {
+                    storeStates.merge(s.state() == null ? "?" : s.state().name(), 1, Integer::sum);
                 }
-                for (JsonNode v : volumes) {
-                    volumeStates.merge(v.path("state").asText("?"), 1, Integer::sum);
-                    bytes += v.path("sizeBytes").asLong();
+                for (VolumeInfo v : volumes) {
+                    volumeStates.merge(v.state() == null ? "?" : v.state().name(), 1, Integer::sum);
+                    bytes += v.sizeBytes();
                 }
                 out.println("directory " + String.join(",", c.directory().addresses()));
                 out.println("stores    " + stores.size() + " " + storeStates);

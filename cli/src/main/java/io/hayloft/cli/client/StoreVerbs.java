@@ -1,6 +1,6 @@
 package io.hayloft.cli.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.Progress;
 import io.hayloft.raid.Cluster;
@@ -36,8 +36,8 @@ final class StoreVerbs {
 
         @Override
         int run(Cluster cluster, PrintWriter out) throws Exception {
-            JsonNode s = cluster.failStore(store, reason);
-            out.printf("store %s %s: %s%n", s.path("id").asText(), s.path("state").asText(), s.path("lastError").asText());
+            StoreInfo s = cluster.failStore(store, reason);
+            out.printf("store %s %s: %s%n", s.id(), s.state(), s.lastError());
             return 0;
         }
     }
@@ -50,8 +50,8 @@ final class StoreVerbs {
 
         @Override
         int run(Cluster cluster, PrintWriter out) throws Exception {
-            JsonNode s = cluster.restoreStore(store);
-            out.printf("store %s %s%n", s.path("id").asText(), s.path("state").asText());
+            StoreInfo s = cluster.restoreStore(store);
+            out.printf("store %s %s%n", s.id(), s.state());
             return 0;
         }
     }
@@ -69,7 +69,7 @@ final class StoreVerbs {
 
         @Override
         int run(Cluster cluster, PrintWriter out) throws Exception {
-            if (cluster.storeInfos().stream().noneMatch(s -> store.equals(s.path("id").asText()))) {
+            if (cluster.storeInfos().stream().noneMatch(s -> store.equals(s.id()))) {
                 spec.commandLine().getErr().println("hayloft: no store " + store);
                 return Hayloft.EXIT_USAGE;
             }

@@ -1,6 +1,6 @@
 package io.hayloft.cli.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import java.io.PrintWriter;
@@ -28,12 +28,10 @@ public final class StoresCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (HayloftClient c = client.client()) {
-            List<JsonNode> stores = Futures.await(c.directory().stores());
+            List<StoreInfo> stores = Futures.await(c.directory().stores());
             out.printf("%-12s %-22s %-8s %-8s %14s %4s  %s%n", "ID", "ADDRESS", "RACK", "STATE", "FREE", "FAIL", "LAST ERROR");
-            for (JsonNode s : stores) {
-                out.printf("%-12s %-22s %-8s %-8s %14d %4d  %s%n", s.path("id").asText(), s.path("address").asText(),
-                        s.path("rack").asText(), s.path("state").asText(), s.path("freeBytes").asLong(),
-                        s.path("failures").asInt(), s.path("lastError").isNull() ? "" : s.path("lastError").asText(""));
+            for (StoreInfo s : stores) {
+                out.printf("%-12s %-22s %-8s %-8s %14d %4d  %s%n", s.id(), s.address(), s.rack(), s.state(), s.freeBytes(), s.failures(), s.lastError() == null ? "" : s.lastError());
             }
         }
         out.flush();

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hayloft.cli.Hayloft;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.Cluster;
 import java.io.IOException;
@@ -35,8 +37,8 @@ final class VolumeVerbs {
 
         @Override
         int run(Cluster cluster, PrintWriter out) throws Exception {
-            JsonNode v = cluster.markReadOnly(volume, reason);
-            out.printf("volume %d %s: %s%n", v.path("id").asInt(), v.path("state").asText(), v.path("reason").asText(""));
+            VolumeInfo v = cluster.markReadOnly(volume, reason);
+            out.printf("volume %d %s: %s%n", v.id(), v.state(), v.reason() == null ? "" : v.reason());
             return 0;
         }
     }
@@ -53,42 +55,41 @@ final class VolumeVerbs {
 
         @Override
         int run(Cluster cluster, PrintWriter out) throws Exception {
-            JsonNode v = cluster.volume(volume);
-            Map<String, JsonNode> stores = new HashMap<>();
-            for (JsonNode s : cluster.storeInfos()) {
-                stores.put(s.path("id").asText(), s);
+            VolumeInfo v = cluster.volume(volume);
+            Map<String, StoreInfo> stores = new HashMap<>();
+            for (StoreInfo s : cluster.storeInfos()) {
+                stores.put(s.id(), s);
             }
             long now = System.currentTimeMillis();
             List<String> problems = new ArrayList<>();
             ObjectNode report = JSON.createObjectNode();
-            report.set("volume", v);
+            report.set("volume", JSON.valueToTree(v)); // the record as the directory answered it
             ArrayNode replicas = report.putArray("replicas");
-            for (JsonNode r : v.path("replicas")) {
-                String id = r.asText();
-                JsonNode s = stores.get(id);
+            for (String id : v.replicas()) {
+                StoreInfo s = stores.get(id);
                 ObjectNode row = replicas.addObject().put("store", id);
                 String holds;
                 if (s == null) {
                     holds = "unknown store";
                 } else {
-                    row.put("address", s.path("address").asText()).put("state", s.path("state").asText())
-                            .put("rack", s.path("rack").asText()).put("heartbeatAgeMillis", now - s.path("lastHeartbeatMillis").asLong());
+                    row.put("address", text(s.address())).put("state", text(s.state()))
+                            .put("rack", text(s.rack())).put("heartbeatAgeMillis", now - s.lastHeartbeatMillis());
                     try {
-                        holds = cluster.storeVolume(s.path("address").asText(), volume) != null ? "yes" : "no";
+                        holds = cluster.storeVolume(s.address(), volume) != null ? "yes" : "no";
                     } catch (IOException e) {
                         holds = "unreachable";
                     }
                 }
                 row.put("holds", holds);
                 if (!"yes".equals(holds) || !serving(s)) {
-                    problems.add("replica on " + id + ": " + (s == null ? "unknown store" : "store " + s.path("state").asText()
+                    problems.add("replica on " + id + ": " + (s == null ? "unknown store" : "store " + text(s.state())
                             + ", holds it: " + holds));
                 }
             }
             StripeMap map = cluster.stripeMap(volume);
             if (map != null) {
                 report.set("stripes", stripes(cluster, map, stores, problems));
-            } else if (v.path("replicas").isEmpty()) {
+            } else if (v.replicas().isEmpty()) {
                 problems.add("no replica and no stripe map");
             }
             report.put("healthy", problems.isEmpty());
@@ -97,18 +98,22 @@ final class VolumeVerbs {
             if (json) {
                 out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report));
             } else {
-                print(out, report, map);
+                print(out, v, report, map);
             }
             return problems.isEmpty() ? 0 : Hayloft.EXIT_FAILED;
         }
 
-        private static boolean serving(JsonNode store) {
-            String state = store == null ? "" : store.path("state").asText();
-            return state.equals("UP") || state.equals("DRAINING");
+        private static boolean serving(StoreInfo store) {
+            return store != null && store.state() != null && store.state().serving();
+        }
+
+        /** A field as text, as Jackson's {@code asText()} gives it ("null" for null). */
+        private static String text(Object o) {
+            return String.valueOf(o);
         }
 
         /** Each block's health from its store's listing (one listing per store): ok, missing, corrupt, store down. */
-        private ObjectNode stripes(Cluster cluster, StripeMap map, Map<String, JsonNode> stores, List<String> problems) {
+        private ObjectNode stripes(Cluster cluster, StripeMap map, Map<String, StoreInfo> stores, List<String> problems) {
             Map<String, Map<String, Cluster.BlockInfo>> listings = new HashMap<>();
             ObjectNode out = JSON.createObjectNode().put("job", map.job()).put("codec", map.codec()).put("k", map.k())
                     .put("r", map.r()).put("blockSize", map.blockSize()).put("volumeBytes", map.volumeBytes())
@@ -141,20 +146,20 @@ final class VolumeVerbs {
             return out;
         }
 
-        private static String state(Map<String, JsonNode> stores, String id) {
-            JsonNode s = stores.get(id);
-            return s == null ? "UNKNOWN" : s.path("state").asText();
+        private static String state(Map<String, StoreInfo> stores, String id) {
+            StoreInfo s = stores.get(id);
+            return s == null ? "UNKNOWN" : text(s.state());
         }
 
         private static String health(Cluster cluster, Map<String, Map<String, Cluster.BlockInfo>> listings,
-                                     Map<String, JsonNode> stores, String store, String name, long length, long crc) {
-            JsonNode s = stores.get(store);
+                                     Map<String, StoreInfo> stores, String store, String name, long length, long crc) {
+            StoreInfo s = stores.get(store);
             if (!serving(s)) {
                 return "store " + state(stores, store);
             }
             Map<String, Cluster.BlockInfo> listing = listings.computeIfAbsent(store, id -> {
                 try {
-                    return cluster.listBlocks(s.path("address").asText());
+                    return cluster.listBlocks(s.address());
                 } catch (IOException e) {
                     return null;
                 }
@@ -172,13 +177,10 @@ final class VolumeVerbs {
             return got.crc32c() == crc ? "ok" : "CRC32C mismatch";
         }
 
-        private static void print(PrintWriter out, JsonNode report, StripeMap map) {
-            JsonNode v = report.path("volume");
-            out.printf(Locale.ROOT, "volume %d  %s  %d of %d bytes%s%n", v.path("id").asInt(), v.path("state").asText(),
-                    v.path("sizeBytes").asLong(), v.path("limitBytes").asLong(),
-                    v.path("reason").isNull() || v.path("reason").asText("").isEmpty() ? "" : "  reason: " + v.path("reason").asText());
-            out.printf(Locale.ROOT, "deleted since encoded: %d photos, %d needles%n", v.path("deletedPhotos").asLong(),
-                    v.path("deletedNeedles").asLong());
+        private static void print(PrintWriter out, VolumeInfo v, JsonNode report, StripeMap map) {
+            out.printf(Locale.ROOT, "volume %d  %s  %d of %d bytes%s%n", v.id(), text(v.state()), v.sizeBytes(), v.limitBytes(),
+                    v.reason() == null || v.reason().isEmpty() ? "" : "  reason: " + v.reason());
+            out.printf(Locale.ROOT, "deleted since encoded: %d photos, %d needles%n", v.deletedPhotos(), v.deletedNeedles());
             if (!report.path("replicas").isEmpty()) {
                 out.printf("%-12s %-22s %-9s %-8s %10s  %s%n", "REPLICA", "ADDRESS", "STATE", "RACK", "HEARTBEAT", "HOLDS");
                 for (JsonNode r : report.path("replicas")) {

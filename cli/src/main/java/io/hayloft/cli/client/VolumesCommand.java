@@ -1,10 +1,9 @@
 package io.hayloft.cli.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,14 +28,11 @@ public final class VolumesCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (HayloftClient c = client.client()) {
-            List<JsonNode> volumes = Futures.await(c.directory().volumes());
+            List<VolumeInfo> volumes = Futures.await(c.directory().volumes());
             out.printf("%-6s %-14s %12s %12s  %-30s %s%n", "ID", "STATE", "BYTES", "LIMIT", "REPLICAS", "REASON");
-            for (JsonNode v : volumes) {
-                List<String> replicas = new ArrayList<>();
-                v.path("replicas").forEach(r -> replicas.add(r.asText()));
-                out.printf("%-6s %-14s %12d %12d  %-30s %s%n", v.path("id").asText(), v.path("state").asText(),
-                        v.path("sizeBytes").asLong(), v.path("limitBytes").asLong(), String.join(",", replicas),
-                        v.path("reason").isNull() ? "" : v.path("reason").asText(""));
+            for (VolumeInfo v : volumes) {
+                out.printf("%-6s %-14s %12d %12d  %-30s %s%n", v.id(), v.state(), v.sizeBytes(), v.limitBytes(),
+                        String.join(",", v.replicas()), v.reason() == null ? "" : v.reason());
             }
         }
         out.flush();

@@ -1,6 +1,8 @@
 package io.hayloft.cli.demo;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.cli.ec.Progress;
@@ -236,8 +238,8 @@ public final class LifeCycleDemo {
         DemoTable t = new DemoTable("2. Volumes sealed (read-only; new photos go to other volumes)", "volume", "state",
                 "replicas", "size");
         for (int v : volumes) {
-            JsonNode info = Futures.await(client.directory().volume(v));
-            t.row(v, info.path("state").asText(), info.path("replicas").size(), DemoTable.mib(info.path("sizeBytes").asLong()));
+            VolumeInfo info = Futures.await(client.directory().volume(v));
+            t.row(v, info.state().name(), info.replicas().size(), DemoTable.mib(info.sizeBytes()));
         }
         t.note("in " + DemoTable.secs(System.nanoTime() - t0) + " (hayloft volumes seal ID does the same)").print(out);
     }
@@ -254,7 +256,7 @@ public final class LifeCycleDemo {
         long total = 0;
         long t0 = System.nanoTime();
         for (int v : volumes.keySet()) {
-            long size = Futures.await(client.directory().volume(v)).path("sizeBytes").asLong();
+            long size = Futures.await(client.directory().volume(v)).sizeBytes();
             RaidNode node = new RaidNode(raidConfig(cluster, spool, blockSizeFor(size)), runner);
             EncodeJob.Result r;
             try (EncodeProgress progress = new EncodeProgress(node, v, bars)) {
@@ -364,9 +366,8 @@ public final class LifeCycleDemo {
     /** {@code n} running stores, such that every replicated volume keeps a replica on a store not picked. */
     private static List<Integer> pickStores(EmbeddedCluster cluster, HayloftClient client, int n, Random rnd) {
         List<List<String>> replicaSets = new ArrayList<>();
-        for (JsonNode v : Futures.await(client.directory().volumes())) {
-            List<String> reps = new ArrayList<>();
-            v.path("replicas").forEach(r -> reps.add(r.asText()));
+        for (VolumeInfo v : Futures.await(client.directory().volumes())) {
+            List<String> reps = new ArrayList<>(v.replicas());
             if (!reps.isEmpty()) {
                 replicaSets.add(reps);
             }
@@ -441,7 +442,7 @@ public final class LifeCycleDemo {
         int i = storeIndex(victim);
         long t0 = System.nanoTime();
         cluster.crashStore(i);
-        awaitState(client, victim, "FAILED");
+        awaitState(client, victim, StoreState.FAILED);
         long noticed = System.nanoTime() - t0;
         BlockFixer fixer = new BlockFixer(node.cluster(), node.config());
         List<BlockFixer.Damage> damage = fixer.scan();
@@ -566,9 +567,9 @@ public final class LifeCycleDemo {
         // The killed store came back with blocks no stripe map names any more: the operator restores it and the
         // raid-node sweeps them.
         int restored = 0;
-        for (JsonNode st : Futures.await(client.directory().stores())) {
-            if ("FAILED".equals(st.path("state").asText())) {
-                restore(client, st.path("id").asText());
+        for (StoreInfo st : Futures.await(client.directory().stores())) {
+            if (st.state() == StoreState.FAILED) {
+                restore(client, st.id());
                 restored++;
             }
         }
@@ -667,11 +668,11 @@ public final class LifeCycleDemo {
     }
 
     /** Waits (polling the directory, up to 30 s) until {@code store} is in {@code state}. */
-    private static void awaitState(HayloftClient client, String store, String state) throws InterruptedException, IOException {
+    private static void awaitState(HayloftClient client, String store, StoreState state) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline) {
-            for (JsonNode st : Futures.await(client.directory().stores())) {
-                if (st.path("id").asText().equals(store) && state.equals(st.path("state").asText())) {
+            for (StoreInfo st : Futures.await(client.directory().stores())) {
+                if (st.id().equals(store) && st.state() == state) {
                     return;
                 }
             }

@@ -1,6 +1,6 @@
 package io.hayloft.cli.directory;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.BackupManifest;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.client.ClientOptions;
 import io.hayloft.client.Futures;
@@ -39,7 +39,7 @@ public final class DirectoryBackupCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        JsonNode m;
+        BackupManifest m;
         try (HayloftClient c = client.client()) {
             m = Futures.await(c.directory().backup(to));
         } catch (RemoteException e) {
@@ -51,9 +51,8 @@ public final class DirectoryBackupCommand implements Callable<Integer> {
         }
         out.printf("backup of cluster %s written to %s on the directory's host: %d files, %d bytes, "
                         + "%d stores, %d volumes, %d delete-log entries, key high-water mark %d, in %d ms%n",
-                m.path("clusterId").asText(), m.path("dir").asText(), m.path("files").asLong(), m.path("bytes").asLong(),
-                m.path("stores").asLong(), m.path("volumes").asLong(), m.path("deleteLogEntries").asLong(),
-                m.path("keyHighWaterMark").asLong(), m.path("millis").asLong());
+                m.clusterId(), m.dir(), m.files(), m.bytes(), m.stores(), m.volumes(), m.deleteLogEntries(),
+                m.keyHighWaterMark(), m.millis());
         out.flush();
         return 0;
     }

@@ -1,6 +1,6 @@
 package io.hayloft.cli.directory;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.RaidHoldRelease;
 import io.hayloft.cli.client.ClientOptions;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
@@ -30,9 +30,9 @@ public final class ReleaseRaidCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         try (HayloftClient c = client.client()) {
-            JsonNode r = Futures.await(c.directory().releaseRaidHold());
-            out.println(r.path("released").isNull() ? "no hold on raid work; nothing to release"
-                    : "released: " + r.path("released").asText() + "\nraid-nodes may take the raid lease again");
+            RaidHoldRelease r = Futures.await(c.directory().releaseRaidHold());
+            out.println(r.released() == null ? "no hold on raid work; nothing to release"
+                    : "released: " + r.released() + "\nraid-nodes may take the raid lease again");
         }
         out.flush();
         return 0;

@@ -1,6 +1,6 @@
 package io.hayloft.cli.raid;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.Progress;
 import io.hayloft.raid.BlockFixer;
@@ -180,8 +180,8 @@ public final class RaidCommand implements Runnable {
             try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
                 RaidNode node = new RaidNode(config(), runner);
                 Map<String, Integer> states = new TreeMap<>();
-                for (JsonNode v : node.cluster().volumes()) {
-                    states.merge(v.get("state").asText(), 1, Integer::sum);
+                for (VolumeInfo v : node.cluster().volumes()) {
+                    states.merge(v.state().name(), 1, Integer::sum); // by name, as printed
                 }
                 List<StripeMap> maps = node.cluster().stripeMaps();
                 long stripes = maps.stream().mapToLong(m -> m.stripes().size()).sum();

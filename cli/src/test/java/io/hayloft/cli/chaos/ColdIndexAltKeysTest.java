@@ -1,5 +1,7 @@
 package io.hayloft.cli.chaos;
 
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.cli.cluster.ClusterOptions;
@@ -64,7 +66,7 @@ class ColdIndexAltKeysTest {
             config.indexReplicas = 2;
             config.spoolDir = dir.toString();
             new RaidNode(config, runner).encode(volume);
-            assertThat(Futures.await(client.directory().volume(volume)).get("state").asText()).isEqualTo("ERASURE_CODED");
+            assertThat(Futures.await(client.directory().volume(volume)).state()).isEqualTo(VolumeState.ERASURE_CODED);
 
             List<String> wrong = new ArrayList<>();
             for (int i = 0; i < put.size(); i++) {
@@ -87,13 +89,13 @@ class ColdIndexAltKeysTest {
                     expected.add(ALTS[a] + ":" + data.get(photo * ALTS.length + a).length);
                 }
                 assertThat(st.alts()).extracting(Object::toString).as("alts of %s", put.get(i).id()).isEqualTo(expected);
-                assertThat(st.volumeState()).isEqualTo("ERASURE_CODED");
+                assertThat(st.volumeState()).isEqualTo(VolumeState.ERASURE_CODED);
             }
             // A delete logs the photo with its exact needle count: reclaim's dead-needle count.
             client.delete(put.get(ALTS.length * 2 + 1).id());
-            com.fasterxml.jackson.databind.JsonNode v = Futures.await(client.directory().volume(volume));
-            assertThat(v.get("deletedPhotos").asLong()).isEqualTo(1);
-            assertThat(v.get("deletedNeedles").asLong()).isEqualTo(ALTS.length);
+            VolumeInfo v = Futures.await(client.directory().volume(volume));
+            assertThat(v.deletedPhotos()).isEqualTo(1);
+            assertThat(v.deletedNeedles()).isEqualTo(ALTS.length);
             for (int a = 0; a < ALTS.length; a++) {
                 io.hayloft.format.wire.PhotoId gone = put.get(ALTS.length * 2 + a).id();
                 org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.get(gone))

@@ -1,5 +1,6 @@
 package io.hayloft.cli.client;
 
+import io.hayloft.format.directory.VolumeState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -255,7 +256,7 @@ class HotPathClientTest {
         Set<Integer> volumes = new HashSet<>();
         acknowledged.keySet().forEach(id -> volumes.add(id.volume()));
         long readOnly = Futures.await(client.directory().volumes()).stream()
-                .filter(v -> !"WRITABLE".equals(v.path("state").asText())).count();
+                .filter(v -> !v.state().writable()).count();
         System.out.println("8 writers, 8 MiB volumes: " + acknowledged.size() + " photos on " + volumes.size()
                 + " volumes, " + readOnly + " no longer writable");
         assertThat(volumes.size()).as("volumes used").isGreaterThanOrEqualTo(6);
@@ -312,7 +313,7 @@ class HotPathClientTest {
         assertThat(client.get(id)).isEqualTo(data); // the refused delete did nothing
         PhotoStat st = client.stat(id);
         assertThat(st.alts()).containsExactly(new PhotoStat.Alt(0, data.length));
-        assertThat(st.volumeState()).isEqualTo("WRITABLE");
+        assertThat(st.volumeState()).isEqualTo(VolumeState.WRITABLE);
         assertThat(st.places()).hasSize(3).allMatch(p -> p.startsWith("http://127.0.0.1:"));
     }
 

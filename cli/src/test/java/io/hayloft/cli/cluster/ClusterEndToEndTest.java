@@ -1,10 +1,12 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.DirectoryException;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
@@ -246,9 +248,9 @@ class ClusterEndToEndTest {
             }
         }
         cluster.heartbeat();
-        List<JsonNode> volumes = Futures.await(client.directory().volumes());
-        assertThat(volumes.stream().filter(v -> v.path("state").asText().equals("READ_ONLY"))
-                .map(v -> v.path("reason").asText()).toList()).isNotEmpty();
+        List<VolumeInfo> volumes = Futures.await(client.directory().volumes());
+        assertThat(volumes.stream().filter(v -> v.state() == VolumeState.READ_ONLY)
+                .map(VolumeInfo::reason).toList()).isNotEmpty();
         assertThat(model.keySet().stream().map(PhotoId::volume).distinct().count()).isGreaterThan(2);
         checkAll();
     }
@@ -261,16 +263,15 @@ class ClusterEndToEndTest {
         cluster.stopStore(1);
         String id = EmbeddedCluster.storeId(1);
         Await.until("store-1 FAILED", () -> Futures.await(client.directory().stores()).stream()
-                .anyMatch(s -> s.path("id").asText().equals(id) && s.path("state").asText().equals("FAILED")));
+                .anyMatch(s -> s.id().equals(id) && s.state() == StoreState.FAILED));
         Await.until("volumes of store-1 read-only", () -> Futures.await(client.directory().volumes()).stream()
-                .filter(v -> v.path("replicas").toString().contains("\"" + id + "\""))
-                .allMatch(v -> v.path("state").asText().equals("READ_ONLY")));
-        for (JsonNode v : Futures.await(client.directory().volumes())) {
-            List<String> replicas = new ArrayList<>();
-            v.path("replicas").forEach(x -> replicas.add(x.asText()));
+                .filter(v -> v.replicas().contains(id))
+                .allMatch(v -> v.state() == VolumeState.READ_ONLY));
+        for (VolumeInfo v : Futures.await(client.directory().volumes())) {
+            List<String> replicas = v.replicas();
             if (replicas.contains(id)) {
-                assertThat(v.path("state").asText()).as("volume %s", v).isEqualTo("READ_ONLY");
-                assertThat(v.path("reason").asText()).startsWith("store ").contains("failed");
+                assertThat(v.state()).as("volume %s", v).isEqualTo(VolumeState.READ_ONLY);
+                assertThat(v.reason()).startsWith("store ").contains("failed");
             }
         }
         checkAll();

@@ -1,5 +1,6 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.format.directory.VolumeState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -259,7 +260,7 @@ class CoalescedPutsTest {
                     .hasMessageContaining("can never fit volume");
             int refused = ((PartialFailureException) t).volume();
             cluster.heartbeat(); // the stores report their volumes' state now
-            assertThat(Futures.await(client.directory().volume(refused)).path("state").asText()).isEqualTo("WRITABLE");
+            assertThat(Futures.await(client.directory().volume(refused)).state()).isEqualTo(VolumeState.WRITABLE);
             byte[] after = bytes(1000);
             assertThat(client.get(client.put(after).id())).isEqualTo(after);
             // A batch larger than a whole volume is written in halves, each on a volume of its own.

@@ -1,5 +1,7 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.directory.StoreState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,8 +12,8 @@ import io.hayloft.client.PutResult;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.format.wire.StripeMap;
-import io.hayloft.directory.meta.StoreInfo;
-import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
@@ -149,7 +151,7 @@ class ConsoleTest {
         try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
             new RaidNode(rc.validate(), runner).encode(coded);
         }
-        assertThat(cluster.directory().directory().volume(coded).state()).isEqualTo(VolumeInfo.VolumeState.ERASURE_CODED);
+        assertThat(cluster.directory().directory().volume(coded).state()).isEqualTo(VolumeState.ERASURE_CODED);
         PutResult hot = null;
         for (int i = 0; i < 10; i++) {
             hot = client.put(new byte[1000 + i]); // on a writable volume again, beside the sealed ones
@@ -174,7 +176,7 @@ class ConsoleTest {
         stopped = Integer.parseInt(victim.substring("store-".length()));
         cluster.stopStore(stopped);
         Await.until("the directory marks " + victim + " failed", () -> cluster.directory().directory().stores().stream()
-                .anyMatch(s -> s.id().equals(victim) && s.state() != StoreInfo.StoreState.UP));
+                .anyMatch(s -> s.id().equals(victim) && s.state() != StoreState.UP));
         for (int i = 0; i < 5; i++) {
             client.put(new byte[800 + i]); // the directory places new writable volumes on the stores still up
         }
@@ -244,7 +246,7 @@ class ConsoleTest {
         startRichCluster();
         raid.close();
         int writable = cluster.directory().directory().volumes().stream()
-                .filter(v -> v.state() == VolumeInfo.VolumeState.WRITABLE).findFirst().orElseThrow().id();
+                .filter(v -> v.state() == VolumeState.WRITABLE).findFirst().orElseThrow().id();
         String evil = "<img src=x onerror=\"document.title='pwned'\"><b>bold</b>";
         post("http://" + cluster.directoryAddress() + "/v1/volumes/" + writable + "/read-only",
                 HttpResponses.JSON.writeValueAsString(Map.of("reason", evil)), null);

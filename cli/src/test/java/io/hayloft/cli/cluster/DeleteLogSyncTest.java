@@ -8,7 +8,7 @@ import io.hayloft.client.http.HttpTransport;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.serverkit.io.SimulatedDisk;
 import io.hayloft.format.wire.Wire;
-import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.errors.StoreErrors;
 import io.hayloft.store.volume.AppliedDeletes;
 import io.hayloft.testkit.Await;

@@ -1,9 +1,9 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.format.directory.VolumeInfo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PutResult;
@@ -130,11 +130,11 @@ class DrainTest {
         Map<String, Integer> score = new HashMap<>();
         Set<String> writable = new HashSet<>();
         Set<String> blocks = new HashSet<>();
-        for (JsonNode v : c.volumes()) {
-            for (JsonNode r : v.path("replicas")) {
-                score.merge(r.asText(), 1, Integer::sum);
-                if (v.path("state").asText().equals("WRITABLE")) {
-                    writable.add(r.asText());
+        for (VolumeInfo v : c.volumes()) {
+            for (String r : v.replicas()) {
+                score.merge(r, 1, Integer::sum);
+                if (v.state().writable()) {
+                    writable.add(r);
                 }
             }
         }
@@ -164,15 +164,14 @@ class DrainTest {
                 .orElseThrow().state().name();
         assertThat(state).isEqualTo("DRAINED");
         int replicated = 0;
-        for (JsonNode v : c.volumes()) {
-            List<String> replicas = new ArrayList<>();
-            v.path("replicas").forEach(r -> replicas.add(r.asText()));
-            assertThat(replicas).as("volume %s", v.path("id")).doesNotContain(store).doesNotHaveDuplicates();
+        for (VolumeInfo v : c.volumes()) {
+            List<String> replicas = v.replicas();
+            assertThat(replicas).as("volume %s", v.id()).doesNotContain(store).doesNotHaveDuplicates();
             if (!replicas.isEmpty()) {
                 replicated++;
-                assertThat(replicas).as("volume %s", v.path("id")).hasSize(3);
+                assertThat(replicas).as("volume %s", v.id()).hasSize(3);
                 for (String r : replicas) {
-                    assertThat(c.storeVolume(cluster.storeAddress(index(r)), v.path("id").asInt())).as("%s holds %s", r, v.path("id"))
+                    assertThat(c.storeVolume(cluster.storeAddress(index(r)), v.id())).as("%s holds %s", r, v.id())
                             .isNotNull();
                 }
             }
@@ -194,12 +193,9 @@ class DrainTest {
             }
             String id = EmbeddedCluster.storeId(i);
             Set<Integer> held = c.storeVolumes(cluster.storeAddress(i));
-            for (JsonNode v : c.volumes()) {
-                boolean listed = false;
-                for (JsonNode r : v.path("replicas")) {
-                    listed |= r.asText().equals(id);
-                }
-                assertThat(held.contains(v.path("id").asInt())).as("%s holds volume %s", id, v.path("id")).isEqualTo(listed);
+            for (VolumeInfo v : c.volumes()) {
+                boolean listed = v.replicas().contains(id);
+                assertThat(held.contains(v.id())).as("%s holds volume %s", id, v.id()).isEqualTo(listed);
             }
             for (String name : c.listBlocks(cluster.storeAddress(i)).keySet()) {
                 assertThat(named).as("block %s on %s", name, id).contains(id + "/" + name);
@@ -237,7 +233,7 @@ class DrainTest {
             try (HayloftClient fresh = cluster.newClient()) {
                 for (int i = 0; i < 20; i++) {
                     int v = fresh.put(new byte[] {(byte) i}).id().volume();
-                    assertThat(raid.cluster().volume(v).path("replicas").toString()).doesNotContain("\"" + store + "\"");
+                    assertThat(raid.cluster().volume(v).replicas()).doesNotContain(store);
                 }
             }
             r = drain(cluster, store);
@@ -303,8 +299,8 @@ class DrainTest {
     /** Whether the directory still lists a replica, a block or an index copy ({@code kind}) on {@code store}. */
     private static boolean holds(Cluster c, String store, String kind) throws Exception {
         if (kind.equals("replica")) {
-            for (JsonNode v : c.volumes()) {
-                if (v.path("replicas").toString().contains("\"" + store + "\"")) {
+            for (VolumeInfo v : c.volumes()) {
+                if (v.replicas().contains(store)) {
                     return true;
                 }
             }

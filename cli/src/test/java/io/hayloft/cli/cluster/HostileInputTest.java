@@ -152,7 +152,7 @@ class HostileInputTest {
         assertThat(send(d, "POST", "/v1/heartbeat", auth, "{\"storeId\":\"evil\",\"address\":\"127.0.0.1:9\",\"rack\":\"r\","
                 + "\"capacityBytes\":5,\"freeBytes\":1,\"volumes\":[{\"id\":-1,\"sizeBytes\":0,\"readOnly\":false}]}").status())
                 .isEqualTo(400);
-        assertThat(client.directory().stores().join()).noneMatch(st -> st.path("id").asText().equals("evil"));
+        assertThat(client.directory().stores().join()).noneMatch(st -> st.id().equals("evil"));
         assertThat(send(d, "POST", "/v1/volumes", auth, "{\"count\":4294967297}").status()).isEqualTo(400);
         assertThat(send(d, "POST", "/v1/leases", auth, "[null]").status()).isEqualTo(400);
         assertThat(send(d, "POST", "/v1/leases", "", "{\"keys\":1,\"exclude\":[-1]}").status()).isEqualTo(400);

@@ -1,10 +1,11 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.format.directory.VolumeState;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
-import io.hayloft.directory.meta.VolumeInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.testkit.Await;
@@ -49,7 +50,7 @@ class ReadOnlyHeartbeatTest {
         return http.send(req, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
-    private VolumeInfo.VolumeState state(int id) {
+    private VolumeState state(int id) {
         return directory.directory().volume(id).state();
     }
 
@@ -75,7 +76,7 @@ class ReadOnlyHeartbeatTest {
         List<VolumeInfo> created = directory.directory().createVolumes(2);
         int full = created.get(0).id();
         int sealed = created.get(1).id();
-        assertThat(state(full)).isEqualTo(VolumeInfo.VolumeState.WRITABLE);
+        assertThat(state(full)).isEqualTo(VolumeState.WRITABLE);
 
         int status = 0;
         for (int key = 0; key < 100 && status != 409; key++) {
@@ -83,11 +84,11 @@ class ReadOnlyHeartbeatTest {
         }
         assertThat(status).as("the volume filled up").isEqualTo(409);
         Await.until("the directory shows the full volume read-only", Duration.ofSeconds(2),
-                () -> state(full) == VolumeInfo.VolumeState.READ_ONLY);
-        assertThat(state(sealed)).isEqualTo(VolumeInfo.VolumeState.WRITABLE);
+                () -> state(full) == VolumeState.READ_ONLY);
+        assertThat(state(sealed)).isEqualTo(VolumeState.WRITABLE);
 
         assertThat(send("POST", "/admin/volumes/" + sealed + "/seal", new byte[0])).isEqualTo(200);
         Await.until("the directory shows the sealed volume read-only", Duration.ofSeconds(2),
-                () -> state(sealed) == VolumeInfo.VolumeState.READ_ONLY);
+                () -> state(sealed) == VolumeState.READ_ONLY);
     }
 }

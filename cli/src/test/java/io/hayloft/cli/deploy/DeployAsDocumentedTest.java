@@ -1,6 +1,7 @@
 package io.hayloft.cli.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.hayloft.format.directory.BackupManifest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -196,7 +197,7 @@ class DeployAsDocumentedTest {
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
         assertThat(out).contains("backup of cluster").contains(target.toString());
-        DirectoryBackup.Manifest m = DirectoryBackup.readManifest(target);
+        BackupManifest m = DirectoryBackup.readManifest(target);
         assertThat(m.stores()).isEqualTo(3);
         assertThat(m.volumes()).isGreaterThanOrEqualTo(4); // minWritableVolumes in directory.yaml
 

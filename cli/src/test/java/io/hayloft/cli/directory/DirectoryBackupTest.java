@@ -1,6 +1,7 @@
 package io.hayloft.cli.directory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.hayloft.format.directory.BackupManifest;
 
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.cluster.ClusterOptions;
@@ -139,10 +140,10 @@ class DirectoryBackupTest {
                 max = Math.max(max, a.first() + a.count() - 1);
             }
             maxLiveKey = max;
-            newestLiveVolume = Futures.await(admin.directory().createVolumes(1)).get(0).path("id").asInt();
+            newestLiveVolume = Futures.await(admin.directory().createVolumes(1)).get(0).id();
         }
         Path backup = dir.resolve("backups").resolve("b1");
-        DirectoryBackup.Manifest manifest = DirectoryBackup.readManifest(backup);
+        BackupManifest manifest = DirectoryBackup.readManifest(backup);
         assertThat(manifest.keyHighWaterMark()).as("the backup predates keys the live directory handed out").isLessThan(maxLiveKey);
         assertThat(manifest.volumeSequence()).isLessThanOrEqualTo(newestLiveVolume);
 
@@ -171,7 +172,7 @@ class DirectoryBackupTest {
             assertThat(afterBackup).as("photos written after the backup on volumes it knows").isPositive();
             long first = Futures.await(client.directory().lease(1, List.of())).first();
             assertThat(first).as("first key of the restored directory").isGreaterThan(maxLiveKey);
-            int volume = Futures.await(client.directory().createVolumes(1)).get(0).path("id").asInt();
+            int volume = Futures.await(client.directory().createVolumes(1)).get(0).id();
             assertThat(volume).as("first volume created by the restored directory").isGreaterThan(newestLiveVolume);
         }
 
@@ -201,7 +202,7 @@ class DirectoryBackupTest {
         int liveVolume;
         try (HayloftClient admin = HayloftClient.builder().directory(live).adminToken(ADMIN).build()) {
             liveFirst = Futures.await(admin.directory().lease(10, List.of())).first();
-            liveVolume = Futures.await(admin.directory().createVolumes(1)).get(0).path("id").asInt();
+            liveVolume = Futures.await(admin.directory().createVolumes(1)).get(0).id();
         }
         Path data = dir.resolve("unsafe");
         String[] r = run("directory", "restore", "--from", backup.toString(), "--key-margin", "0", "--volume-margin", "0",
@@ -214,7 +215,7 @@ class DirectoryBackupTest {
             // A store reporting a volume the restored database never created moves the volume sequence past it.
             Futures.await(client.directory().heartbeat(new Wire.Heartbeat(EmbeddedCluster.storeId(0), cluster.storeAddress(0),
                     "rack-0", 1L << 40, 1L << 39, List.of(new Wire.VolumeReport(liveVolume, 32, false)))));
-            assertThat(Futures.await(client.directory().createVolumes(1)).get(0).path("id").asInt()).isGreaterThan(liveVolume);
+            assertThat(Futures.await(client.directory().createVolumes(1)).get(0).id()).isGreaterThan(liveVolume);
         }
     }
 

@@ -257,8 +257,8 @@ class ConcurrentWritersEncodeTest {
     private static List<VolumeIndex> replicaIndexes(Cluster http, int volume) throws IOException {
         Map<String, io.hayloft.cold.ClusterReads.StoreRef> stores = http.stores();
         List<VolumeIndex> out = new ArrayList<>();
-        for (var id : http.volume(volume).get("replicas")) {
-            out.add(http.volumeIndex(stores.get(id.asText()).address(), volume));
+        for (String id : http.volume(volume).replicas()) {
+            out.add(http.volumeIndex(stores.get(id).address(), volume));
         }
         assertThat(out).as("replicas of volume %d", volume).hasSize(3);
         return out;

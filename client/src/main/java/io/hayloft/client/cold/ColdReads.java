@@ -44,11 +44,6 @@ public final class ColdReads implements AutoCloseable {
         this.executor = executor;
     }
 
-    /** True for the volume states whose needles live in stripes, not replicas. */
-    public static boolean isCold(String volumeState) {
-        return "ERASURE_CODED".equals(volumeState) || "DEGRADED".equals(volumeState) || "REPAIRING".equals(volumeState);
-    }
-
     /**
      * Reads the needle of {@code id} from its volume's stripes; fails with {@link PhotoNotFoundException}
      * when it is deleted (index flag or delete log), missing, the volume unknown or the cookie wrong.

@@ -1,5 +1,8 @@
 package io.hayloft.directory.meta;
 
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.ReclaimPlan;
 import io.hayloft.format.wire.StripeMap;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -32,7 +35,7 @@ import org.rocksdb.WriteOptions;
  * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease},
  *     {@code raid-hold}, {@code restored-from}, {@code delete-floor}</td>
  *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm, volume-seq and delete-floor: 8-byte long; raid-lease:
- *     {@code RaidLeases.Lease} as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
+ *     {@code RaidLease} (format) as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
  * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
  * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
  * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>legacy, unused: the per-photo records of the old

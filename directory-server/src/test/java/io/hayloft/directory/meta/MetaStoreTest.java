@@ -1,11 +1,13 @@
 package io.hayloft.directory.meta;
 
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.wire.StripeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.hayloft.directory.meta.StoreInfo.StoreState;
-import io.hayloft.directory.meta.VolumeInfo.VolumeState;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeState;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -83,7 +85,7 @@ class MetaStoreTest {
     @Test
     void aVolumeAndItsStripeMapAreWrittenTogetherAndSurviveAReopen() {
         Path db = dir.resolve("db");
-        VolumeInfo v = new VolumeInfo(7, VolumeInfo.VolumeState.ENCODING, java.util.List.of("a"), 10, 100, 1, "job");
+        VolumeInfo v = new VolumeInfo(7, VolumeState.ENCODING, java.util.List.of("a"), 10, 100, 1, "job");
         StripeMap map = new StripeMap(7, "0000abcd", "hh-xor+", 2, 1, 16, 20, StripeMap.PLANNED,
                 java.util.List.of(new StripeMap.Stripe(0, java.util.List.of(new StripeMap.Block("a", "x0", 0, 0),
                         new StripeMap.Block("b", "x1", 0, 0), new StripeMap.Block("c", "x2", 0, 0)))),
@@ -95,10 +97,10 @@ class MetaStoreTest {
             assertThat(m.volume(7)).isEqualTo(v);
             assertThat(m.stripeMap(7)).isEqualTo(map);
             assertThat(m.stripeMaps()).containsExactly(map);
-            m.putVolumeAndStripes(v.withState(VolumeInfo.VolumeState.READ_ONLY, "rolled back"), null);
+            m.putVolumeAndStripes(v.withState(VolumeState.READ_ONLY, "rolled back"), null);
             assertThat(m.stripeMap(7)).isNull();
-            assertThat(m.volume(7).state()).isEqualTo(VolumeInfo.VolumeState.READ_ONLY);
-            assertThatThrownBy(() -> m.putVolumeAndStripes(new VolumeInfo(8, VolumeInfo.VolumeState.ENCODING,
+            assertThat(m.volume(7).state()).isEqualTo(VolumeState.READ_ONLY);
+            assertThatThrownBy(() -> m.putVolumeAndStripes(new VolumeInfo(8, VolumeState.ENCODING,
                     java.util.List.of(), 0, 0, 0, null), map)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("stripe map of volume 7 written with volume 8");
         }
@@ -163,8 +165,8 @@ class MetaStoreTest {
     void deleteLogsAreNumberedPerVolumeAndTheirHeadsComeBackOnReopen() {
         Path db = dir.resolve("db");
         try (MetaStore m = MetaStore.open(db, true)) {
-            m.putVolume(new VolumeInfo(1, VolumeInfo.VolumeState.WRITABLE, List.of("s0"), 0, 1 << 20, 0, null));
-            m.putVolume(new VolumeInfo(2, VolumeInfo.VolumeState.WRITABLE, List.of("s0"), 0, 1 << 20, 0, null));
+            m.putVolume(new VolumeInfo(1, VolumeState.WRITABLE, List.of("s0"), 0, 1 << 20, 0, null));
+            m.putVolume(new VolumeInfo(2, VolumeState.WRITABLE, List.of("s0"), 0, 1 << 20, 0, null));
             assertThat(m.nextDeleteSeq(1)).isEqualTo(1);
             long changes = m.changes();
             m.appendDeletes(1, List.of(new MetaStore.DeleteRecord(1, 0, -1L, 2), new MetaStore.DeleteRecord(2, Long.MAX_VALUE, 5, 0)),

@@ -1,5 +1,8 @@
 package io.hayloft.directory.meta;
 
+import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.ReclaimPlan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.wire.StripeMap;
@@ -23,7 +26,7 @@ class ReclaimMetaTest {
     @Test
     void aPendingReclaimAndTheSwapAreDurable() {
         Path db = dir.resolve("db");
-        VolumeInfo v = new VolumeInfo(7, VolumeInfo.VolumeState.ERASURE_CODED, List.of(), 10, 100, 1, "encoded");
+        VolumeInfo v = new VolumeInfo(7, VolumeState.ERASURE_CODED, List.of(), 10, 100, 1, "encoded");
         ReclaimPlan p = new ReclaimPlan("aaaaaaaa", 1, 2, map("bbbbbbbb", StripeMap.PLANNED));
         try (MetaStore m = MetaStore.open(db, true)) {
             m.putVolumeAndStripes(v, map("aaaaaaaa", StripeMap.COMMITTED));

@@ -1,11 +1,14 @@
 package io.hayloft.format.wire;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeState;
 import java.util.List;
 
 /**
- * The JSON bodies of the directory's HTTP API ({@code docs/directory-api.md}), shared by the
- * directory, the stores that heartbeat to it and the client. Unknown fields are ignored on read, so
+ * The JSON bodies of the directory's hot path and heartbeats ({@code docs/directory-api.md}), shared by the
+ * directory, the stores that heartbeat to it and the client; the directory's other answers are the
+ * records of {@code io.hayloft.format.directory}. Unknown fields are ignored on read, so
  * either side may add fields; a field's meaning never changes within API version {@code v1}.
  */
 public final class Wire {
@@ -78,13 +81,12 @@ public final class Wire {
     }
 
     /**
-     * One logical volume in the {@link VolumeMap}: its state ({@code WRITABLE}, {@code READ_ONLY},
-     * {@code ENCODING}, {@code ERASURE_CODED}, {@code DEGRADED}, {@code REPAIRING}), the addresses of
+     * One logical volume in the {@link VolumeMap}: its state ({@link VolumeState}), the addresses of
      * its replicas on stores that are {@code UP} and of those on stores that are not, and the head
      * (highest sequence number, 0 for none) of its delete log.
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record VolumeLocation(int id, String state, List<String> replicas, List<String> down, long deleteHead) {
+    public record VolumeLocation(int id, VolumeState state, List<String> replicas, List<String> down, long deleteHead) {
         public VolumeLocation {
             replicas = replicas == null ? List.of() : List.copyOf(replicas);
             down = down == null ? List.of() : List.copyOf(down);
@@ -125,9 +127,12 @@ public final class Wire {
         }
     }
 
-    /** The directory's answer to a heartbeat: the store's state and the delete-log head of each volume it holds a replica of. */
+    /**
+     * The directory's answer to a heartbeat ({@code POST /v1/heartbeat}): the store's state and the
+     * delete-log head of each volume it holds a replica of.
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record HeartbeatAnswer(String storeId, String state, java.util.Map<Integer, Long> deleteHeads) {
+    public record HeartbeatAnswer(String storeId, StoreState state, java.util.Map<Integer, Long> deleteHeads) {
         public HeartbeatAnswer {
             deleteHeads = deleteHeads == null ? java.util.Map.of() : java.util.Map.copyOf(deleteHeads);
         }

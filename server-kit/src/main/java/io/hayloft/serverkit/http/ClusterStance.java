@@ -1,6 +1,6 @@
 package io.hayloft.serverkit.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.directory.Health;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Duration;
 
@@ -56,9 +56,9 @@ public final class ClusterStance {
      */
     public static void require(String who, String directory, String secretKey, boolean secured, String adminKey, boolean admin,
                                Duration patience, HealthProbe probe) throws InterruptedException {
-        JsonNode health = health(who, directory, patience, probe);
-        if (secretKey != null && health.has("secured")) {
-            boolean theirs = health.get("secured").asBoolean();
+        Health health = health(who, directory, patience, probe);
+        if (secretKey != null && health.secured() != null) {
+            boolean theirs = health.secured();
             if (theirs && !secured) {
                 throw new IllegalStateException(who + " refuses to start: this cluster is secured (the directory at " + directory
                         + " has a clusterSecret): set " + secretKey + " on the " + who + ", the same as the directory's clusterSecret");
@@ -69,8 +69,8 @@ public final class ClusterStance {
                         + "or remove " + secretKey + " here");
             }
         }
-        if (adminKey != null && health.has("admin")) {
-            boolean theirs = health.get("admin").asBoolean();
+        if (adminKey != null && health.admin() != null) {
+            boolean theirs = health.admin();
             if (theirs && !admin) {
                 throw new IllegalStateException(who + " refuses to start: this cluster is secured (the directory at " + directory
                         + " has an adminToken): set " + adminKey + " on the " + who + ", the same as the directory's adminToken");
@@ -82,10 +82,10 @@ public final class ClusterStance {
         }
     }
 
-    private static JsonNode health(String who, String directory, Duration patience, HealthProbe probe)
+    private static Health health(String who, String directory, Duration patience, HealthProbe probe)
             throws InterruptedException {
         try {
-            return JSON.readTree(probe.health(patience));
+            return JSON.readValue(probe.health(patience), Health.class);
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {

@@ -1,13 +1,18 @@
-package io.hayloft.directory.meta;
+package io.hayloft.format.directory;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 
 /**
- * A logical volume: its state in the life cycle (docs/architecture.md "Components"; docs/directory-api.md) and where its replicas live. Stored as
- * JSON in the {@code volumes} column family, keyed by the 4-byte big-endian id; unknown fields are
- * ignored on read.
+ * A logical volume: its state in the life cycle ({@link VolumeState}) and where its replicas live.
+ * The answer of {@code GET /v1/volumes} (a list), {@code GET /v1/volumes/{id}}, {@code POST /v1/volumes}
+ * (a list), {@code POST /v1/volumes/{id}/read-only}, the encoding endpoints
+ * ({@code POST /v1/volumes/{id}/encoding}, {@code .../encoding/commit}, {@code DELETE .../encoding}),
+ * {@code POST /v1/volumes/{id}/replicas-dropped}, {@code POST /v1/volumes/{id}/replicas/move} and
+ * {@code DELETE /v1/volumes/{id}/reclaim} (docs/directory-api.md). The directory also stores it, as
+ * the same JSON, in the {@code volumes} column family, keyed by the 4-byte big-endian id
+ * (docs/formats.md). Unknown fields are ignored on read. Immutable; thread-safe.
  *
  * @param id         logical volume id; each replica is the physical volume of the same id on its store
  * @param state      life-cycle state
@@ -24,17 +29,9 @@ import java.util.List;
 public record VolumeInfo(int id, VolumeState state, List<String> replicas, long sizeBytes, long limitBytes,
                          long created, String reason, long deletedPhotos, long deletedNeedles) {
 
-    public enum VolumeState { WRITABLE, READ_ONLY, ENCODING, ERASURE_CODED, DEGRADED, REPAIRING;
-
-        /** The volume's data is (being) written as stripes: deletes after this point leave dead bytes there. */
-        public boolean cold() {
-            return this == ENCODING || this == ERASURE_CODED || this == DEGRADED || this == REPAIRING;
-        }
-    }
-
     @JsonCreator
     public VolumeInfo {
-        replicas = List.copyOf(replicas);
+        replicas = replicas == null ? List.of() : List.copyOf(replicas);
     }
 
     /** A volume with no deletes counted. */

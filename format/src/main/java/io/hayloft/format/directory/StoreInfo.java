@@ -1,10 +1,13 @@
-package io.hayloft.directory.meta;
+package io.hayloft.format.directory;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
 /**
- * A store server as the directory knows it. Stored as JSON in the {@code stores} column family;
- * unknown fields are ignored on read so newer directories can add fields.
+ * A store server as the directory knows it: the answer of {@code GET /v1/stores} (a list) and of
+ * {@code POST /v1/stores/{id}/restore}, {@code .../fail}, {@code .../drain} and {@code .../drained}
+ * (docs/directory-api.md). The directory also stores it, as the same JSON, in the {@code stores}
+ * column family (docs/formats.md). Unknown fields are ignored on read so newer directories can add
+ * fields. Immutable; thread-safe.
  *
  * @param id                  stable store id, chosen by the store (its data directory remembers it)
  * @param address             {@code host:port} of its HTTP API
@@ -19,20 +22,6 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record StoreInfo(String id, String address, String rack, long capacityBytes, long freeBytes,
                         long lastHeartbeatMillis, StoreState state, int failures, String lastError) {
-
-    public enum StoreState {
-        /** Healthy: may receive new volumes and writes. */
-        UP,
-        /** Failed the health checker too often: its volumes were marked read-only; waits for an operator or policy. */
-        FAILED,
-        /**
-         * An operator is moving everything off it (hayloft stores drain): no new volumes, its volumes
-         * read-only, still read from until the drain job has moved its last replica and block.
-         */
-        DRAINING,
-        /** Taken out of service by an operator: holds nothing the directory lists, no new volumes. */
-        DRAINED
-    }
 
     public StoreInfo withHeartbeat(String address, long capacity, long free, long now) {
         return new StoreInfo(id, address, rack, capacity, free, now, state, failures, lastError);
