@@ -3,6 +3,10 @@ package io.hayloft.directory;
 import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.directory.DeadKeys;
+import io.hayloft.format.directory.Health;
+import io.hayloft.format.directory.RaidHold;
+import io.hayloft.format.directory.RaidHoldRelease;
 import io.hayloft.format.errors.CommonErrors;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.http.RequestHandler;
@@ -61,8 +65,8 @@ public final class DirectoryHttp implements RequestHandler {
     /** The directory's routes (docs/directory-api.md). */
     private Router routes() {
         return Router.builder(CommonErrors.BAD_REQUEST)
-                .route("health", "GET /health", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, Map.of("status", "ok",
-                        "cluster", directory.meta().clusterId(), "secured", directory.config().secured(), "admin", adminToken != null)))
+                .route("health", "GET /health", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, new Health("ok",
+                        directory.meta().clusterId(), directory.config().secured(), adminToken != null)))
                 .route("metrics", "GET /metrics", (req, p) -> {
                     gauges.refresh();
                     return metrics.response();
@@ -136,8 +140,8 @@ public final class DirectoryHttp implements RequestHandler {
                 })
                 .route("dead-keys", "POST /v1/volumes/{volume}/dead-keys", (req, p) -> {
                     int id = p.int32("volume");
-                    DeadKeys q = body(req, DeadKeys.class);
-                    return ok(Map.of("volume", id, "dead", directory.cold().deadKeys(id, q.keys())));
+                    DeadKeysQuery q = body(req, DeadKeysQuery.class);
+                    return ok(new DeadKeys(id, directory.cold().deadKeys(id, q.keys())));
                 })
                 .route("replicas-dropped", "POST /v1/volumes/{volume}/replicas-dropped", (req, p) -> {
                     int id = p.int32("volume");
@@ -150,14 +154,11 @@ public final class DirectoryHttp implements RequestHandler {
                     return ok(DirectoryBackup.backup(directory.meta(), dir instanceof String d ? d : null));
                 })
                 .route("raid-hold", "GET DELETE /v1/raid-hold", (req, p) -> {
-                    java.util.Map<String, Object> answer = new java.util.HashMap<>();
                     if (req.method().equals(HttpMethod.DELETE)) {
                         admin(req);
-                        answer.put("released", directory.raidLeases().releaseHold());
-                    } else {
-                        answer.put("hold", directory.raidLeases().hold());
+                        return ok(new RaidHoldRelease(directory.raidLeases().releaseHold()));
                     }
-                    return ok(answer);
+                    return ok(new RaidHold(directory.raidLeases().hold()));
                 })
                 .route("raid-lease", "GET POST DELETE /v1/raid-lease", (req, p) -> raidLease(req, p))
                 .route("stripes", "GET /v1/stripes", (req, p) -> ok(directory.cold().stripeMaps()))
@@ -302,7 +303,7 @@ public final class DirectoryHttp implements RequestHandler {
     }
 
     /** Body of {@code POST /v1/volumes/<id>/dead-keys}. */
-    record DeadKeys(List<Long> keys) {
+    record DeadKeysQuery(List<Long> keys) {
     }
 
     /** {@code GET|POST|DELETE /v1/raid-lease}: see {@link RaidLeases}. */
