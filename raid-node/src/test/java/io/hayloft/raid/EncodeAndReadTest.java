@@ -6,35 +6,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.directory.meta.VolumeInfo.VolumeState;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Encode on 15 real stores with each codec; healthy reads, degraded reads with 4 stores down, a clear error with 5. */
-class EncodeAndReadTest {
+class EncodeAndReadTest extends ClusterFixture {
 
     static final long BLOCK = 16 << 10;
 
-    @TempDir
-    Path dir;
-    TestCluster cluster;
-    ThreadPoolRunner runner;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (runner != null) {
-            runner.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @ParameterizedTest
     @ValueSource(strings = {"rs", "hh-xor", "hh-xor+", "hh-nonxor"})
