@@ -11,31 +11,13 @@ import io.hayloft.format.wire.WriteToken;
 import io.hayloft.testkit.Await;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** One real store, real cache servers: hits, misses, admission, push, invalidation, bad input, failing stores. */
-class CacheServerTest {
+class CacheServerTest extends CacheFixtureTest {
     static final long COOKIE = 0x1234abcd5678ef01L;
-
-    @TempDir
-    Path dir;
-    CacheFixture f;
-
-    @BeforeEach
-    void start() throws Exception {
-        f = new CacheFixture(dir);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        f.close();
-    }
 
     @Test
     void missFillsThenHitsServeFromMemory() throws Exception {

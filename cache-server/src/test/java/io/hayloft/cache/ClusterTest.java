@@ -6,41 +6,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.format.ring.CacheRouting;
 import java.net.ConnectException;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An in-process cluster: one store, primary cache nodes on a consistent-hash ring and a gutter
  * node, read the way a client reads the places it computes from its volume map (primary, then gutter
  * on failure).
  */
-class ClusterTest {
+class ClusterTest extends CacheFixtureTest {
     static final long COOKIE = 0x5555aaaa5555aaaaL;
     static final int KEYS = 400;
 
-    @TempDir
-    Path dir;
-    CacheFixture f;
     final Map<String, CacheServer> byAddress = new HashMap<>();
 
     @BeforeEach
-    void start() throws Exception {
-        f = new CacheFixture(dir);
+    void putKeys() throws Exception {
         for (long k = 1; k <= KEYS; k++) {
             f.put(k, 0, COOKIE, 256);
         }
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        f.close();
     }
 
     private CacheServer node(Map<String, String> o) throws Exception {

@@ -10,6 +10,7 @@ import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.TestCluster;
 import io.hayloft.raid.ThreadPoolRunner;
 import io.hayloft.testkit.Await;
+import io.hayloft.testkit.Closing;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -84,15 +85,7 @@ class ColdCacheTest {
 
     @AfterEach
     void stop() throws Exception {
-        if (cache != null) {
-            cache.close();
-        }
-        if (runner != null) {
-            runner.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        Closing.all(cache, runner, cluster);
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.testkit.Closing;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -39,15 +40,7 @@ class DirectoryReadTest {
 
     @AfterEach
     void stop() throws Exception {
-        if (directory != null) {
-            directory.close();
-        }
-        for (CacheServer c : caches) {
-            c.close();
-        }
-        for (StoreServer s : stores) {
-            s.close();
-        }
+        Closing.all(directory, Closing.each(caches), Closing.each(stores));
     }
 
     private CacheServer cache(String role) throws Exception {

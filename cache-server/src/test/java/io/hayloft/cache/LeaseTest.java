@@ -11,38 +11,20 @@ import io.hayloft.testkit.Await;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Memcache leases on a real store behind a real holding proxy: a burst of misses makes one store
  * read; an invalidation during a fill drops the fill; an unfulfilled lease expires.
  */
-class LeaseTest {
+class LeaseTest extends CacheFixtureTest {
     static final long COOKIE = 0x0fedcba987654321L;
-
-    @TempDir
-    Path dir;
-    CacheFixture f;
-
-    @BeforeEach
-    void start() throws Exception {
-        f = new CacheFixture(dir);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        f.close();
-    }
 
     @Test
     void thousandConcurrentMissesMakeExactlyOneStoreRead() throws Exception {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
+import io.hayloft.testkit.Closing;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,12 +37,7 @@ abstract class DirectoryOverHttp {
 
     @AfterEach
     void stop() throws Exception {
-        if (directory != null) {
-            directory.close();
-        }
-        for (StoreServer s : stores) {
-            s.close();
-        }
+        Closing.all(directory, Closing.each(stores));
     }
 
     /**

@@ -12,16 +12,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Cold reads name the volume and decide deletes from the volume's delete log in the directory (real
@@ -31,29 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
  * volume all read as null; a hot volume is refused. Keys and alts over their unusual but legal
  * values, sizes from 0; a log longer than one page (10,000 entries) is read page after page.
  */
-class ColdDeleteLogTest {
+class ColdDeleteLogTest extends ClusterFixture {
 
     static final long[] KEYS = {1, 150, 1L << 62, Long.MAX_VALUE, -1L /* 2^64 - 1: not loggable (the log takes keys < 2^63) */};
     static final int[] ALTS = {0, 1, 150, Integer.MIN_VALUE /* 2^31 */, -1 /* 2^32 - 1 */};
 
-    @TempDir
-    Path dir;
-    TestCluster cluster;
-    ThreadPoolRunner runner;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     /** (key/alt) → bytes written. */
     final Map<String, byte[]> model = new LinkedHashMap<>();
     final Map<Long, Long> cookies = new LinkedHashMap<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        if (runner != null) {
-            runner.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void theDeleteLogDecidesColdDeletesAtOnceByExactCookie() throws Exception {

@@ -9,9 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Blocks corrupt in place (still listed with their old CRC, wrong bytes on disk, as bit rot leaves
@@ -19,24 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  * into or out of the corrupt block, and needles rebuilt while a corrupt parity block is among the
  * sources.
  */
-class CorruptBlockReadTest {
+class CorruptBlockReadTest extends ClusterFixture {
 
     static final long BLOCK = 16 << 10;
 
-    @TempDir
-    Path dir;
-    TestCluster cluster;
-    ThreadPoolRunner runner;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (runner != null) {
-            runner.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void zeroedDataBlockThenZeroedParityWithADataStoreDown() throws Exception {

@@ -12,6 +12,7 @@ import io.hayloft.client.http.HttpTransport;
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
 import io.hayloft.format.wire.PhotoId;
+import io.hayloft.testkit.Closing;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -53,12 +54,7 @@ class DirectoryFailoverTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (runner != null) {
-            runner.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        Closing.all(runner, cluster);
     }
 
     /** A transport that counts the attempts per server (the dead one's are refused connections). */

@@ -16,9 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,26 +25,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * replica before it commits: a model of every needle written (newest bytes per exact pair, or
  * deleted) must read back through the cold tier after the replicas are dropped.
  */
-class ExactIndexTest {
-
-    @TempDir
-    Path dir;
-    TestCluster cluster;
-    ThreadPoolRunner runner;
+class ExactIndexTest extends ClusterFixture {
 
     /** The exact (volume, key, alt) triple → the bytes that must read back, or null for deleted. */
     final Map<String, byte[]> model = new LinkedHashMap<>();
     final Map<Long, String> cookies = new LinkedHashMap<>();
-
-    @AfterEach
-    void stop() throws Exception {
-        if (runner != null) {
-            runner.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     private RaidNode raid(String codec, int k, int r, long block) {
         RaidConfig c = cluster.raidConfig(codec, block);

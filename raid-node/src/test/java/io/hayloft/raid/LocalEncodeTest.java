@@ -136,13 +136,7 @@ class LocalEncodeTest {
     // ------------------------------------------------------------------ helpers
 
     private static RaidConfig config(TestCluster cluster, String codec, String encodeAt) {
-        RaidConfig c = cluster.raidConfig(codec, BLOCK);
-        c.k = K;
-        c.r = R;
-        c.transferBytes = 4096;
-        c.encodeAt = encodeAt;
-        c.indexReplicas = 2;
-        return c.validate();
+        return cluster.localEncodeConfig(codec, BLOCK, K, R, encodeAt);
     }
 
     /**

@@ -6,14 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.VolumeIndex;
-import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Reclaim end to end on 15 real stores: deletes on coded volumes are honoured and counted, a volume
@@ -21,24 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
  * under it is left alone, every live needle reads back healthy, degraded and through a reader that
  * cached the old map, and a reclaim whose compaction reads degraded works too.
  */
-class ReclaimTest {
+class ReclaimTest extends ClusterFixture {
 
     static final long BLOCK = 16 << 10;
 
-    @TempDir
-    Path dir;
-    TestCluster cluster;
-    ThreadPoolRunner runner;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (runner != null) {
-            runner.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void reclaimFreesSpaceAndKeepsEveryLiveNeedle() throws Exception {

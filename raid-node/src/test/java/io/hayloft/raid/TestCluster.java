@@ -151,6 +151,20 @@ public final class TestCluster implements AutoCloseable {
         return c;
     }
 
+    /**
+     * The local-encode tests' raid-node: ({@code k}, {@code r}) stripes of {@code block} bytes encoded
+     * at {@code encodeAt}, 4 KiB transfers, two index replicas; validated.
+     */
+    public RaidConfig localEncodeConfig(String codec, long block, int k, int r, String encodeAt) {
+        RaidConfig c = raidConfig(codec, block);
+        c.k = k;
+        c.r = r;
+        c.transferBytes = 4096;
+        c.encodeAt = encodeAt;
+        c.indexReplicas = 2;
+        return c.validate();
+    }
+
     /** Keys leased for a test: the volume, its replicas' addresses, each key with the cookie the test chose. */
     public record Leased(int volume, List<String> replicas, List<Key> photos) {
     }
@@ -249,6 +263,24 @@ public final class TestCluster implements AutoCloseable {
         for (long k : deleted) {
             assertThat(reader.get(volumeOf(k), k, 0)).as("deleted photo %d %s", k, when).isNull();
         }
+    }
+
+    /**
+     * Reads every photo the test wrote through {@code reader} once five of a stripe's 14 blocks are
+     * unavailable: each reads back exact, or fails as a lost stripe ("5 of 14 blocks unavailable",
+     * "more than the 4"). Returns how many failed.
+     */
+    public int readEveryPhotoOrStripeLost(ColdReader reader) throws Exception {
+        int failed = 0;
+        for (Photo p : photos.values()) {
+            try {
+                assertThat(reader.get(p.volume(), p.key(), 0)).isEqualTo(p.data());
+            } catch (ColdReader.StripeLostException e) {
+                assertThat(e).hasMessageContaining("5 of 14 blocks unavailable").hasMessageContaining("more than the 4");
+                failed++;
+            }
+        }
+        return failed;
     }
 
     /** The volume of a photo the test wrote, deleted or not. */

@@ -98,11 +98,21 @@ public final class Store implements Closeable {
     }
 
     private void flushAll() {
+        eachVolume(Volume::flushIndex, ".idx flush");
+    }
+
+    /** One step on one volume, for {@link #eachVolume}. */
+    private interface VolumeStep {
+        void apply(Volume v) throws IOException;
+    }
+
+    /** Applies {@code step} to every open volume; a volume's failure is logged ("volume N: {what} failed") and the rest go on. */
+    private void eachVolume(VolumeStep step, String what) {
         for (Volume v : volumes.values()) {
             try {
-                v.flushIndex();
+                step.apply(v);
             } catch (IOException | RuntimeException e) {
-                LOG.warn("volume {}: .idx flush failed", v.id(), e);
+                LOG.warn("volume {}: {} failed", v.id(), what, e);
             }
         }
     }
@@ -127,6 +137,16 @@ public final class Store implements Closeable {
         if (volumes.containsKey(id)) {
             throw new StoreOperationException(Reason.VOLUME_EXISTS, "volume " + id + " already exists");
         }
+        Path best = mostFreeDir();
+        io.hayloft.store.volume.AppliedDeletes.delete(disk, best, id); // a stray one of an older volume of this id
+        Volume v = Volume.create(disk, best, id, options);
+        appliedDeletes.put(id, 0L); // a new volume has nothing to apply: synced by construction
+        volumes.put(id, v);
+        return v;
+    }
+
+    /** The data directory with the most usable space (the first of those with the most). */
+    private Path mostFreeDir() throws IOException {
         Path best = dirs.get(0);
         long bestFree = -1;
         for (Path d : dirs) {
@@ -136,11 +156,7 @@ public final class Store implements Closeable {
                 bestFree = free;
             }
         }
-        io.hayloft.store.volume.AppliedDeletes.delete(disk, best, id); // a stray one of an older volume of this id
-        Volume v = Volume.create(disk, best, id, options);
-        appliedDeletes.put(id, 0L); // a new volume has nothing to apply: synced by construction
-        volumes.put(id, v);
-        return v;
+        return best;
     }
 
     /** Reads {@code length} bytes of a source volume file at {@code offset} (a pull's source; another store over HTTP). */
@@ -171,15 +187,7 @@ public final class Store implements Closeable {
             if (volumes.containsKey(id) || !pulling.add(id)) {
                 throw new StoreOperationException(Reason.VOLUME_EXISTS, "volume " + id + " already exists or is being pulled");
             }
-            best = dirs.get(0);
-            long bestFree = -1;
-            for (Path d : dirs) {
-                long free = disk.usableSpace(d);
-                if (free > bestFree) {
-                    best = d;
-                    bestFree = free;
-                }
-            }
+            best = mostFreeDir();
         }
         try {
             Path dat = Volume.datPath(best, id);
@@ -330,13 +338,7 @@ public final class Store implements Closeable {
     }
 
     private void closeVolumes() {
-        for (Volume v : volumes.values()) {
-            try {
-                v.close();
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("volume {}: close failed", v.id(), e);
-            }
-        }
+        eachVolume(Volume::close, "close");
     }
 
     @Override

@@ -4,30 +4,21 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Encode throughput of one (10,4) stripe of 1 MiB units, single thread, per codec and backend:
  * {@code ErasureCodec.encode(data, parity)}. One operation encodes 10 MiB of data; GB/s of data is
  * {@code ops/s * 10 * 2^20 / 10^9}. Compare with {@link HadoopBench#hadoopRsEncode} in the same run.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class EncodeBench {
+public class EncodeBench extends OneForkVectorBench {
 
     @Param({"java", "vector"})
     public String backend;

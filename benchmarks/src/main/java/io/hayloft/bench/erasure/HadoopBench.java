@@ -12,13 +12,8 @@ import org.apache.hadoop.io.erasurecode.ErasureCoderOptions;
 import org.apache.hadoop.io.erasurecode.rawcoder.RSRawDecoder;
 import org.apache.hadoop.io.erasurecode.rawcoder.RSRawEncoder;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Hadoop's pure-Java Reed-Solomon coders ({@code RSRawEncoder}, {@code RSRawDecoder}, the "rs" codec of
@@ -28,11 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * Throughput of {@code hadoopRsEncode} is in ops/s (10 MiB of data each); of {@code hadoopRsRepair},
  * rebuilding data unit 0 from 10 whole units, too (time = 1 / ops).
  */
-@State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class HadoopBench {
+public class HadoopBench extends OneForkVectorBench {
 
     private final int k = StripeState.K;
     private final int r = StripeState.R;

@@ -7,29 +7,20 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The GF(2^8) kernels alone: {@code MatrixOp.apply} of a Cauchy matrix ({@code rows x 10}, no 0 or 1
  * coefficients) or of an all-ones row (a pure XOR), over 1 MiB per input, heap or direct buffers.
  * One operation reads 10 MiB; GB/s of input is {@code ops/s * 10 * 2^20 / 10^9}.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class KernelBench {
+public class KernelBench extends OneForkVectorBench {
 
     static final int COLS = 10;
     static final int LEN = 1 << 20;

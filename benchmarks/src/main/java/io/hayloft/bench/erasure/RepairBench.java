@@ -5,17 +5,12 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Repair of one lost data unit (0 or 9) of a (10,4) stripe of 1 MiB units held in memory, through
@@ -24,13 +19,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * unit 0 through {@code readRange}. The bytes each operation reads are printed once per trial
  * ({@code # bytes read}) and checked against the unit's real content.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class RepairBench {
+public class RepairBench extends OneForkVectorBench {
 
     /** A range inside the first half of the unit (substripe {@code a} of the Hitchhiker codes). */
     static final long READ_OFFSET = 300_000;

@@ -13,9 +13,7 @@ import java.lang.management.ThreadMXBean;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
@@ -23,7 +21,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Streaming encode of one (10,4) stripe, single thread, per codec, backend and unit size:
@@ -43,13 +40,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * results {@code cpuNanos} and {@code dataBytes}, per iteration): {@code dataBytes * 1000 / cpuNanos}
  * is MB of data encoded per CPU second, native calls included (they run on the same thread).
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules=jdk.incubator.vector"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class StreamingEncodeBench {
+public class StreamingEncodeBench extends OneForkVectorBench {
 
     static final int K = 10;
     static final int R = 4;

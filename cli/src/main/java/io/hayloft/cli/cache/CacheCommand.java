@@ -1,5 +1,6 @@
 package io.hayloft.cli.cache;
 
+import io.hayloft.cli.UntilStopped;
 import io.hayloft.cache.CacheConfig;
 import io.hayloft.cache.CacheServer;
 import io.hayloft.serverkit.config.ConfigLoader;
@@ -7,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,19 +37,9 @@ public final class CacheCommand implements Callable<Integer> {
             c.role = "gutter";
         }
         c.validate();
-        CountDownLatch stopped = new CountDownLatch(1);
         CacheServer server = CacheServer.start(c);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                server.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            stopped.countDown();
-        }, "hayloft-cache-shutdown"));
-        System.out.println("hayloft cache (" + (c.gutter() ? "gutter" : "primary") + ") listening on " + c.host + ":" + server.port()
-                + ", " + c.maxBytes + " bytes" + (c.effectiveTtlMillis() > 0 ? ", ttl " + c.effectiveTtlMillis() + " ms" : ""));
-        stopped.await();
-        return 0;
+        return UntilStopped.run("hayloft-cache-shutdown", server::close, () -> System.out.println("hayloft cache ("
+                + (c.gutter() ? "gutter" : "primary") + ") listening on " + c.host + ":" + server.port()
+                + ", " + c.maxBytes + " bytes" + (c.effectiveTtlMillis() > 0 ? ", ttl " + c.effectiveTtlMillis() + " ms" : "")));
     }
 }

@@ -1,6 +1,8 @@
 package io.hayloft.cli.chaos;
 
 import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 
 /**
  * The life-cycle model checker, in the spirit of Jepsen and of FoundationDB's simulation: long
@@ -47,14 +49,7 @@ public final class LifeCycleChecker {
                     options.steps(), options.replayCommand(seed));
             out.flush();
             try (ChaosRun run = new ChaosRun(options, seed)) {
-                ChaosStats s;
-                try {
-                    s = run.run();
-                } catch (ChaosFailure f) {
-                    total.add(run.stats());
-                    throw f;
-                }
-                total.add(s);
+                ChaosStats s = counted(run::run, run::stats);
                 out.printf("chaos schedule seed %d: ok, %d steps, %d faults, %d needles checked in %.1f s%n", seed, s.steps(),
                         s.faultCount(), s.needlesChecked(), s.nanos() / 1e9);
                 out.flush();
@@ -73,17 +68,26 @@ public final class LifeCycleChecker {
                 j + 1, options.schedules(), seed, options.clients(), options.steps(), options.replayCommand(seed));
         out.flush();
         try (ConcurrentChaosRun run = new ConcurrentChaosRun(options, seed)) {
-            ChaosStats s;
-            try {
-                s = run.run();
-            } catch (ChaosFailure f) {
-                total.add(run.stats());
-                throw f;
-            }
-            total.add(s);
+            ChaosStats s = counted(run::run, run::stats);
             out.printf("chaos schedule seed %d: ok, %d operations, %d faults, %d photos (%d needles) checked in %.1f s%n", seed,
                     s.operations(), s.faultCount(), s.photosChecked(), s.needlesChecked(), s.nanos() / 1e9);
             out.flush();
         }
+    }
+
+    /**
+     * Runs one schedule and adds its figures to {@link #total}: those of the whole run, or after a
+     * failure those it had gathered when it failed.
+     */
+    private ChaosStats counted(Callable<ChaosStats> run, Supplier<ChaosStats> soFar) throws Exception {
+        ChaosStats s;
+        try {
+            s = run.call();
+        } catch (ChaosFailure f) {
+            total.add(soFar.get());
+            throw f;
+        }
+        total.add(s);
+        return s;
     }
 }

@@ -1,9 +1,9 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.cli.UntilStopped;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -53,20 +53,15 @@ public final class ClusterCommand implements Callable<Integer> {
         ClusterOptions o = ClusterOptions.of(dir).withStores(stores, racks).withReplication(Math.min(replication, stores))
                 .withVolumeLimit(volumeLimit).withDirectoryPort(port).withFsync(!noFsync);
         EmbeddedCluster cluster = EmbeddedCluster.start(o);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            cluster.close();
-            stopped.countDown();
-        }, "hayloft-cluster-shutdown"));
-        PrintWriter out = spec.commandLine().getOut();
-        out.println("DIRECTORY " + cluster.directoryAddress());
-        for (int i = 0; i < cluster.storeCount(); i++) {
-            out.println("STORE " + i + " " + cluster.storeAddress(i));
-        }
-        out.println("DATA " + dir.toAbsolutePath());
-        out.println("READY");
-        out.flush();
-        stopped.await();
-        return 0;
+        return UntilStopped.run("hayloft-cluster-shutdown", cluster::close, () -> {
+            PrintWriter out = spec.commandLine().getOut();
+            out.println("DIRECTORY " + cluster.directoryAddress());
+            for (int i = 0; i < cluster.storeCount(); i++) {
+                out.println("STORE " + i + " " + cluster.storeAddress(i));
+            }
+            out.println("DATA " + dir.toAbsolutePath());
+            out.println("READY");
+            out.flush();
+        });
     }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.cli.directory;
 
+import io.hayloft.cli.UntilStopped;
 import io.hayloft.serverkit.config.ConfigLoader;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
@@ -7,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -39,14 +39,8 @@ public final class DirectoryCommand implements Callable<Integer> {
             c.init = true;
         }
         c.validate();
-        CountDownLatch stopped = new CountDownLatch(1);
         DirectoryServer server = DirectoryServer.start(c);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "hayloft-directory-shutdown"));
-        System.out.println("hayloft directory listening on " + server.address() + " (data " + c.dataDir + ")");
-        stopped.await();
-        return 0;
+        return UntilStopped.run("hayloft-directory-shutdown", server::close,
+                () -> System.out.println("hayloft directory listening on " + server.address() + " (data " + c.dataDir + ")"));
     }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.cli.raid;
 
+import io.hayloft.cli.UntilStopped;
 import io.hayloft.serverkit.config.ConfigLoader;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidServer;
@@ -8,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -52,15 +52,9 @@ final class RaidServe implements Callable<Integer> {
             all.add("port=" + port);
         }
         RaidServerConfig c = ConfigLoader.load(config, all, RaidServerConfig.class).validate();
-        CountDownLatch stopped = new CountDownLatch(1);
         RaidServer server = RaidServer.start(c, Checkpoints.NONE);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            server.close();
-            stopped.countDown();
-        }, "hayloft-raid-shutdown"));
-        System.out.println("hayloft raid-node listening on " + server.address() + " for directory " + c.directory
-                + " (policy " + (c.policyFile == null ? "defaults" : c.policyFile) + ")");
-        stopped.await();
-        return 0;
+        return UntilStopped.run("hayloft-raid-shutdown", server::close, () -> System.out.println("hayloft raid-node listening on "
+                + server.address() + " for directory " + c.directory
+                + " (policy " + (c.policyFile == null ? "defaults" : c.policyFile) + ")"));
     }
 }

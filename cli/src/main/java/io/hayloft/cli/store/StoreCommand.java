@@ -1,5 +1,6 @@
 package io.hayloft.cli.store;
 
+import io.hayloft.cli.UntilStopped;
 import io.hayloft.serverkit.config.ConfigLoader;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
@@ -7,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -52,20 +52,10 @@ public final class StoreCommand implements Callable<Integer> {
         }
         StoreConfig cfg = ConfigLoader.load(config, all, StoreConfig.class).validate();
         StoreServer server = StoreServer.start(cfg);
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                server.close();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                stopped.countDown();
-            }
-        }));
-        System.out.println("hayloft store: listening on " + cfg.host + ":" + server.port() + ", data in " + cfg.dataDirs
-                + ", " + server.store().volumes().size() + " volumes");
-        System.out.flush();
-        stopped.await();
-        return 0;
+        return UntilStopped.run("hayloft-store-shutdown", server::close, () -> {
+            System.out.println("hayloft store: listening on " + cfg.host + ":" + server.port() + ", data in " + cfg.dataDirs
+                    + ", " + server.store().volumes().size() + " volumes");
+            System.out.flush();
+        });
     }
 }

@@ -17,6 +17,7 @@ import io.hayloft.directory.DirectoryServer;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.cluster.ClusterAuthorizer;
+import io.hayloft.testkit.Closing;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -51,18 +52,7 @@ class CacheEndToEndTest {
 
     @AfterEach
     void stop() throws Exception {
-        if (client != null) {
-            client.close();
-        }
-        if (directory != null) {
-            directory.close();
-        }
-        for (CacheServer c : caches) {
-            c.close();
-        }
-        for (StoreServer s : stores) {
-            s.close();
-        }
+        Closing.all(client, directory, Closing.each(caches), Closing.each(stores));
     }
 
     private CacheServer cache(String role) throws Exception {

@@ -4,6 +4,7 @@ import io.hayloft.format.directory.VolumeState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.hayloft.cli.cluster.ClientOnClusterTest;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
@@ -20,7 +21,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -35,9 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The client's hot path against a real directory and real stores ({@link EmbeddedCluster}): reads
@@ -46,32 +44,12 @@ import org.junit.jupiter.api.io.TempDir;
  * failed put, deletes through the delete log while a replica is down, and wrong cookies answered
  * exactly as missing photos by get, stat and delete.
  */
-class HotPathClientTest {
+class HotPathClientTest extends ClientOnClusterTest {
     private static final Pattern COUNT = Pattern.compile(
             "^hayloft_directory_requests_seconds_count\\{([^}]*)}\\s+(\\S+)$", Pattern.MULTILINE);
     private static final Pattern OP = Pattern.compile("op=\"([^\"]*)\"");
 
-    @TempDir
-    Path dir;
-
-    private EmbeddedCluster cluster;
-    private HayloftClient client;
     private final Random random = new Random(14);
-
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    private void start(ClusterOptions o) throws Exception {
-        cluster = EmbeddedCluster.start(o);
-        client = cluster.newClient();
-    }
 
     private ClusterOptions options() {
         return ClusterOptions.of(dir).withTiming(100, 60_000, 2).withFsync(false);

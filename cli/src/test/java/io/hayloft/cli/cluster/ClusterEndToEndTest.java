@@ -18,45 +18,22 @@ import io.hayloft.client.Upload;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.testkit.Await;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The hot path end to end: a real directory and real stores in one process ({@link EmbeddedCluster}),
  * driven through {@link HayloftClient}. Stores are stopped and restarted for real; the model of what
  * must be readable is a map from id to the bytes that were acknowledged.
  */
-class ClusterEndToEndTest {
-    @TempDir
-    Path dir;
-
-    private EmbeddedCluster cluster;
-    private HayloftClient client;
+class ClusterEndToEndTest extends ClientOnClusterTest {
     private final Random random = new Random(42);
     private final Map<PhotoId, byte[]> model = new HashMap<>();
-
-    @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
-    private void start(ClusterOptions o) throws Exception {
-        cluster = EmbeddedCluster.start(o);
-        client = cluster.newClient();
-    }
 
     private ClusterOptions options(int stores) {
         // Probes rarely, so that a test decides when a stopped store is noticed.

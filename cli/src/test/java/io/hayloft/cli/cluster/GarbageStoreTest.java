@@ -10,6 +10,7 @@ import io.hayloft.client.PartialFailureException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.RemoteException;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.testkit.Closing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -41,19 +42,8 @@ class GarbageStoreTest {
     private final List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @AfterEach
-    void stop() throws IOException {
-        if (garbage != null) {
-            garbage.close();
-        }
-        for (Socket s : accepted) {
-            s.close();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+    void stop() throws Exception {
+        Closing.all(garbage, Closing.each(accepted), client, cluster);
     }
 
     /** Answers every connection with a garbage line on the given port, until closed. */

@@ -134,20 +134,14 @@ class HalfSecuredStartTest {
     @Test
     void aCacheOrRaidNodeConfiguredUnlikeTheDirectoryRefusesToStart() throws Exception {
         directory(SECRET, ADMIN);
-        CacheConfig c = new CacheConfig();
-        c.host = "127.0.0.1";
-        c.port = 0;
-        c.directory = directory.address();
+        CacheConfig c = BesideTheCluster.cache(directory.address());
         assertThatThrownBy(() -> CacheServer.start(c)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("cache refuses to start: this cluster is secured")
                 .hasMessageContaining("set clusterSecret on the cache");
         c.clusterSecret = SECRET;
         closers.add(CacheServer.start(c)::close);
 
-        RaidServerConfig rc = new RaidServerConfig();
-        rc.port = 0;
-        rc.directory = directory.address();
-        rc.spoolDir = dir.resolve("spool").toString();
+        RaidServerConfig rc = BesideTheCluster.raid(directory.address(), dir.resolve("spool"));
         assertThatThrownBy(() -> RaidServer.start(rc, Checkpoints.NONE)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("raid-node refuses to start: this cluster is secured")
                 .hasMessageContaining("set adminToken on the raid-node");
@@ -156,11 +150,8 @@ class HalfSecuredStartTest {
     @Test
     void aRaidNodeWithATokenRefusesAnOpenDirectory() throws Exception {
         directory(null, null);
-        RaidServerConfig rc = new RaidServerConfig();
-        rc.port = 0;
-        rc.directory = directory.address();
+        RaidServerConfig rc = BesideTheCluster.raid(directory.address(), dir.resolve("spool"));
         rc.adminToken = ADMIN;
-        rc.spoolDir = dir.resolve("spool").toString();
         assertThatThrownBy(() -> RaidServer.start(rc, Checkpoints.NONE)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("adminToken is set here but the directory at " + directory.address() + " has no adminToken");
     }

@@ -12,6 +12,7 @@ import io.hayloft.format.wire.PhotoId;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidServer;
 import io.hayloft.raid.RaidServerConfig;
+import io.hayloft.testkit.Closing;
 import io.hayloft.testkit.RawHttp;
 import java.io.IOException;
 import java.io.InputStream;
@@ -68,35 +69,18 @@ class HostileInputTest {
             stored.add(client.put(b, i % 2 == 0 ? 0 : -1 - i));
             bytes.add(b);
         }
-        CacheConfig c = new CacheConfig();
-        c.host = "127.0.0.1";
-        c.port = 0;
+        CacheConfig c = BesideTheCluster.cache(cluster.directoryAddress());
         c.clusterSecret = SECRET;
-        c.directory = cluster.directoryAddress();
         c.workerThreads = 8;
         cache = CacheServer.start(c);
-        RaidServerConfig rc = new RaidServerConfig();
-        rc.port = 0;
-        rc.directory = cluster.directoryAddress();
+        RaidServerConfig rc = BesideTheCluster.raid(cluster.directoryAddress(), dir);
         rc.adminToken = ADMIN;
-        rc.spoolDir = dir.toString();
         raid = RaidServer.start(rc, Checkpoints.NONE);
     }
 
     @AfterAll
     void stop() throws Exception {
-        if (raid != null) {
-            raid.close();
-        }
-        if (cache != null) {
-            cache.close();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        Closing.all(raid, cache, client, cluster);
     }
 
     /** Listeners by name, with the route templates the generator starts from. */

@@ -9,6 +9,7 @@ import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.testkit.Await;
+import io.hayloft.testkit.Closing;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,12 +36,7 @@ class ReadOnlyHeartbeatTest {
 
     @AfterEach
     void stop() throws Exception {
-        if (store != null) {
-            store.close();
-        }
-        if (directory != null) {
-            directory.close();
-        }
+        Closing.all(store, directory);
     }
 
     private int send(String method, String path, byte[] body) throws Exception {

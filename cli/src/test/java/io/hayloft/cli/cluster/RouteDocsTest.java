@@ -2,12 +2,11 @@ package io.hayloft.cli.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.hayloft.cache.CacheConfig;
 import io.hayloft.cache.CacheServer;
 import io.hayloft.raid.Checkpoints;
 import io.hayloft.raid.RaidServer;
-import io.hayloft.raid.RaidServerConfig;
 import io.hayloft.serverkit.http.Router;
+import io.hayloft.testkit.Closing;
 import io.netty.handler.codec.http.HttpMethod;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,29 +53,13 @@ class RouteDocsTest {
     @BeforeAll
     void start() throws Exception {
         cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("cluster")).withStores(1, 1));
-        CacheConfig c = new CacheConfig();
-        c.host = "127.0.0.1";
-        c.port = 0;
-        c.directory = cluster.directoryAddress();
-        cache = CacheServer.start(c);
-        RaidServerConfig rc = new RaidServerConfig();
-        rc.port = 0;
-        rc.directory = cluster.directoryAddress();
-        rc.spoolDir = dir.toString();
-        raid = RaidServer.start(rc, Checkpoints.NONE);
+        cache = CacheServer.start(BesideTheCluster.cache(cluster.directoryAddress()));
+        raid = RaidServer.start(BesideTheCluster.raid(cluster.directoryAddress(), dir), Checkpoints.NONE);
     }
 
     @AfterAll
     void stop() throws Exception {
-        if (raid != null) {
-            raid.close();
-        }
-        if (cache != null) {
-            cache.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        Closing.all(raid, cache, cluster);
     }
 
     @Test

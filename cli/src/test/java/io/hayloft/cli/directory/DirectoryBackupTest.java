@@ -15,6 +15,7 @@ import io.hayloft.directory.DirectoryBackup;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.testkit.Await;
+import io.hayloft.testkit.Closing;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
@@ -56,12 +57,7 @@ class DirectoryBackupTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable c : closeLast) {
-            c.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        Closing.all(Closing.each(closeLast), cluster);
     }
 
     private void startCluster() throws Exception {

@@ -6,13 +6,10 @@ import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,19 +25,8 @@ class ColdReadThroughClientTest {
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir).withStores(15, 15).withTiming(1000, 200, 2));
              HayloftClient client = cluster.newClient();
              ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
-            Random random = new Random(7);
-            Map<PutResult, byte[]> photos = new LinkedHashMap<>();
-            for (int i = 0; i < 80; i++) {
-                byte[] data = new byte[1 + random.nextInt(3000)];
-                random.nextBytes(data);
-                photos.put(client.put(data), data);
-            }
-            RaidConfig config = new RaidConfig();
-            config.directory = cluster.directoryAddress();
-            config.blockSize = 16 << 10;
-            config.transferBytes = 16 << 10;
-            config.spoolDir = dir.toString();
-            RaidNode raid = new RaidNode(config, runner);
+            Map<PutResult, byte[]> photos = SmallColdCluster.putPhotos(client, 7, 80);
+            RaidNode raid = SmallColdCluster.raidNode(cluster, dir, runner);
             TreeSet<Integer> volumes = new TreeSet<>();
             photos.keySet().forEach(p -> volumes.add(p.id().volume()));
             for (int v : volumes) {

@@ -7,17 +7,14 @@ import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
-import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,19 +39,8 @@ class RaidReclaimCommandTest {
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir).withStores(15, 15).withTiming(1000, 200, 2));
              HayloftClient client = cluster.newClient();
              ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
-            Random random = new Random(11);
-            Map<PutResult, byte[]> photos = new LinkedHashMap<>();
-            for (int i = 0; i < 60; i++) {
-                byte[] data = new byte[1 + random.nextInt(3000)];
-                random.nextBytes(data);
-                photos.put(client.put(data), data);
-            }
-            RaidConfig config = new RaidConfig();
-            config.directory = cluster.directoryAddress();
-            config.blockSize = 16 << 10;
-            config.transferBytes = 16 << 10;
-            config.spoolDir = dir.toString();
-            RaidNode raid = new RaidNode(config, runner);
+            Map<PutResult, byte[]> photos = SmallColdCluster.putPhotos(client, 11, 60);
+            RaidNode raid = SmallColdCluster.raidNode(cluster, dir, runner);
             int volume = photos.keySet().iterator().next().id().volume();
             cluster.directory().directory().markReadOnly(volume, "test");
             raid.encode(volume);

@@ -17,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -37,19 +36,11 @@ class ConcurrentDeletePowerCutTest {
     private final AtomicLong ackedDeletes = new AtomicLong();
 
     private static StoreConfig config() {
-        StoreConfig c = new StoreConfig();
-        c.dataDirs = new ArrayList<>(List.of("/sim/concurrent-deletes"));
-        c.fsync = "always";
-        c.volumeSizeLimit = 64L << 20;
-        c.idxFlushMillis = 1;
-        return c;
+        return PowerCuts.concurrentConfig("/sim/concurrent-deletes");
     }
 
     private static byte[] data(long key, int version) {
-        Random r = new Random(key * 1_000_003L + version);
-        byte[] b = new byte[r.nextInt(2000)];
-        r.nextBytes(b);
-        return b;
+        return PowerCuts.data(key, version, 2000);
     }
 
     private static long key(int writer, int k) {
@@ -59,13 +50,7 @@ class ConcurrentDeletePowerCutTest {
     @Test
     void acknowledgedWritesAndDeletesSurviveAPowerCut() throws Exception {
         int seeds = Integer.getInteger("powercut.seeds", 150) / 5;
-        for (long seed = 0; seed < seeds; seed++) {
-            try {
-                run(seed);
-            } catch (AssertionError | Exception e) {
-                throw new AssertionError("seed " + seed + ": " + e, e);
-            }
-        }
+        PowerCuts.eachSeed(seeds, this::run);
         assertThat(ackedDeletes.get()).isGreaterThan(seeds);
     }
 
@@ -74,12 +59,7 @@ class ConcurrentDeletePowerCutTest {
         Store store = new Store(config(), disk);
         Volume v = store.create(1);
         long cutAt = 5 + new Random(seed).nextInt(120);
-        AtomicLong forces = new AtomicLong();
-        disk.beforeForce(p -> {
-            if (forces.incrementAndGet() == cutAt) {
-                disk.powerCut();
-            }
-        });
+        PowerCuts.cutBeforeForce(disk, cutAt);
         // key -> acknowledged state (a version, or NONE); key -> the state an operation in flight leads to
         Map<Long, Integer> acked = new ConcurrentHashMap<>();
         Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
@@ -115,16 +95,7 @@ class ConcurrentDeletePowerCutTest {
                 return null;
             }));
         }
-        for (Future<?> f : writers) {
-            f.get(2, TimeUnit.MINUTES);
-        }
-        pool.shutdown();
-        disk.beforeForce(null);
-        if (disk.powerCuts() == 0) {
-            disk.powerCut();
-        }
-        store.crash();
-        store.close();
+        PowerCuts.joinAndCrash(writers, pool, disk, store);
         Store again = new Store(config(), disk);
         try {
             Volume r = again.volume(1);
@@ -135,7 +106,7 @@ class ConcurrentDeletePowerCutTest {
                     Integer flying = inFlight.get(key);
                     byte[] got;
                     try {
-                        got = array(r.read(key, (int) key, key));
+                        got = PowerCuts.array(r.read(key, (int) key, key));
                     } catch (StoreOperationException e) {
                         assertThat(e.reason()).as("key %s", Long.toUnsignedString(key))
                                 .isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
@@ -154,11 +125,5 @@ class ConcurrentDeletePowerCutTest {
 
     private static boolean matches(byte[] got, long key, int state) {
         return state == NONE ? got == null : Arrays.equals(got, data(key, state));
-    }
-
-    private static byte[] array(ByteBuffer b) {
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return a;
     }
 }

@@ -17,8 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,31 +29,17 @@ class ConcurrentPowerCutTest {
     private static final int WRITERS = 6;
 
     private static StoreConfig config() {
-        StoreConfig c = new StoreConfig();
-        c.dataDirs = new ArrayList<>(List.of("/sim/concurrent"));
-        c.fsync = "always";
-        c.volumeSizeLimit = 64L << 20;
-        c.idxFlushMillis = 1;
-        return c;
+        return PowerCuts.concurrentConfig("/sim/concurrent");
     }
 
     private static byte[] data(long key, int version) {
-        Random r = new Random(key * 1_000_003L + version);
-        byte[] b = new byte[r.nextInt(3000)];
-        r.nextBytes(b);
-        return b;
+        return PowerCuts.data(key, version, 3000);
     }
 
     @Test
     void acknowledgedConcurrentWritesSurviveAPowerCut() throws Exception {
         int seeds = Integer.getInteger("powercut.seeds", 150) / 5;
-        for (long seed = 0; seed < seeds; seed++) {
-            try {
-                run(seed);
-            } catch (AssertionError | Exception e) {
-                throw new AssertionError("seed " + seed + ": " + e, e);
-            }
-        }
+        PowerCuts.eachSeed(seeds, this::run);
     }
 
     private void run(long seed) throws Exception {
@@ -63,12 +47,7 @@ class ConcurrentPowerCutTest {
         Store store = new Store(config(), disk);
         Volume v = store.create(1);
         long cutAt = 5 + new Random(seed).nextInt(80);
-        AtomicLong forces = new AtomicLong();
-        disk.beforeForce(p -> {
-            if (forces.incrementAndGet() == cutAt) {
-                disk.powerCut();
-            }
-        });
+        PowerCuts.cutBeforeForce(disk, cutAt);
         Map<Long, Integer> acked = new ConcurrentHashMap<>();
         Map<Long, Integer> inFlight = new ConcurrentHashMap<>();
         ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
@@ -92,16 +71,7 @@ class ConcurrentPowerCutTest {
                 return null;
             }));
         }
-        for (Future<?> f : writers) {
-            f.get(2, TimeUnit.MINUTES);
-        }
-        pool.shutdown();
-        disk.beforeForce(null);
-        if (disk.powerCuts() == 0) {
-            disk.powerCut();
-        }
-        store.crash();
-        store.close();
+        PowerCuts.joinAndCrash(writers, pool, disk, store);
         Store again = new Store(config(), disk);
         try {
             Volume r = again.volume(1);
@@ -112,7 +82,7 @@ class ConcurrentPowerCutTest {
                     Integer flying = inFlight.get(key);
                     byte[] got;
                     try {
-                        got = array(r.read(key, 0, key));
+                        got = PowerCuts.array(r.read(key, 0, key));
                     } catch (StoreOperationException e) {
                         assertThat(e.reason()).as("key %d", key).isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
                         got = null;
@@ -129,11 +99,5 @@ class ConcurrentPowerCutTest {
         } finally {
             again.close();
         }
-    }
-
-    private static byte[] array(ByteBuffer b) {
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return a;
     }
 }

@@ -17,7 +17,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -84,12 +83,7 @@ class DeleteSyncPowerCutTest {
             v.forceDeletes(); // the needles are durable under either policy
             v.flushIndex();
             int cutAt = 1 + r.nextInt(KEYS / BATCH * 4);
-            AtomicLong forces = new AtomicLong();
-            disk.beforeForce(p -> {
-                if (forces.incrementAndGet() == cutAt) {
-                    disk.powerCut();
-                }
-            });
+            PowerCuts.cutBeforeForce(disk, cutAt);
             long returned = 0;
             try {
                 for (long s = 1; s <= KEYS; s += BATCH) {

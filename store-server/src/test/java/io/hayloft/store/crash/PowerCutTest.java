@@ -129,12 +129,7 @@ class PowerCutTest {
         for (int round = 0; round < ROUNDS; round++) {
             long cutsBefore = disk.powerCuts();
             int cutAtForce = 1 + r.nextInt(60);
-            AtomicLong forces = new AtomicLong();
-            disk.beforeForce(p -> {
-                if (forces.incrementAndGet() == cutAtForce) {
-                    disk.powerCut();
-                }
-            });
+            PowerCuts.cutBeforeForce(disk, cutAtForce);
             int ops = 0;
             while (disk.powerCuts() == cutsBefore && ops++ < 200) {
                 Volume v = writable(store);
@@ -167,7 +162,7 @@ class PowerCutTest {
                 inFlight(id, data);
                 w.write(id.key(), id.alt(), id.cookie(), ByteBuffer.wrap(data));
                 ack(id, data);
-                assertThat(array(w.read(id.key(), id.alt(), id.cookie()))).isEqualTo(data);
+                assertThat(PowerCuts.array(w.read(id.key(), id.alt(), id.cookie()))).isEqualTo(data);
             }
         }
         store.close();
@@ -290,7 +285,7 @@ class PowerCutTest {
             Id id = e.getKey();
             byte[] got;
             try {
-                got = array(store.volume(id.volume()).read(id.key(), id.alt(), id.cookie()));
+                got = PowerCuts.array(store.volume(id.volume()).read(id.key(), id.alt(), id.cookie()));
             } catch (StoreOperationException x) {
                 if (x.reason() != StoreOperationException.Reason.NEEDLE_NOT_FOUND) {
                     throw new AssertionError("needle " + id + ": " + x, x);
@@ -307,11 +302,5 @@ class PowerCutTest {
 
     private static String describe(byte[] b) {
         return b == null ? "not found" : b.length + " bytes (hash " + Arrays.hashCode(b) + ")";
-    }
-
-    private static byte[] array(ByteBuffer b) {
-        byte[] a = new byte[b.remaining()];
-        b.duplicate().get(a);
-        return a;
     }
 }

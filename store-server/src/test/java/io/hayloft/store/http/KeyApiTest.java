@@ -4,38 +4,15 @@ import io.hayloft.format.errors.StoreErrors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.hayloft.store.StoreServer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The key-level endpoints {@code GET|HEAD|DELETE /<vol>/<key>?cookie=C} and the
  * {@code 503 VOLUME_SYNCING} gate of a store that has not applied its volumes' delete logs.
  */
-class KeyApiTest {
-    @TempDir
-    Path dir;
-
-    StoreServer server;
-    TestHttp http;
-
-    @BeforeEach
-    void start() throws Exception {
-        server = StoreServer.start(StoreServerTest.config(dir));
-        http = new TestHttp(server.port());
-        assertThat(http.post("/admin/volumes/1", null).status()).isEqualTo(201);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        server.close();
-    }
-
+class KeyApiTest extends OneVolumeStoreTest {
     private static List<Long> alts(JsonNode answer) {
         List<Long> out = new ArrayList<>();
         answer.get("alts").forEach(a -> out.add(a.get("alt").asLong()));

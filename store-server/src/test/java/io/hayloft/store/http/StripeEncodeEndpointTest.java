@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code POST /admin/volumes/{id}/encode-stripe} refuses what it cannot do with a JSON error naming
@@ -19,24 +16,10 @@ import org.junit.jupiter.api.io.TempDir;
  * store configured without the endpoint answers 404 as an older store would. (The encode itself:
  * raid-node's LocalEncodeTest.)
  */
-class StripeEncodeEndpointTest {
-    @TempDir
-    Path dir;
-
-    StoreServer server;
-    TestHttp http;
-
+class StripeEncodeEndpointTest extends OneVolumeStoreTest {
     @BeforeEach
-    void start() throws Exception {
-        server = StoreServer.start(StoreServerTest.config(dir));
-        http = new TestHttp(server.port());
-        assertThat(http.post("/admin/volumes/1", null).status()).isEqualTo(201);
+    void putANeedle() throws Exception {
         assertThat(http.put("/1/42/0?cookie=abcdef0123", StoreServerTest.data(1000, 1)).status()).isEqualTo(201);
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        server.close();
     }
 
     /** A valid request for volume 1 of {@code size} bytes: k=2, r=1, blocks of 4096 on this store. */

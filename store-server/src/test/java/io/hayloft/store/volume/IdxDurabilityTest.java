@@ -26,6 +26,51 @@ class IdxDurabilityTest {
     static final Path DIR = Path.of("/sim/store");
     static final int SEEDS = 40;
 
+    static SimulatedDisk disk(long seed) throws IOException {
+        SimulatedDisk d = new SimulatedDisk(seed);
+        d.createDirectories(DIR);
+        return d;
+    }
+
+    /** A step run from a force hook; an {@link IOException} leaves the hook as an {@link UncheckedIOException}. */
+    interface IoStep {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code step} once, just before the first force of volume 1's {@code .dat}. */
+    static void onceBeforeTheDatIsForced(SimulatedDisk d, IoStep step) {
+        AtomicBoolean armed = new AtomicBoolean(true);
+        d.beforeForce(p -> {
+            if (p.endsWith("1.dat") && armed.getAndSet(false)) {
+                try {
+                    step.run();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        });
+    }
+
+    /**
+     * Writes needle 1 durably, then with fsync off overwrites it and writes the overwrite's {@code .idx}
+     * record, neither forced, and cuts the power.
+     *
+     * @return whether the cut kept the record and lost the needle (the stale case)
+     */
+    static boolean cutAfterAnUnforcedOverwrite(SimulatedDisk d) throws IOException {
+        try (Volume v = Volume.create(d, DIR, 1, OPTS)) {
+            v.write(1, 0, 7, VolumeTest.bytes(100, 1)); // durable, and so is its .idx record at close
+        }
+        long end = d.size(Volume.datPath(DIR, 1));
+        Volume v = Volume.open(d, DIR, 1, new Volume.Options(64L << 20, Volume.Fsync.NEVER));
+        v.write(1, 0, 7, VolumeTest.bytes(300, 2)); // an overwrite, written, never forced
+        v.flushIndex(); // its record written, not forced
+        d.powerCut();
+        v.abandon();
+        return d.size(Volume.datPath(DIR, 1)) <= end
+                && d.size(Volume.idxPath(DIR, 1)) == IdxFile.HEADER_SIZE + 2L * IdxFile.RECORD_SIZE;
+    }
+
     /** Every record of the durable .idx names a valid needle of the durable .dat. */
     static void assertIdxNamesOnlyDurableNeedles(SimulatedDisk d, long seed) throws IOException {
         List<Long> offsets = new ArrayList<>();
@@ -41,21 +86,13 @@ class IdxDurabilityTest {
     @Test
     void theIdxFlusherNeverWritesARecordBeforeItsNeedleIsForced() throws Exception {
         for (long seed = 0; seed < SEEDS; seed++) {
-            SimulatedDisk d = new SimulatedDisk(seed);
-            d.createDirectories(DIR);
+            SimulatedDisk d = disk(seed);
             Volume v = Volume.create(d, DIR, 1, OPTS);
             v.write(1, 0, 7, VolumeTest.bytes(100, 1));
-            AtomicBoolean armed = new AtomicBoolean(true);
             // The background flusher runs between the append of needle 2 and its fsync; then the power goes.
-            d.beforeForce(p -> {
-                if (p.endsWith("1.dat") && armed.getAndSet(false)) {
-                    try {
-                        v.flushIndex();
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                    d.powerCut();
-                }
+            onceBeforeTheDatIsForced(d, () -> {
+                v.flushIndex();
+                d.powerCut();
             });
             long s = seed;
             assertThatThrownBy(() -> v.write(2, 0, 7, VolumeTest.bytes(5000, 2))).as("seed %d", s)
@@ -79,21 +116,13 @@ class IdxDurabilityTest {
     @Test
     void recoveryForcesTheNeedlesItFindsInThePageCacheBeforeTheIdxNamesThem() throws Exception {
         for (long seed = 0; seed < SEEDS; seed++) {
-            SimulatedDisk d = new SimulatedDisk(seed);
-            d.createDirectories(DIR);
+            SimulatedDisk d = disk(seed);
             Volume v = Volume.create(d, DIR, 1, OPTS);
             v.write(1, 0, 7, VolumeTest.bytes(100, 1));
-            AtomicBoolean armed = new AtomicBoolean(true);
             // kill -9 between the append of needle 2 and its fsync: the page cache keeps it.
-            d.beforeForce(p -> {
-                if (p.endsWith("1.dat") && armed.getAndSet(false)) {
-                    try {
-                        v.abandon();
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                    throw new UncheckedIOException(new IOException("killed"));
-                }
+            onceBeforeTheDatIsForced(d, () -> {
+                v.abandon();
+                throw new IOException("killed");
             });
             assertThatThrownBy(() -> v.write(2, 0, 7, VolumeTest.bytes(5000, 2))).hasMessageContaining("killed");
             d.beforeForce(null);
@@ -110,22 +139,10 @@ class IdxDurabilityTest {
      */
     @Test
     void aRecordWhoseNeedleWasLostNeverShadowsAnOlderNeedle() throws Exception {
-        Volume.Options never = new Volume.Options(64L << 20, Volume.Fsync.NEVER);
         int staleSeen = 0;
         for (long seed = 0; seed < SEEDS * 2; seed++) {
-            SimulatedDisk d = new SimulatedDisk(seed);
-            d.createDirectories(DIR);
-            try (Volume v = Volume.create(d, DIR, 1, OPTS)) {
-                v.write(1, 0, 7, VolumeTest.bytes(100, 1)); // durable, and so is its .idx record at close
-            }
-            long end = d.size(Volume.datPath(DIR, 1));
-            Volume v = Volume.open(d, DIR, 1, never);
-            v.write(1, 0, 7, VolumeTest.bytes(300, 2)); // an overwrite, written, never forced
-            v.flushIndex(); // its record written, not forced
-            d.powerCut();
-            v.abandon();
-            boolean stale = d.size(Volume.datPath(DIR, 1)) <= end
-                    && d.size(Volume.idxPath(DIR, 1)) == IdxFile.HEADER_SIZE + 2L * IdxFile.RECORD_SIZE;
+            SimulatedDisk d = disk(seed);
+            boolean stale = cutAfterAnUnforcedOverwrite(d);
             staleSeen += stale ? 1 : 0;
             try (Volume r = Volume.open(d, DIR, 1, OPTS)) {
                 r.write(2, 0, 7, VolumeTest.bytes(300, 3)); // lands where the lost overwrite was
@@ -146,22 +163,10 @@ class IdxDurabilityTest {
     /** As above, but the needle that lands where the lost one was has the same key and another size. */
     @Test
     void aRecordWhoseNeedleWasLostNeverMisdescribesANewNeedleOfTheSameKey() throws Exception {
-        Volume.Options never = new Volume.Options(64L << 20, Volume.Fsync.NEVER);
         int staleSeen = 0;
         for (long seed = 0; seed < SEEDS * 2; seed++) {
-            SimulatedDisk d = new SimulatedDisk(seed);
-            d.createDirectories(DIR);
-            try (Volume v = Volume.create(d, DIR, 1, OPTS)) {
-                v.write(1, 0, 7, VolumeTest.bytes(100, 1));
-            }
-            long end = d.size(Volume.datPath(DIR, 1));
-            Volume v = Volume.open(d, DIR, 1, never);
-            v.write(1, 0, 7, VolumeTest.bytes(300, 2));
-            v.flushIndex();
-            d.powerCut();
-            v.abandon();
-            staleSeen += d.size(Volume.datPath(DIR, 1)) <= end
-                    && d.size(Volume.idxPath(DIR, 1)) == IdxFile.HEADER_SIZE + 2L * IdxFile.RECORD_SIZE ? 1 : 0;
+            SimulatedDisk d = disk(seed);
+            staleSeen += cutAfterAnUnforcedOverwrite(d) ? 1 : 0;
             try (Volume r = Volume.open(d, DIR, 1, OPTS)) {
                 r.write(1, 0, 7, VolumeTest.bytes(1000, 3)); // lands where the lost overwrite was, if it was lost
             }
