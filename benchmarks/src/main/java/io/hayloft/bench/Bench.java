@@ -1,7 +1,19 @@
 package io.hayloft.bench;
 
-import picocli.CommandLine;
+import io.hayloft.bench.cache.CacheLoad;
+import io.hayloft.bench.chaos.ChaosBench;
+import io.hayloft.bench.cluster.ClusterLoad;
+import io.hayloft.bench.raid.EncodeThroughput;
+import io.hayloft.bench.raid.RaidBench;
+import io.hayloft.bench.raid.RaidRecoveryBench;
+import io.hayloft.bench.raid.ReclaimBench;
+import io.hayloft.bench.store.StoreBench;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.openjdk.jmh.Main;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * {@code hayloft bench <command>}: JMH benchmarks of the codes and load tools for the servers.
@@ -9,10 +21,10 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "hayloft bench", mixinStandardHelpOptions = true,
         description = "Benchmarks: JMH for code paths, load tools for servers.",
-        subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, io.hayloft.bench.store.StoreBench.class,
-                io.hayloft.bench.cluster.ClusterLoad.class, io.hayloft.bench.cache.CacheLoad.class, io.hayloft.bench.raid.RaidBench.class,
-                io.hayloft.bench.raid.ReclaimBench.class, io.hayloft.bench.raid.EncodeThroughput.class,
-                io.hayloft.bench.raid.RaidRecoveryBench.class, io.hayloft.bench.chaos.ChaosBench.class})
+        subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, StoreBench.class,
+                ClusterLoad.class, CacheLoad.class, RaidBench.class,
+                ReclaimBench.class, EncodeThroughput.class,
+                RaidRecoveryBench.class, ChaosBench.class})
 public final class Bench implements Runnable {
 
     @CommandLine.Spec
@@ -31,13 +43,13 @@ public final class Bench implements Runnable {
     }
 
     @Command(name = "jmh", description = "Run JMH benchmarks; every argument is passed to JMH (try -h, -l).")
-    static final class Jmh implements java.util.concurrent.Callable<Integer> {
+    static final class Jmh implements Callable<Integer> {
         @CommandLine.Parameters(arity = "0..*", description = "JMH arguments")
-        java.util.List<String> args = new java.util.ArrayList<>();
+        List<String> args = new ArrayList<>();
 
         @Override
         public Integer call() throws Exception {
-            org.openjdk.jmh.Main.main(args.toArray(new String[0]));
+            Main.main(args.toArray(new String[0]));
             return 0;
         }
     }

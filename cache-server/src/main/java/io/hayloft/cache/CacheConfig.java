@@ -1,6 +1,7 @@
 package io.hayloft.cache;
 
 import io.hayloft.serverkit.http.HttpLimits;
+import io.hayloft.serverkit.http.Tls;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -153,8 +154,8 @@ public final class CacheConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.serverkit.http.Tls.Settings tls() {
-        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public Tls.Settings tls() {
+        return Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 

@@ -1,8 +1,12 @@
 package io.hayloft.cache;
 
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.serverkit.http.ClusterStance;
 import io.hayloft.serverkit.http.HttpServer;
+import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -10,6 +14,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 
 /**
  * A running cache node: the {@link ReadThroughCache}, its store fetcher, its worker threads and its
@@ -25,27 +30,27 @@ public final class CacheServer implements AutoCloseable {
     private final ColdFetcher cold; // null without a directory
     private final ExecutorService workers;
     private final HttpServer http;
-    private final io.hayloft.serverkit.http.Router router;
+    private final Router router;
 
     private CacheServer(CacheConfig config) throws InterruptedException {
         config.validate();
         this.config = config;
         // The cache's one transport for its calls to stores and the directory: https with its certificate when it has a trust store.
         ExecutorService fetchPool = Executors.newFixedThreadPool(2, named("cache-fetch"));
-        io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
-                .connectTimeout(java.time.Duration.ofMillis(config.storeTimeoutMillis))
-                .requestTimeout(java.time.Duration.ofMillis(config.storeTimeoutMillis)).executor(fetchPool);
-        javax.net.ssl.SSLContext ssl = config.tls().clientContext();
+        HttpTransport.Builder tb = HttpTransport.builder()
+                .connectTimeout(Duration.ofMillis(config.storeTimeoutMillis))
+                .requestTimeout(Duration.ofMillis(config.storeTimeoutMillis)).executor(fetchPool);
+        SSLContext ssl = config.tls().clientContext();
         if (ssl != null) {
             tb.sslContext(ssl);
         }
-        io.hayloft.client.http.HttpTransport transport = tb.build();
+        HttpTransport transport = tb.build();
         if (config.coldEnabled()) {
             // Never run half-secured: a cache that would accept unsigned pushes in a secured cluster (or the reverse)
             // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
-            io.hayloft.serverkit.http.ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
-                    io.hayloft.serverkit.http.ClusterStance.DEFAULT_PATIENCE,
-                    p -> transport.getPatiently(config.directory, "/health", p, io.hayloft.serverkit.http.ClusterStance.PERIOD));
+            ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
+                    ClusterStance.DEFAULT_PATIENCE,
+                    p -> transport.getPatiently(config.directory, "/health", p, ClusterStance.PERIOD));
         }
         fetcher = new StoreFetcher(config.storeTimeoutMillis, fetchPool, transport);
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,
@@ -83,7 +88,7 @@ public final class CacheServer implements AutoCloseable {
     }
 
     /** The routes of the cache's HTTP API (docs/cache-api.md). */
-    public io.hayloft.serverkit.http.Router router() {
+    public Router router() {
         return router;
     }
 

@@ -1,7 +1,8 @@
 package io.hayloft.cache;
 
-import io.hayloft.format.errors.CacheErrors;
 import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CacheErrors;
+import io.hayloft.format.wire.PhotoId;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ public record CacheUrl(String store, NeedleKey needle, long cookie, boolean hasC
         /** The store's path for this needle with {@code cookie}: {@code /<volume>/<key>/<alt>?cookie=<hex>}. */
         public String storePath(long cookie) {
             return "/" + volume + "/" + Long.toUnsignedString(key) + "/" + Integer.toUnsignedString(alt) + "?cookie="
-                    + io.hayloft.format.wire.PhotoId.hex16(cookie);
+                    + PhotoId.hex16(cookie);
         }
 
         @Override

@@ -1,10 +1,12 @@
 package io.hayloft.cache;
 
-import io.hayloft.format.errors.CacheErrors;
-import io.hayloft.format.errors.ApiException;
-import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CacheErrors;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.serverkit.http.HttpResponses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -54,12 +56,12 @@ public final class ColdFetcher implements AutoCloseable {
     public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, long indexCacheBytes,
                        ExecutorService executor) {
         this(directory, token, requestMillis, timeoutMillis, indexCacheBytes, executor,
-                io.hayloft.client.http.HttpTransport.builder().requestTimeout(Duration.ofMillis(requestMillis)).build());
+                HttpTransport.builder().requestTimeout(Duration.ofMillis(requestMillis)).build());
     }
 
     /** As the other constructor, on the cache's transport ({@code https://} when the cache has a trust store). */
     public ColdFetcher(String directory, String token, long requestMillis, long timeoutMillis, long indexCacheBytes,
-                       ExecutorService executor, io.hayloft.client.http.HttpTransport http) {
+                       ExecutorService executor, HttpTransport http) {
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis must be >= 1, was " + timeoutMillis);
         }
@@ -142,7 +144,7 @@ public final class ColdFetcher implements AutoCloseable {
      * caller must not learn which keys exist.
      */
     private static StoreFetcher.Fetched notFound(CacheUrl.NeedleKey n) {
-        byte[] json = io.hayloft.serverkit.http.HttpResponses.errorBytes(CommonErrors.NEEDLE_NOT_FOUND,
+        byte[] json = HttpResponses.errorBytes(CommonErrors.NEEDLE_NOT_FOUND,
                 CommonErrors.needleNotFound(n.volume(), n.key(), n.alt()));
         return new StoreFetcher.Fetched(404, json, "application/json", -1, null);
     }

@@ -1,12 +1,14 @@
 package io.hayloft.cache;
 
-import io.hayloft.format.errors.CacheErrors;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.hayloft.cache.CacheUrl.NeedleKey;
 import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CacheErrors;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -121,9 +123,9 @@ public final class ReadThroughCache {
                 .executor(Runnable::run)
                 .maximumWeight(config.maxBytes)
                 .removalListener((k, v, cause) -> {
-                    if (cause == com.github.benmanes.caffeine.cache.RemovalCause.SIZE) {
+                    if (cause == RemovalCause.SIZE) {
                         stats().evictions.increment();
-                    } else if (cause == com.github.benmanes.caffeine.cache.RemovalCause.EXPIRED) {
+                    } else if (cause == RemovalCause.EXPIRED) {
                         stats().expirations.increment();
                     }
                 });
@@ -370,7 +372,7 @@ public final class ReadThroughCache {
         } catch (TimeoutException e) {
             return null;
         } catch (ExecutionException e) {
-            Throwable c = e.getCause() instanceof java.util.concurrent.CompletionException && e.getCause().getCause() != null
+            Throwable c = e.getCause() instanceof CompletionException && e.getCause().getCause() != null
                     ? e.getCause().getCause() : e.getCause();
             if (c instanceof ApiException a) {
                 throw a;

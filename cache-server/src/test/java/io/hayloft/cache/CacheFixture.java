@@ -10,8 +10,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -48,7 +50,7 @@ final class CacheFixture implements AutoCloseable {
     }
 
     CacheServer cache(Map<String, String> overrides) throws Exception {
-        Map<String, String> o = new java.util.HashMap<>(Map.of("host", "127.0.0.1", "port", "0", "workerThreads", "64"));
+        Map<String, String> o = new HashMap<>(Map.of("host", "127.0.0.1", "port", "0", "workerThreads", "64"));
         o.putAll(overrides);
         CacheServer s = CacheServer.start(ConfigLoader.load(null, o, CacheConfig.class));
         caches.add(s);
@@ -92,7 +94,7 @@ final class CacheFixture implements AutoCloseable {
 
     /** Needle GETs the store has answered, from its own /metrics. */
     long storeReads() throws Exception {
-        String text = new String(get("http://" + storeAddress() + "/metrics").body(), java.nio.charset.StandardCharsets.UTF_8);
+        String text = new String(get("http://" + storeAddress() + "/metrics").body(), StandardCharsets.UTF_8);
         double n = 0;
         for (String line : text.split("\n")) {
             if (line.startsWith("hayloft_store_requests_seconds_count{") && line.contains("op=\"needle.get\"")) {

@@ -1,5 +1,6 @@
 package io.hayloft.cache;
 
+import java.net.ServerSocket;
 import static io.hayloft.cache.CacheFixture.get;
 import static io.hayloft.cache.CacheFixture.json;
 import static io.hayloft.cache.CacheFixture.send;
@@ -185,7 +186,7 @@ class CacheServerTest extends CacheFixtureTest {
         CacheServer c = f.cache(Map.of("storeTimeoutMillis", "1500", "leaseTimeoutMillis", "5000"));
 
         // Nothing listens there: 502 STORE_UNAVAILABLE.
-        java.net.ServerSocket taken = new java.net.ServerSocket(0);
+        ServerSocket taken = new ServerSocket(0);
         int deadPort = taken.getLocalPort();
         taken.close();
         HttpResponse<byte[]> down = get(url(c.address(), "127.0.0.1:" + deadPort, 9, 0, COOKIE));

@@ -1,5 +1,12 @@
 package io.hayloft.cache;
 
+import io.hayloft.client.PhotoNotFoundException;
+import io.hayloft.cold.ColdReader;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.raid.Cluster;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -57,12 +64,12 @@ class ColdCacheTest {
         // kernel's ephemeral range (32768-60999 here): the many client connections of the stores (a stripe
         // encode sends blocks store to store) never take it before the cache binds it.
         int port = -1;
-        java.util.Random pick = new java.util.Random();
+        Random pick = new Random();
         for (int tries = 0; port < 0 && tries < 100; tries++) {
             int candidate = 20_000 + pick.nextInt(12_000);
-            try (ServerSocket s = new ServerSocket(candidate, 1, java.net.InetAddress.getLoopbackAddress())) {
+            try (ServerSocket s = new ServerSocket(candidate, 1, InetAddress.getLoopbackAddress())) {
                 port = s.getLocalPort();
-            } catch (java.io.IOException taken) {
+            } catch (IOException taken) {
                 // another one
             }
         }
@@ -101,7 +108,7 @@ class ColdCacheTest {
         assertThat(cache.cache().contains(new CacheUrl.NeedleKey(volume, first.key(), 0)))
                 .as("admitCold is off: cold needles are not kept").isFalse();
 
-        StripeMap map = new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)).stripeMap(volume);
+        StripeMap map = new Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)).stripeMap(volume);
         List<String> victims = map.stripes().get(0).blocks().stream().map(StripeMap.Block::store)
                 .filter(s -> !s.equals(map.index().holders().get(0))).distinct().limit(5).toList();
         cluster.stopStore(victims.get(0));
@@ -150,7 +157,7 @@ class ColdCacheTest {
 
             CacheConfig plain = new CacheConfig().validate();
             ReadThroughCache noDirectory = new ReadThroughCache(plain, stores);
-            assertThatThrownBy(() -> noDirectory.get(url, true)).isInstanceOf(io.hayloft.format.errors.ApiException.class)
+            assertThatThrownBy(() -> noDirectory.get(url, true)).isInstanceOf(ApiException.class)
                     .hasMessageContaining("no directory configured");
         }
     }
@@ -235,7 +242,7 @@ class ColdCacheTest {
             // will (a no-op once the client logs deletes itself; the first entry of a key stays).
             cluster.logDelete(gone);
             assertThat(cache.cache().stats().snapshot().get("invalidations")).isEqualTo(1L);
-            assertThatThrownBy(() -> client.get(id(gone))).isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+            assertThatThrownBy(() -> client.get(id(gone))).isInstanceOf(PhotoNotFoundException.class);
             cache.close();
             cache = null;
             for (TestCluster.Photo p : cluster.photos.values()) {
@@ -256,8 +263,8 @@ class ColdCacheTest {
         TestCluster.Photo gone = ps.get(0);
         TestCluster.Photo kept = ps.get(1);
         String wrongCookie = String.format("%016x", Long.parseUnsignedLong(gone.cookie(), 16) ^ 1);
-        try (io.hayloft.cold.ColdReader reader = new io.hayloft.cold.ColdReader(
-                new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)));
+        try (ColdReader reader = new ColdReader(
+                new Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)));
              HayloftClient client = HayloftClient.builder().directory(cluster.directory.address()).build()) {
             // Every tier reads both photos first: each caches the volume's map, index and log head.
             for (TestCluster.Photo p : List.of(gone, kept)) {
@@ -269,7 +276,7 @@ class ColdCacheTest {
             assertThat(wrong.statusCode()).isEqualTo(404);
             assertThat(reader.get(volume, gone.key(), 0, Long.parseUnsignedLong(wrongCookie, 16))).isNull();
             assertThatThrownBy(() -> client.get(new PhotoId(volume, gone.key(), 0, Long.parseUnsignedLong(wrongCookie, 16))))
-                    .isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+                    .isInstanceOf(PhotoNotFoundException.class);
 
             // An entry for kept's key with another cookie than its needle's: hides nothing.
             logDelete(kept.key(), String.format("%016x", Long.parseUnsignedLong(kept.cookie(), 16) ^ 2));
@@ -286,7 +293,7 @@ class ColdCacheTest {
             assertThat(missingAlt.statusCode()).isEqualTo(404);
             assertThat(new String(missingAlt.body(), StandardCharsets.UTF_8).replace("/9 not found", "/0 not found"))
                     .as("and as a missing needle").isEqualTo(new String(wrong.body(), StandardCharsets.UTF_8));
-            assertThatThrownBy(() -> client.get(id(gone))).as("client").isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+            assertThatThrownBy(() -> client.get(id(gone))).as("client").isInstanceOf(PhotoNotFoundException.class);
 
             assertThat(reader.get(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16))).isEqualTo(kept.data());
             assertThat(get(cold(kept, kept.cookie())).body()).isEqualTo(kept.data());
@@ -295,12 +302,12 @@ class ColdCacheTest {
             // With the cache gone the client's own cold read decides alone: the same answers.
             cache.close();
             cache = null;
-            assertThatThrownBy(() -> client.get(id(gone))).isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+            assertThatThrownBy(() -> client.get(id(gone))).isInstanceOf(PhotoNotFoundException.class);
             assertThatThrownBy(() -> client.get(new PhotoId(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16) ^ 2)))
-                    .as("client, wrong cookie").isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+                    .as("client, wrong cookie").isInstanceOf(PhotoNotFoundException.class);
             assertThat(client.get(id(kept))).isEqualTo(kept.data());
-            try (io.hayloft.cold.ColdReader fresh = new io.hayloft.cold.ColdReader(
-                    new io.hayloft.raid.Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)))) {
+            try (ColdReader fresh = new ColdReader(
+                    new Cluster(cluster.directory.address(), null, Duration.ofSeconds(5)))) {
                 assertThat(fresh.get(volume, gone.key(), 0)).isNull();
                 assertThat(fresh.get(volume, kept.key(), 0, Long.parseUnsignedLong(kept.cookie(), 16))).isEqualTo(kept.data());
             }

@@ -1,5 +1,6 @@
 package io.hayloft.cache;
 
+import io.hayloft.format.directory.VolumeState;
 import static io.hayloft.cache.CacheFixture.HTTP;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -111,7 +112,7 @@ class DirectoryReadTest {
                 .body(), Wire.VolumeMap.class);
         assertThat(map.readPolicy()).isEqualTo("cache");
         Wire.VolumeLocation v = map.volumes().stream().filter(x -> x.id() == a.volume()).findFirst().orElseThrow();
-        assertThat(v.state()).isEqualTo(io.hayloft.format.directory.VolumeState.WRITABLE);
+        assertThat(v.state()).isEqualTo(VolumeState.WRITABLE);
         assertThat(v.replicas()).containsExactlyInAnyOrderElementsOf(a.replicas());
         List<String> readFrom = new ArrayList<>(new CacheRouting(map.cacheNodes(), map.gutterNodes())
                 .urlPrefixes(key, v.replicas().get(0), map.scheme()));

@@ -36,7 +36,7 @@ class LeaseTest extends CacheFixtureTest {
         String u = url(c.address(), p.address(), 77, 0, COOKIE);
         List<CompletableFuture<HttpResponse<byte[]>>> all = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
-            all.add(HTTP.sendAsync(HttpRequest.newBuilder(URI.create(u)).timeout(java.time.Duration.ofSeconds(60)).build(),
+            all.add(HTTP.sendAsync(HttpRequest.newBuilder(URI.create(u)).timeout(Duration.ofSeconds(60)).build(),
                     HttpResponse.BodyHandlers.ofByteArray()));
         }
         // The fill is held at the proxy until the other 999 are waiting on its lease.

@@ -1,7 +1,23 @@
 package io.hayloft.cli;
 
-import picocli.CommandLine;
+import io.hayloft.cli.cache.CacheCommand;
+import io.hayloft.cli.client.GetCommand;
+import io.hayloft.cli.client.PutCommand;
+import io.hayloft.cli.client.RmCommand;
+import io.hayloft.cli.client.StatCommand;
+import io.hayloft.cli.client.StoresCommand;
+import io.hayloft.cli.client.VolumesCommand;
+import io.hayloft.cli.cluster.ClusterCommand;
+import io.hayloft.cli.demo.DemoCommand;
+import io.hayloft.cli.directory.DirectoryCommand;
+import io.hayloft.cli.ec.EcCommand;
+import io.hayloft.cli.raid.RaidCommand;
+import io.hayloft.cli.store.StoreCommand;
+import java.io.FileNotFoundException;
+import java.io.PrintWriter;
+import java.nio.file.NoSuchFileException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * {@code hayloft <command>}: the one entry point for every server and tool. Exit codes: 0 success,
@@ -9,14 +25,14 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "hayloft", mixinStandardHelpOptions = true, versionProvider = Hayloft.Version.class,
         description = "Hayloft: a blob store for billions of small write-once objects.",
-        subcommands = {CommandLine.HelpCommand.class, io.hayloft.cli.store.StoreCommand.class,
-                io.hayloft.cli.directory.DirectoryCommand.class,
-                io.hayloft.cli.cluster.ClusterCommand.class, io.hayloft.cli.client.PutCommand.class,
-                io.hayloft.cli.client.GetCommand.class, io.hayloft.cli.client.RmCommand.class,
-                io.hayloft.cli.client.StatCommand.class, io.hayloft.cli.client.VolumesCommand.class,
-                io.hayloft.cli.client.StoresCommand.class,
-                io.hayloft.cli.ec.EcCommand.class, io.hayloft.cli.demo.DemoCommand.class,
-                io.hayloft.cli.cache.CacheCommand.class, io.hayloft.cli.raid.RaidCommand.class})
+        subcommands = {CommandLine.HelpCommand.class, StoreCommand.class,
+                DirectoryCommand.class,
+                ClusterCommand.class, PutCommand.class,
+                GetCommand.class, RmCommand.class,
+                StatCommand.class, VolumesCommand.class,
+                StoresCommand.class,
+                EcCommand.class, DemoCommand.class,
+                CacheCommand.class, RaidCommand.class})
 public final class Hayloft implements Runnable {
 
     /** Exit code when the command ran but its operation failed (damaged data, too many losses). */
@@ -37,7 +53,7 @@ public final class Hayloft implements Runnable {
     }
 
     /** Runs a command line with its output and errors going to {@code out} and {@code err}; for tests. */
-    public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cl = commandLine();
         cl.setOut(out);
         cl.setErr(err);
@@ -59,8 +75,8 @@ public final class Hayloft implements Runnable {
         });
         cl.setExecutionExceptionHandler((ex, c, parsed) -> {
             c.getErr().println("hayloft: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
-            return ex instanceof IllegalArgumentException || ex instanceof java.io.FileNotFoundException
-                    || ex instanceof java.nio.file.NoSuchFileException ? EXIT_USAGE : EXIT_FAILED;
+            return ex instanceof IllegalArgumentException || ex instanceof FileNotFoundException
+                    || ex instanceof NoSuchFileException ? EXIT_USAGE : EXIT_FAILED;
         });
         return cl;
     }

@@ -1,5 +1,6 @@
 package io.hayloft.cli;
 
+import java.io.UncheckedIOException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -166,7 +167,7 @@ class DocsLinksTest {
             }
             return ids;
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.hayloft.directory;
 
+import java.util.Locale;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -101,7 +102,7 @@ class ConsoleApiTest extends DirectoryOverHttp {
                     .getBytes(StandardCharsets.US_ASCII));
             String all = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             int end = all.indexOf("\r\n\r\n");
-            return new String[] {all.substring(9, 12), all.substring(end + 4), all.substring(0, end).toLowerCase(java.util.Locale.ROOT)};
+            return new String[] {all.substring(9, 12), all.substring(end + 4), all.substring(0, end).toLowerCase(Locale.ROOT)};
         }
     }
 

@@ -1,5 +1,8 @@
 package io.hayloft.directory;
 
+import java.lang.reflect.Type;
+import java.nio.file.Path;
+import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -72,7 +75,7 @@ class DirectoryRecordsTest extends DirectoryOverHttp {
     private static <T> T check(String body, Class<T> type, boolean exact) throws Exception {
         return check(body, new TypeReference<T>() {
             @Override
-            public java.lang.reflect.Type getType() {
+            public Type getType() {
                 return type;
             }
         }, exact);
@@ -221,7 +224,7 @@ class DirectoryRecordsTest extends DirectoryOverHttp {
 
         // A backup's manifest, from the HTTP answer and from the client.
         String to = dir.resolve("backup-1").toAbsolutePath().toString();
-        BackupManifest m = check(raw("POST", "/v1/backup", JSON.writeValueAsString(java.util.Map.of("dir", to)), ADMIN),
+        BackupManifest m = check(raw("POST", "/v1/backup", JSON.writeValueAsString(Map.of("dir", to)), ADMIN),
                 BackupManifest.class, true);
         assertThat(m.dir()).isEqualTo(to);
         assertThat(m.clusterId()).isEqualTo(health.cluster());
@@ -230,6 +233,6 @@ class DirectoryRecordsTest extends DirectoryOverHttp {
         BackupManifest m2 = client.backup(dir.resolve("backup-2").toAbsolutePath().toString()).join();
         assertThat(m2.format()).isEqualTo(m.format());
         assertThat(m2.keyHighWaterMark()).isEqualTo(m.keyHighWaterMark());
-        assertThat(DirectoryBackup.readManifest(java.nio.file.Path.of(to))).isEqualTo(m);
+        assertThat(DirectoryBackup.readManifest(Path.of(to))).isEqualTo(m);
     }
 }

@@ -1,5 +1,7 @@
 package io.hayloft.directory;
 
+import io.hayloft.format.directory.StoreState;
+import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -383,14 +385,14 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
         int volume = lease(1, null).get("volume").asInt();
         String path = "/v1/volumes/" + volume + "/deletes";
         send("POST", path, deletes(entry(1, "1", 1), entry(2, "2", 1)), 200, null);
-        java.nio.file.Path backup = dir.resolve("backup");
+        Path backup = dir.resolve("backup");
         JsonNode manifest = send("POST", "/v1/backup", "{\"dir\": \"" + backup.toAbsolutePath() + "\"}", 200, ADMIN);
         assertThat(manifest.get("volumes").asLong()).isEqualTo(2);
         // Logged after the backup: lost with the live directory, but a store may have applied them (up to 5).
         assertThat(send("POST", path, deletes(entry(3, "3", 1), entry(4, "4", 1), entry(5, "5", 1)), 200, null)
                 .get("head").asLong()).isEqualTo(5);
         directory.close();
-        java.nio.file.Path restored = dir.resolve("restored");
+        Path restored = dir.resolve("restored");
         DirectoryBackup.restore(backup, restored, DirectoryBackup.DEFAULT_KEY_MARGIN, DirectoryBackup.DEFAULT_VOLUME_MARGIN);
         config.dataDir = restored.toString();
         config.init = false;
@@ -463,7 +465,7 @@ class HotPathDirectoryTest extends DirectoryOverHttp {
             DirectoryClient client = new DirectoryClient(HttpTransport.create(), List.of(directory.address()), ADMIN);
             String s0 = "127.0.0.1:" + stores.get(0).port();
             Wire.HeartbeatAnswer a = client.heartbeatAnswer(new Wire.Heartbeat("s0", s0, "r0", 1L << 30, 1L << 30, List.of())).join();
-            assertThat(a.state()).isEqualTo(io.hayloft.format.directory.StoreState.UP);
+            assertThat(a.state()).isEqualTo(StoreState.UP);
             assertThat(a.deleteHeads().keySet()).containsExactlyInAnyOrderElementsOf(directory.directory().volumes().stream()
                     .filter(v -> v.replicas().contains("s0")).map(v -> v.id()).toList());
         }

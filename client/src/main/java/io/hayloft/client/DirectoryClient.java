@@ -13,9 +13,12 @@ import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.Wire;
-import java.net.http.HttpRequest;
+import java.net.URLEncoder;
 import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -49,7 +52,7 @@ public final class DirectoryClient {
     private final AddressList addresses;
     private final String adminToken;
     private final RetryPolicy policy;
-    private final java.time.Duration deadline;
+    private final Duration deadline;
 
     /**
      * @param addresses directory addresses, {@code host:port}, in order of preference
@@ -164,7 +167,7 @@ public final class DirectoryClient {
 
     /** {@code POST /v1/stores/{id}/restore} (admin): a FAILED store is UP again. */
     public CompletableFuture<StoreInfo> restoreStore(String storeId) {
-        String path = "/v1/stores/" + java.net.URLEncoder.encode(storeId, java.nio.charset.StandardCharsets.UTF_8) + "/restore";
+        String path = "/v1/stores/" + URLEncoder.encode(storeId, StandardCharsets.UTF_8) + "/restore";
         return call("POST", path, body(Map.of()), true, s -> s == 200)
                 .thenApply(r -> parse(r, "POST " + path, StoreInfo.class));
     }

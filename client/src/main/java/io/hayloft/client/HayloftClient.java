@@ -1,12 +1,17 @@
 package io.hayloft.client;
 
-import io.hayloft.client.http.RetryPolicy;
-import io.hayloft.format.directory.VolumeState;
+import io.hayloft.client.cache.CacheClient;
+import io.hayloft.client.cold.ColdReads;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.client.store.NotFoundException;
 import io.hayloft.client.store.StoreClient;
+import io.hayloft.client.store.StoreException;
+import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.ring.CacheRouting;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.format.wire.Wire;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -16,12 +21,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,12 +96,12 @@ public final class HayloftClient implements AutoCloseable {
     private final RetryPolicy retrier;
     private final ExecutorService ownExecutor;
     private final long maxObjectBytes;
-    private final io.hayloft.client.cache.CacheClient cache; // null without cache nodes
-    private final io.hayloft.client.cold.ColdReads cold; // reads of erasure-coded volumes (docs/raid.md)
+    private final CacheClient cache; // null without cache nodes
+    private final ColdReads cold; // reads of erasure-coded volumes (docs/raid.md)
 
     private HayloftClient(Builder b) {
         ExecutorService own = null;
-        java.util.concurrent.Executor executor = b.executor;
+        Executor executor = b.executor;
         if (executor == null) {
             AtomicInteger n = new AtomicInteger();
             own = Executors.newCachedThreadPool(r -> {
@@ -121,7 +128,7 @@ public final class HayloftClient implements AutoCloseable {
         this.directory = new DirectoryClient(http, b.directories, b.adminToken);
         this.stores = new StoreClient(http);
         this.retrier = new RetryPolicy(b.maxAttempts, b.initialBackoff, b.maxBackoff, null, executor);
-        this.cache = b.cacheNodes.isEmpty() ? null : new io.hayloft.client.cache.CacheClient(stores, b.cacheNodes, b.gutterNodes);
+        this.cache = b.cacheNodes.isEmpty() ? null : new CacheClient(stores, b.cacheNodes, b.gutterNodes);
         this.leases = new LeasePool(directory::lease, b.leaseKeys, LEASE_SLOTS);
         this.maps = new VolumeMapCache(directory, b.volumeMapRefresh, map -> leases.retain(v -> {
             Wire.VolumeLocation l = map.volume(v);
@@ -131,7 +138,7 @@ public final class HayloftClient implements AutoCloseable {
                 b.pushToCache ? cache : null, b.coalescePuts);
         this.reader = new Reader(maps, retrier);
         this.cold = b.directories.isEmpty() ? null
-                : new io.hayloft.client.cold.ColdReads(b.directories, b.adminToken, b.requestTimeout, executor, http);
+                : new ColdReads(b.directories, b.adminToken, b.requestTimeout, executor, http);
     }
 
     public static Builder builder() {
@@ -147,7 +154,7 @@ public final class HayloftClient implements AutoCloseable {
      * The cache tier's client (routing to a key's cache node and gutter node, push, invalidation),
      * or null when the builder named no cache nodes.
      */
-    public io.hayloft.client.cache.CacheClient cache() {
+    public CacheClient cache() {
         return cache;
     }
 
@@ -297,7 +304,7 @@ public final class HayloftClient implements AutoCloseable {
             }
             int n = seg.length;
             id = PhotoId.parse(seg[n - 3] + "," + seg[n - 2] + "," + seg[n - 1] + "," + u.getQuery().substring("cookie=".length()));
-            String base = String.join("/", java.util.Arrays.copyOfRange(seg, 0, n - 3));
+            String base = String.join("/", Arrays.copyOfRange(seg, 0, n - 3));
             prefix = u.getScheme() + "://" + u.getRawAuthority() + base;
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("malformed photo URL '" + url + "': " + e.getMessage(), e));
@@ -315,7 +322,7 @@ public final class HayloftClient implements AutoCloseable {
     public CompletableFuture<InputStream> getStreamAsync(PhotoId id) {
         Objects.requireNonNull(id, "id");
         return reader.read(id, stores::readStream,
-                (photo, caches) -> viaCache(photo, caches).thenApply(b -> (InputStream) new java.io.ByteArrayInputStream(b)));
+                (photo, caches) -> viaCache(photo, caches).thenApply(b -> (InputStream) new ByteArrayInputStream(b)));
     }
 
     /** Writes the photo to {@code target} (through a temporary file in the same directory, then a rename). */
@@ -420,7 +427,7 @@ public final class HayloftClient implements AutoCloseable {
                             throw c instanceof RuntimeException rt ? rt : new HayloftException(c.toString(), c);
                         }
                         errors.add(re);
-                        missing |= re instanceof NotFoundException && re.code() != io.hayloft.client.store.StoreException.VOLUME_NOT_FOUND;
+                        missing |= re instanceof NotFoundException && re.code() != StoreException.VOLUME_NOT_FOUND;
                     }
                     if (!alts.isEmpty()) {
                         return List.copyOf(alts.values());
@@ -557,7 +564,7 @@ public final class HayloftClient implements AutoCloseable {
         private Duration volumeMapRefresh = Duration.ofSeconds(1);
         private long maxBatchBytes = 16L << 20;
         private long maxObjectBytes = 60L << 20;
-        private java.util.concurrent.Executor executor;
+        private Executor executor;
         private HttpTransport.Listener listener = HttpTransport.Listener.NONE;
         private SSLContext sslContext;
         private String trustStore;
@@ -601,7 +608,7 @@ public final class HayloftClient implements AutoCloseable {
             this.cacheNodes = List.copyOf(cacheNodes);
             this.gutterNodes = gutterNodes == null ? List.of() : List.copyOf(gutterNodes);
             if (!this.cacheNodes.isEmpty()) {
-                new io.hayloft.format.ring.CacheRouting(this.cacheNodes, this.gutterNodes); // names a bad list now
+                new CacheRouting(this.cacheNodes, this.gutterNodes); // names a bad list now
             }
             return this;
         }
@@ -715,7 +722,7 @@ public final class HayloftClient implements AutoCloseable {
         }
 
         /** Where futures complete and callbacks run (must not be an event loop); default a private daemon pool. */
-        public Builder executor(java.util.concurrent.Executor e) {
+        public Builder executor(Executor e) {
             this.executor = Objects.requireNonNull(e, "executor");
             return this;
         }

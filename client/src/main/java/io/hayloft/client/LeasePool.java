@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntPredicate;
 import java.util.function.LongSupplier;
 
 /**
@@ -205,7 +206,7 @@ final class LeasePool {
      * a store that is up (sealed, read-only, a replica's store failed, unknown): the directory would
      * not lease them now, so puts should not go on writing to them on an older lease.
      */
-    void retain(java.util.function.IntPredicate writable) {
+    void retain(IntPredicate writable) {
         for (int i = 0; i < slots.length(); i++) {
             Slot s = slots.get(i);
             if (s != null && !writable.test(s.lease.volume())) {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The read path of {@link HayloftClient}, with no directory call per photo: the photo's volume in
@@ -152,7 +153,7 @@ final class Reader {
     /** After a volume-level failure: refresh the map, and read again once when it changed; else fail with {@code error}. */
     private <T> CompletableFuture<T> again(PhotoId id, Located l, BiFunction<String, PhotoId, CompletableFuture<T>> read,
                                            BiFunction<PhotoId, List<String>, CompletableFuture<T>> cold, boolean mayRefresh,
-                                           java.util.function.Supplier<HayloftException> error) {
+                                           Supplier<HayloftException> error) {
         if (!mayRefresh) {
             return CompletableFuture.failedFuture(error.get());
         }
@@ -206,7 +207,7 @@ final class Reader {
             }
         }
         boolean notFound = missing && !volumeMoved && !otherwise;
-        java.util.function.Supplier<HayloftException> error = () -> {
+        Supplier<HayloftException> error = () -> {
             HayloftException e = notFound ? new PhotoNotFoundException(id, NOT_FOUND) : new ReadFailedException(id, errors);
             if (!notFound) {
                 errors.forEach(e::addSuppressed);

@@ -1,5 +1,6 @@
 package io.hayloft.client;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,7 +55,7 @@ public final class Upload {
         long size;
         try {
             size = Files.size(file);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException("cannot read file " + file + ": " + e.getMessage(), e);
         }
         if (!Files.isRegularFile(file)) {

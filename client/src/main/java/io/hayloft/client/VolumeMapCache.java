@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,10 +85,10 @@ final class VolumeMapCache implements AutoCloseable {
     private final AtomicReference<CompletableFuture<Snapshot>> inFlight = new AtomicReference<>();
     private final AtomicInteger rotation = new AtomicInteger();
     private final ScheduledExecutorService timer;
-    private final java.util.function.Consumer<Snapshot> onChange;
+    private final Consumer<Snapshot> onChange;
 
     /** @param onChange told of every new version of the map before the refresh that fetched it completes */
-    VolumeMapCache(DirectoryClient directory, Duration refresh, java.util.function.Consumer<Snapshot> onChange) {
+    VolumeMapCache(DirectoryClient directory, Duration refresh, Consumer<Snapshot> onChange) {
         this.directory = directory;
         this.onChange = onChange;
         this.refresh = refresh;

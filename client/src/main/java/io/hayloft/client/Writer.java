@@ -1,7 +1,8 @@
 package io.hayloft.client;
 
-import io.hayloft.client.http.RetryPolicy;
+import io.hayloft.client.cache.CacheClient;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.client.store.NeedleData;
 import io.hayloft.client.store.StoreClient;
 import io.hayloft.client.store.StoreException;
@@ -18,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +89,7 @@ final class Writer {
         private final transient Plan plan;
 
         PlanFailure(Plan plan, Map<String, RemoteException> failures, List<String> succeeded,
-                    java.util.function.Supplier<CompletableFuture<List<PhotoId>>> retry) {
+                    Supplier<CompletableFuture<List<PhotoId>>> retry) {
             super("put", plan.volume(), plan.ids(), failures, succeeded, retry);
             this.plan = plan;
         }
@@ -102,7 +104,7 @@ final class Writer {
     private final long maxBatchBytes;
     private final long maxObjectBytes;
     private final int maxAssigns;
-    private final io.hayloft.client.cache.CacheClient cache; // null: no proactive push
+    private final CacheClient cache; // null: no proactive push
     private final SecureRandom random = new SecureRandom();
     private final int coalesce; // combined writes in flight; 0: every put on its own
     private final long combinedBytes; // most bytes of one combined write
@@ -110,7 +112,7 @@ final class Writer {
     private int combinedInFlight; // guarded by waiting
 
     Writer(DirectoryClient directory, StoreClient stores, RetryPolicy retrier, LeasePool leases, VolumeMapCache maps,
-           long maxBatchBytes, long maxObjectBytes, int maxAssigns, io.hayloft.client.cache.CacheClient cache, int coalesce) {
+           long maxBatchBytes, long maxObjectBytes, int maxAssigns, CacheClient cache, int coalesce) {
         this.coalesce = coalesce;
         this.combinedBytes = Math.min(MAX_COMBINED_BYTES, maxBatchBytes);
         this.maxAssigns = maxAssigns;

@@ -2,6 +2,7 @@ package io.hayloft.cold;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * {@link ClusterReads} plus the block writes of docs/store-api.md, as {@link StripeEncoder.BlockWrites}:
@@ -24,7 +25,7 @@ public class ClusterBlockWrites extends ClusterReads implements StripeEncoder.Bl
 
     @Override
     public void appendBlock(String store, String name, byte[] data, int length) throws IOException {
-        call("POST", store(store, "/blocks/" + name + "?op=append"), length == data.length ? data : java.util.Arrays.copyOf(data, length),
+        call("POST", store(store, "/blocks/" + name + "?op=append"), length == data.length ? data : Arrays.copyOf(data, length),
                 true);
     }
 

@@ -1,23 +1,28 @@
 package io.hayloft.cold;
 
-import io.hayloft.format.directory.StoreInfo;
-import io.hayloft.format.wire.StripeMap;
-import io.hayloft.format.wire.Wire;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.Wire;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The read side of the cluster over HTTP, all a cold reader needs: the directory's store list,
@@ -48,7 +53,7 @@ public class ClusterReads {
     }
 
     private final String directory;
-    private final java.util.Set<String> directories;
+    private final Set<String> directories;
     private final ClusterRpc.Servers directoryList; // null without a directory address
     private final String adminToken;
     private final ClusterRpc rpc;
@@ -61,7 +66,7 @@ public class ClusterReads {
      * @param rpc        the process's transport ({@code HttpTransport#clusterRpc()}): its scheme, TLS and retries
      */
     public ClusterReads(String directory, String adminToken, Duration timeout, ClusterRpc rpc) {
-        this(java.util.List.of(directory == null ? "" : directory), adminToken, timeout, rpc);
+        this(List.of(directory == null ? "" : directory), adminToken, timeout, rpc);
     }
 
     /**
@@ -71,11 +76,11 @@ public class ClusterReads {
      *
      * @param directories the directory's addresses, host:port, in order of preference
      */
-    public ClusterReads(java.util.List<String> directories, String adminToken, Duration timeout, ClusterRpc rpc) {
-        this.rpc = java.util.Objects.requireNonNull(rpc, "rpc");
-        java.util.List<String> given = directories.stream().filter(d -> d != null && !d.isBlank()).toList();
+    public ClusterReads(List<String> directories, String adminToken, Duration timeout, ClusterRpc rpc) {
+        this.rpc = Objects.requireNonNull(rpc, "rpc");
+        List<String> given = directories.stream().filter(d -> d != null && !d.isBlank()).toList();
         this.directory = given.isEmpty() ? "" : given.get(0);
-        this.directories = java.util.Set.copyOf(given);
+        this.directories = Set.copyOf(given);
         this.directoryList = given.isEmpty() ? null : rpc.servers(given);
         this.adminToken = adminToken;
         this.timeout = timeout;
@@ -155,7 +160,7 @@ public class ClusterReads {
      *
      * @throws UnsupportedOperationException when the process's transport cannot stream
      */
-    public java.io.InputStream openBlock(String store, String name, long offset, long length) throws IOException {
+    public InputStream openBlock(String store, String name, long offset, long length) throws IOException {
         String path = "/blocks/" + name + "?offset=" + offset + "&length=" + length;
         return rpc.openStream(store, "GET " + path, path, adminToken == null ? Map.of()
                 : Map.of("Authorization", "Bearer " + adminToken));
@@ -196,7 +201,7 @@ public class ClusterReads {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException(method + " " + uri + " interrupted", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
             throw new IOException(method + " " + uri + " failed: " + c, c);
         }
@@ -283,7 +288,7 @@ public class ClusterReads {
             @Override
             public void write(ByteBuffer chunk) throws IOException {
                 int n = chunk.remaining();
-                java.io.OutputStream out = req.body();
+                OutputStream out = req.body();
                 if (chunk.hasArray()) {
                     out.write(chunk.array(), chunk.arrayOffset() + chunk.position(), n);
                 } else { // a direct buffer: through a small heap window

@@ -1,13 +1,17 @@
 package io.hayloft.cold;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * How {@link ClusterReads} (and the raid-node's {@code Cluster}) send their requests: the process's
@@ -41,11 +45,11 @@ public interface ClusterRpc {
      */
     interface Servers {
         /** The addresses, {@code host:port}, in order of preference. */
-        java.util.List<String> addresses();
+        List<String> addresses();
     }
 
     /** The failover list of {@code addresses} (at least one). */
-    Servers servers(java.util.List<String> addresses);
+    Servers servers(List<String> addresses);
 
     /**
      * As {@link #send(String, String, HttpRequest, boolean, Duration)} over a failover list: an
@@ -54,7 +58,7 @@ public interface ClusterRpc {
      *
      * @param request builds the request for an address
      */
-    CompletableFuture<HttpResponse<byte[]>> send(Servers servers, String what, java.util.function.Function<String, HttpRequest> request,
+    CompletableFuture<HttpResponse<byte[]>> send(Servers servers, String what, Function<String, HttpRequest> request,
                                                  boolean idempotent, Duration deadline);
 
     /**
@@ -81,9 +85,9 @@ public interface ClusterRpc {
      * {@link #finish} for the answer. {@link #close} without a finish drops the connection, so the
      * server sees the body cut short. Used by one thread at a time.
      */
-    interface StreamedRequest extends java.io.Closeable {
+    interface StreamedRequest extends Closeable {
         /** Where the body goes; write exactly the length given to {@link #openRequest} (any length, when chunked). */
-        java.io.OutputStream body() throws IOException;
+        OutputStream body() throws IOException;
 
         /**
          * Ends the body and waits for the answer, whatever its status.

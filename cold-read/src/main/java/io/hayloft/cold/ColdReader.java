@@ -1,15 +1,15 @@
 package io.hayloft.cold;
 
-import io.hayloft.format.wire.VolumeIndex;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.hayloft.format.wire.StripeMap;
-import io.hayloft.format.wire.Wire;
-import io.hayloft.format.errors.DirectoryErrors;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.ReadRange;
 import io.hayloft.erasure.TooManyErasuresException;
+import io.hayloft.format.errors.DirectoryErrors;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
+import io.hayloft.format.wire.Wire;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
@@ -26,6 +26,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads needles of erasure-coded volumes (docs/raid.md "Reads"; docs/architecture.md "Data paths"). Healthy: one range read
@@ -55,7 +57,7 @@ import java.util.zip.CRC32C;
  */
 public final class ColdReader implements AutoCloseable {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ColdReader.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ColdReader.class);
 
     /** Default hedge delay: a direct read slower than this is raced by a degraded read. */
     public static final long DEFAULT_HEDGE_MILLIS = 200;

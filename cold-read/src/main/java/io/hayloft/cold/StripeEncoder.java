@@ -1,13 +1,14 @@
 package io.hayloft.cold;
 
-import io.hayloft.format.io.PositionalIo;
-import io.hayloft.format.needle.Superblock;
-import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.UnitReader;
 import io.hayloft.erasure.UnitWriter;
+import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
+import io.hayloft.format.needle.Superblock;
+import io.hayloft.format.wire.VolumeIndex;
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -78,7 +79,7 @@ public final class StripeEncoder {
      * A block being written on a store, its bytes given in order as they are produced
      * ({@link BlockWrites#openBlock}). Used by one thread at a time.
      */
-    public interface BlockUpload extends java.io.Closeable {
+    public interface BlockUpload extends Closeable {
         /** The next bytes of the block: {@code chunk}'s remaining bytes (the buffer is reused once this returns). */
         void write(ByteBuffer chunk) throws IOException;
 

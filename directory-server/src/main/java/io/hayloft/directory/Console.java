@@ -3,11 +3,14 @@ package io.hayloft.directory;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.hayloft.format.wire.StripeMap;
+import io.hayloft.client.RemoteException;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.wire.StripeMap;
+import java.net.ConnectException;
+import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -191,11 +194,11 @@ final class Console {
         } catch (ExecutionException e) {
             row.put("reachable", false);
             Throwable c = e.getCause() == null ? e : e.getCause();
-            boolean timedOut = c instanceof TimeoutException || c instanceof java.net.http.HttpTimeoutException
-                    || c instanceof io.hayloft.client.RemoteException r && r.kind() == io.hayloft.client.RemoteException.Kind.TIMEOUT;
+            boolean timedOut = c instanceof TimeoutException || c instanceof HttpTimeoutException
+                    || c instanceof RemoteException r && r.kind() == RemoteException.Kind.TIMEOUT;
             row.put("error", timedOut
                     ? "no answer within " + PEER_TIMEOUT.toMillis() + " ms"
-                    : c instanceof java.net.ConnectException ? "connection refused"
+                    : c instanceof ConnectException ? "connection refused"
                     : c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage());
             return null;
         } catch (TimeoutException e) {

@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -41,7 +42,7 @@ final class ConsoleAssets {
     }
 
     private static Map<String, byte[]> load() {
-        Map<String, byte[]> m = new java.util.HashMap<>();
+        Map<String, byte[]> m = new HashMap<>();
         for (String name : FILES.keySet()) {
             try (InputStream in = ConsoleAssets.class.getResourceAsStream("console/" + name)) {
                 if (in == null) {

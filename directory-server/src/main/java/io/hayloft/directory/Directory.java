@@ -1,23 +1,26 @@
 package io.hayloft.directory;
 
-import io.hayloft.format.errors.DirectoryErrors;
-import io.hayloft.format.errors.ApiException;
-import io.hayloft.format.wire.Wire;
-import io.hayloft.format.wire.WriteToken;
 import io.hayloft.directory.meta.KeyAllocator;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.DirectoryErrors;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.format.wire.WriteToken;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,8 +101,8 @@ public final class Directory {
 
     // ------------------------------------------------------------------ stores
 
-    private static final java.util.regex.Pattern STORE_ID = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
-    private static final java.util.regex.Pattern HOST = java.util.regex.Pattern.compile("[A-Za-z0-9.-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}\\]");
+    private static final Pattern STORE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    private static final Pattern HOST = Pattern.compile("[A-Za-z0-9.-]{1,253}|\\[[0-9A-Fa-f:.]{2,45}\\]");
 
     /** A heartbeat's fields, each in its domain: a store registered from nonsense would be handed out to clients. */
     static void checkHeartbeat(Wire.Heartbeat hb) {
@@ -332,7 +335,7 @@ public final class Directory {
      *
      * @throws ApiException NO_WRITABLE_VOLUME when there is none outside {@code exclude}
      */
-    VolumeInfo pickWritable(java.util.Set<Integer> exclude) {
+    VolumeInfo pickWritable(Set<Integer> exclude) {
         List<VolumeInfo> writable = writableVolumes();
         if (writable.size() < config.minWritableVolumes) {
             synchronized (this) {
@@ -388,6 +391,6 @@ public final class Directory {
     }
 
     static String hex(long cookie) {
-        return io.hayloft.format.wire.PhotoId.hex16(cookie);
+        return PhotoId.hex16(cookie);
     }
 }

@@ -1,20 +1,24 @@
 package io.hayloft.directory;
 
-import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.directory.meta.MetaStore;
-import io.hayloft.format.directory.BackupManifest;
 import io.hayloft.directory.meta.MetaStoreException;
+import io.hayloft.format.directory.BackupManifest;
+import io.hayloft.format.errors.DirectoryErrors;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,10 +202,10 @@ public final class DirectoryBackup {
             restored.raiseCounters(keyHwm, volumeSeq);
             restored.raiseDeleteFloor(restored.maxDeleteHead() + DELETE_SEQ_MARGIN);
             restored.putSetting(RaidLeases.HOLD, ("raid work is held: this directory was restored from the backup " + backup
-                    + " taken at " + java.time.Instant.ofEpochMilli(m.createdMillis()) + "; stripe maps of volumes encoded or reclaimed after"
+                    + " taken at " + Instant.ofEpochMilli(m.createdMillis()) + "; stripe maps of volumes encoded or reclaimed after"
                     + " it are not in it, and a raid-node would delete their blocks as orphans")
-                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            restored.putSetting("restored-from", JSON.writeValueAsBytes(java.util.Map.of("backup", backup.toString(),
+                    .getBytes(StandardCharsets.UTF_8));
+            restored.putSetting("restored-from", JSON.writeValueAsBytes(Map.of("backup", backup.toString(),
                     "createdMillis", m.createdMillis(), "restoredMillis", System.currentTimeMillis(),
                     "keyHighWaterMark", keyHwm, "volumeSequence", volumeSeq)));
         }
@@ -218,7 +222,7 @@ public final class DirectoryBackup {
     private static void writeManifest(Path dir, BackupManifest m) throws IOException {
         Path tmp = dir.resolve(MANIFEST + ".tmp");
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.wrap(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(m)));
+            ch.write(ByteBuffer.wrap(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(m)));
             ch.force(true);
         } catch (FileAlreadyExistsException e) {
             throw new IOException("a backup is already being written to " + dir, e);

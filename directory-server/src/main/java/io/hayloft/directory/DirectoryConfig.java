@@ -1,5 +1,7 @@
 package io.hayloft.directory;
 
+import io.hayloft.format.ring.CacheRouting;
+import io.hayloft.serverkit.http.Tls;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -57,7 +59,7 @@ public final class DirectoryConfig {
     public List<String> cacheNodes = new ArrayList<>();
     public List<String> gutterNodes = new ArrayList<>();
     public String raidNode;
-    private volatile io.hayloft.format.ring.CacheRouting cacheRouting;
+    private volatile CacheRouting cacheRouting;
     public String tlsKeyStore;
     public String tlsKeyStorePassword;
     public String tlsTrustStore;
@@ -88,7 +90,7 @@ public final class DirectoryConfig {
         }
         tls().validate();
         if ("cache".equals(readPolicy)) {
-            cacheRouting = new io.hayloft.format.ring.CacheRouting(cacheNodes, gutterNodes);
+            cacheRouting = new CacheRouting(cacheNodes, gutterNodes);
         }
         return this;
     }
@@ -121,8 +123,8 @@ public final class DirectoryConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.serverkit.http.Tls.Settings tls() {
-        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public Tls.Settings tls() {
+        return Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 
@@ -133,9 +135,9 @@ public final class DirectoryConfig {
     }
 
     /** The cache ring and gutter pool built by {@link #validate()} (readPolicy cache only). */
-    public io.hayloft.format.ring.CacheRouting cacheRouting() {
+    public CacheRouting cacheRouting() {
         if (cacheRouting == null) {
-            cacheRouting = new io.hayloft.format.ring.CacheRouting(cacheNodes, gutterNodes);
+            cacheRouting = new CacheRouting(cacheNodes, gutterNodes);
         }
         return cacheRouting;
     }

@@ -1,29 +1,33 @@
 package io.hayloft.directory;
 
-import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.hayloft.format.errors.ApiException;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.directory.DeadKeys;
 import io.hayloft.format.directory.Health;
 import io.hayloft.format.directory.RaidHold;
 import io.hayloft.format.directory.RaidHoldRelease;
+import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.errors.DirectoryErrors;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.http.RequestHandler;
 import io.hayloft.serverkit.http.RouteParams;
 import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.http.Secrets;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
-import io.hayloft.format.wire.Wire;
-import io.hayloft.format.wire.StripeMap;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,12 +51,12 @@ public final class DirectoryHttp implements RequestHandler {
     }
 
     /** @param peers the directory's transport for the console's calls to its peers, or null for a plain one */
-    public DirectoryHttp(Directory directory, PrometheusEndpoint metrics, io.hayloft.client.http.HttpTransport peers) {
+    public DirectoryHttp(Directory directory, PrometheusEndpoint metrics, HttpTransport peers) {
         this.directory = directory;
         this.metrics = metrics;
-        this.gauges = new DirectoryMetrics(directory, metrics.registry(), java.time.Clock.systemUTC());
+        this.gauges = new DirectoryMetrics(directory, metrics.registry(), Clock.systemUTC());
         this.console = new Console(directory, peers == null ? new PeerStatusClient(Console.PEER_TIMEOUT)
-                : new PeerStatusClient(peers, Console.PEER_TIMEOUT), java.time.Clock.systemUTC());
+                : new PeerStatusClient(peers, Console.PEER_TIMEOUT), Clock.systemUTC());
         String t = directory.config().adminToken;
         this.adminToken = Secrets.token(t);
         this.router = routes();
@@ -259,7 +263,7 @@ public final class DirectoryHttp implements RequestHandler {
                 }
             }
         }
-        FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, io.netty.buffer.Unpooled.wrappedBuffer(c.json()),
+        FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK, Unpooled.wrappedBuffer(c.json()),
                 "application/json");
         r.headers().set(HttpHeaderNames.ETAG, etag);
         r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
@@ -380,7 +384,7 @@ public final class DirectoryHttp implements RequestHandler {
 
     private static <T> T body(FullHttpRequest req, Class<T> type) {
         try (ByteBufInputStream in = new ByteBufInputStream(req.content().duplicate())) {
-            T t = HttpResponses.JSON.readValue((java.io.InputStream) in, type);
+            T t = HttpResponses.JSON.readValue((InputStream) in, type);
             if (t == null) {
                 throw badRequest("request body is empty; expected a JSON " + type.getSimpleName());
             }
@@ -392,7 +396,7 @@ public final class DirectoryHttp implements RequestHandler {
 
     private static <T> T body(FullHttpRequest req, TypeReference<T> type) {
         try (ByteBufInputStream in = new ByteBufInputStream(req.content().duplicate())) {
-            T t = HttpResponses.JSON.readValue((java.io.InputStream) in, type);
+            T t = HttpResponses.JSON.readValue((InputStream) in, type);
             if (t == null) {
                 throw badRequest("request body is empty");
             }

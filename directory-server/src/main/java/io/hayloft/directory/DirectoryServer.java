@@ -1,14 +1,18 @@
 package io.hayloft.directory;
 
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.serverkit.http.HttpLimits;
 import io.hayloft.serverkit.http.HttpServer;
+import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
-import io.hayloft.directory.meta.MetaStore;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,26 +31,26 @@ public final class DirectoryServer implements AutoCloseable {
     private final HealthChecker health;
     private final ExecutorService executor;
     private final HttpServer http;
-    private final io.hayloft.serverkit.http.Router router;
+    private final Router router;
     private boolean closed;
 
     private DirectoryServer(DirectoryConfig config, StoreAdmin stores) throws InterruptedException {
         this.config = config;
-        this.meta = MetaStore.open(java.nio.file.Path.of(config.validate().dataDir), config.init);
+        this.meta = MetaStore.open(Path.of(config.validate().dataDir), config.init);
         try {
             if (!config.secured()) {
                 LOG.warn("NO CLUSTER SECRET CONFIGURED: this cluster is OPEN. Anyone who can reach a store can write to it. "
                         + "Set clusterSecret (and adminToken) in the directory and store configs for production.");
             }
             // The directory's one transport for its calls to stores and peers: https with its certificate when it has a trust store.
-            io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
+            HttpTransport.Builder tb = HttpTransport.builder()
                     .connectTimeout(Duration.ofMillis(config.probeTimeoutMillis))
                     .requestTimeout(Duration.ofMillis(Math.max(config.probeTimeoutMillis, 5000)));
-            javax.net.ssl.SSLContext ssl = config.tls().clientContext();
+            SSLContext ssl = config.tls().clientContext();
             if (ssl != null) {
                 tb.sslContext(ssl);
             }
-            io.hayloft.client.http.HttpTransport transport = tb.build();
+            HttpTransport transport = tb.build();
             StoreAdmin admin = stores != null ? stores
                     : new HttpStoreAdmin(transport, Duration.ofMillis(config.probeTimeoutMillis), config.adminToken);
             this.directory = new Directory(config, meta, admin, Clock.systemUTC());
@@ -85,7 +89,7 @@ public final class DirectoryServer implements AutoCloseable {
 
     /** {@code host:port} of the HTTP API. */
     /** The routes of the directory's HTTP API (docs/directory-api.md). */
-    public io.hayloft.serverkit.http.Router router() {
+    public Router router() {
         return router;
     }
 

@@ -1,14 +1,19 @@
 package io.hayloft.directory;
 
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +35,7 @@ public final class HealthChecker implements AutoCloseable {
     private final Map<String, Integer> successes = new ConcurrentHashMap<>();
     private final Map<String, Boolean> inFlight = new ConcurrentHashMap<>();
     /** Probes whose verdict is not recorded yet: {@link #close()} waits for them, so none touches a closed database. */
-    private final java.util.Set<java.util.concurrent.CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
+    private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     public HealthChecker(Directory directory, StoreAdmin stores) {
@@ -59,7 +64,7 @@ public final class HealthChecker implements AutoCloseable {
                         // replicas of an erasure-coded volume are being dropped: not a health signal
                         .filter(v -> v.replicas().contains(s.id()) && v.state() != VolumeState.ERASURE_CODED)
                         .mapToInt(VolumeInfo::id).findFirst().orElse(0);
-                java.util.concurrent.CompletableFuture<Void> done = stores.probe(s.address(), volume)
+                CompletableFuture<Void> done = stores.probe(s.address(), volume)
                         .orTimeout(directory.config().probeTimeoutMillis, TimeUnit.MILLISECONDS)
                         .whenComplete((ok, err) -> {
                             inFlight.remove(s.id());
@@ -71,8 +76,8 @@ public final class HealthChecker implements AutoCloseable {
                                     directory.probeResult(s.id(), null, successes.merge(s.id(), 1, Integer::sum));
                                 } else {
                                     successes.put(s.id(), 0);
-                                    Throwable t = err.getCause() != null && err instanceof java.util.concurrent.CompletionException ? err.getCause() : err;
-                                    String why = t instanceof java.util.concurrent.TimeoutException
+                                    Throwable t = err.getCause() != null && err instanceof CompletionException ? err.getCause() : err;
+                                    String why = t instanceof TimeoutException
                                             ? "no answer within " + directory.config().probeTimeoutMillis + " ms"
                                             : String.valueOf(t.getMessage() == null ? t : t.getMessage());
                                     directory.probeResult(s.id(), why, 0);
@@ -100,11 +105,11 @@ public final class HealthChecker implements AutoCloseable {
         long wait = directory.config().probeTimeoutMillis + 1000;
         try {
             timer.awaitTermination(wait, TimeUnit.MILLISECONDS);
-            java.util.concurrent.CompletableFuture.allOf(pending.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+            CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0]))
                     .handle((x, y) -> null).get(wait, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             LOG.warn("health checker: probes still running at close after {} ms", wait);
         }
     }

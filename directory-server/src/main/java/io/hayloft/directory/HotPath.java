@@ -1,13 +1,14 @@
 package io.hayloft.directory;
 
-import io.hayloft.serverkit.http.HttpResponses;
-import io.hayloft.format.wire.Wire;
-import io.hayloft.format.wire.WriteToken;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.hayloft.directory.meta.KeyAllocator;
-import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStore.DeleteRecord;
+import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.format.wire.WriteToken;
+import io.hayloft.serverkit.http.HttpResponses;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -23,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * The directory's part of the hot path (docs/directory-api.md "Hot path"): no per-photo state, only
@@ -149,7 +151,7 @@ public final class HotPath {
             Wire.VolumeMap map = new Wire.VolumeMap(version, unversioned.scheme(), unversioned.readPolicy(),
                     unversioned.cacheNodes(), unversioned.gutterNodes(), volumes);
             return new CachedMap(changes, map, HttpResponses.JSON.writeValueAsBytes(map));
-        } catch (NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (NoSuchAlgorithmException | JsonProcessingException e) {
             throw new IllegalStateException("cannot build the volume map: " + e.getMessage(), e);
         }
     }
@@ -254,7 +256,7 @@ public final class HotPath {
         return new Wire.DeleteEntry(r.seq(), r.key(), Directory.hex(r.cookie()), r.needles());
     }
 
-    private static final java.util.regex.Pattern HEX = java.util.regex.Pattern.compile("[0-9a-fA-F]{1,16}");
+    private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]{1,16}");
 
     private static long cookie(String hex, long key) {
         if (hex == null || hex.isEmpty() || hex.length() > 16 || !HEX.matcher(hex).matches()) {

@@ -1,11 +1,12 @@
 package io.hayloft.directory;
 
-import io.hayloft.format.errors.DirectoryErrors;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStoreException;
 import io.hayloft.format.directory.RaidLease;
+import io.hayloft.format.errors.DirectoryErrors;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 
@@ -44,7 +45,7 @@ public final class RaidLeases {
     /** Why raid work is held after a restore, or null when it is not. */
     public synchronized String hold() {
         byte[] v = meta.setting(HOLD);
-        return v == null ? null : new String(v, java.nio.charset.StandardCharsets.UTF_8);
+        return v == null ? null : new String(v, StandardCharsets.UTF_8);
     }
 
     /** Lets raid-nodes take the lease again after a restore; returns the hold it removed, or null. */

@@ -1,7 +1,8 @@
 package io.hayloft.directory;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.format.directory.RaidLease;
+import java.time.ZoneId;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -42,7 +43,7 @@ class RaidLeaseTest {
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return this;
         }
 

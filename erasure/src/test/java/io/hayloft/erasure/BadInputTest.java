@@ -1,5 +1,6 @@
 package io.hayloft.erasure;
 
+import java.io.IOException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
@@ -46,7 +47,7 @@ class BadInputTest {
             assertThatThrownBy(() -> rs.readRange(100, 0, 95, ByteBuffer.allocate(10), new int[0], (u, o, d) -> { }))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outside the unit of 100 bytes");
             assertThatThrownBy(() -> rs.repair(100, 0, new int[0], (u, o, d) -> { }, (u, o, s) -> { }))
-                    .isInstanceOf(java.io.IOException.class).hasMessageContaining("reader returned 0 of 100 bytes of unit 1");
+                    .isInstanceOf(IOException.class).hasMessageContaining("reader returned 0 of 100 bytes of unit 1");
         }
     }
 

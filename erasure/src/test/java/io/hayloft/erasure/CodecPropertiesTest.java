@@ -1,5 +1,7 @@
 package io.hayloft.erasure;
 
+import io.hayloft.erasure.kernel.Kernels;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
@@ -40,7 +42,7 @@ class CodecPropertiesTest {
     void anyRLossesDecodeAndRepair(@ForAll("cases") Case c) throws Exception {
         Random rnd = new Random(c.seed());
         try (ErasureCodec codec = ErasureCodec.create(c.kind(), c.k(), c.r(),
-                io.hayloft.erasure.kernel.Kernels.best(), 16 * (1 + rnd.nextInt(8)))) {
+                Kernels.best(), 16 * (1 + rnd.nextInt(8)))) {
             byte[][] stripe = Stripes.encode(codec, Stripes.random(rnd, c.k(), c.unitSize()));
             int n = c.k() + c.r();
             List<Integer> units = new ArrayList<>();
@@ -56,13 +58,13 @@ class CodecPropertiesTest {
                 work[u] = stripe[u].clone();
             }
             for (int u : lost) {
-                java.util.Arrays.fill(work[u], (byte) 0x5a);
+                Arrays.fill(work[u], (byte) 0x5a);
             }
             codec.decode(Stripes.wrap(work), lost);
             assertThat(work).isDeepEqualTo(stripe);
 
             byte[][] out = new byte[n][c.unitSize()];
-            int[] others = java.util.Arrays.copyOfRange(lost, 1, lost.length);
+            int[] others = Arrays.copyOfRange(lost, 1, lost.length);
             codec.repair(c.unitSize(), lost[0], others, new Stripes.CountingReader(stripe, lost), Stripes.into(out));
             assertThat(out[lost[0]]).isEqualTo(stripe[lost[0]]);
 
@@ -71,7 +73,7 @@ class CodecPropertiesTest {
                 int len = rnd.nextInt(c.unitSize() - off + 1);
                 ByteBuffer dst = ByteBuffer.allocate(len);
                 long read = codec.readRange(c.unitSize(), lost[0], off, dst, others, new Stripes.CountingReader(stripe, lost));
-                assertThat(dst.array()).isEqualTo(java.util.Arrays.copyOfRange(stripe[lost[0]], off, off + len));
+                assertThat(dst.array()).isEqualTo(Arrays.copyOfRange(stripe[lost[0]], off, off + len));
                 assertThat(read).isLessThanOrEqualTo(2L * c.k() * len);
             }
         }

@@ -1,5 +1,6 @@
 package io.hayloft.erasure;
 
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -63,7 +64,7 @@ class CodecSuiteTest {
                 }
                 codec.decode(Stripes.wrap(work), lost);
                 for (int u = 0; u < n; u++) {
-                    assertThat(work[u]).as("unit %d after losing %s", u, java.util.Arrays.toString(lost)).isEqualTo(stripe[u]);
+                    assertThat(work[u]).as("unit %d after losing %s", u, Arrays.toString(lost)).isEqualTo(stripe[u]);
                 }
                 patterns++;
             }
@@ -140,7 +141,7 @@ class CodecSuiteTest {
             int[][] cases = {{0, 10}, {9, 11, 12}, {4, 1, 2, 13}, {12, 0, 5, 9}};
             for (int[] c : cases) {
                 int lost = c[0];
-                int[] others = java.util.Arrays.copyOfRange(c, 1, c.length);
+                int[] others = Arrays.copyOfRange(c, 1, c.length);
                 Stripes.CountingReader reader = new Stripes.CountingReader(stripe, c);
                 byte[][] out = new byte[14][unitSize];
                 long read = codec.repair(unitSize, lost, others, reader, Stripes.into(out));
@@ -191,9 +192,9 @@ class CodecSuiteTest {
                     ByteBuffer dst = ByteBuffer.allocate(len + 8).position(4).limit(4 + len);
                     long read = codec.readRange(unitSize, unit, range[0], dst, new int[0], reader);
                     assertThat(dst.position()).isEqualTo(4 + len);
-                    assertThat(java.util.Arrays.copyOfRange(dst.array(), 4, 4 + len))
-                            .isEqualTo(java.util.Arrays.copyOfRange(stripe[unit], (int) range[0], (int) range[0] + len));
-                    assertThat(read).as("bytes read for %s of unit %d", java.util.Arrays.toString(range), unit).isEqualTo(10L * len);
+                    assertThat(Arrays.copyOfRange(dst.array(), 4, 4 + len))
+                            .isEqualTo(Arrays.copyOfRange(stripe[unit], (int) range[0], (int) range[0] + len));
+                    assertThat(read).as("bytes read for %s of unit %d", Arrays.toString(range), unit).isEqualTo(10L * len);
                     assertThat(reader.bytes.get()).isEqualTo(read);
                 }
             }
@@ -203,7 +204,7 @@ class CodecSuiteTest {
             long read = codec.readRange(unitSize, 3, 1900, dst, new int[] {10, 0, 12}, reader);
             byte[] got = new byte[500];
             dst.flip().get(got);
-            assertThat(got).isEqualTo(java.util.Arrays.copyOfRange(stripe[3], 1900, 2400));
+            assertThat(got).isEqualTo(Arrays.copyOfRange(stripe[3], 1900, 2400));
             assertThat(read).isBetween(10L * 500, 20L * 500);
             assertThatThrownBy(() -> codec.readRange(unitSize, 3, 0, ByteBuffer.allocate(10), new int[] {0, 1, 2, 4},
                     new Stripes.CountingReader(stripe, 0, 1, 2, 3, 4)))
@@ -226,7 +227,7 @@ class CodecSuiteTest {
                 b.position(13 + u).limit(13 + u + n);
                 units[u] = b;
             }
-            codec.encode(java.util.Arrays.copyOf(units, 10), java.util.Arrays.copyOfRange(units, 10, 14));
+            codec.encode(Arrays.copyOf(units, 10), Arrays.copyOfRange(units, 10, 14));
             for (int u = 0; u < 14; u++) {
                 byte[] got = new byte[n];
                 units[u].duplicate().get(got);
@@ -242,7 +243,7 @@ class CodecSuiteTest {
             for (int u = 0; u < 14; u++) {
                 empty[u] = ByteBuffer.allocate(0);
             }
-            codec.encode(java.util.Arrays.copyOf(empty, 10), java.util.Arrays.copyOfRange(empty, 10, 14));
+            codec.encode(Arrays.copyOf(empty, 10), Arrays.copyOfRange(empty, 10, 14));
             codec.decode(empty, 0, 1, 2, 3);
         }
     }

@@ -1,5 +1,6 @@
 package io.hayloft.erasure;
 
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.erasure.gf.Gf256;
@@ -36,7 +37,7 @@ class FusedEncodePropertiesTest {
 
     @Provide
     Arbitrary<Case> cases() {
-        Arbitrary<Integer> piece = Arbitraries.oneOf(Arbitraries.of(java.util.Arrays.stream(PIECES).boxed().toList()),
+        Arbitrary<Integer> piece = Arbitraries.oneOf(Arbitraries.of(Arrays.stream(PIECES).boxed().toList()),
                 Arbitraries.integers().between(1, 70_000).filter(n -> n % 2 == 1));
         Arbitrary<Integer> shape = Arbitraries.integers().between(0, 3);
         return Combinators.combine(Arbitraries.of(CodecKind.values()), shape, piece,
@@ -149,7 +150,7 @@ class FusedEncodePropertiesTest {
             int grouped = kind == CodecKind.HH_XOR ? k : k - 1;
             int groups = r - 1;
             int[] groupOf = new int[k];
-            java.util.Arrays.fill(groupOf, -1);
+            Arrays.fill(groupOf, -1);
             for (int g = 0, next = 0; g < groups; g++) {
                 int size = grouped / groups + (g >= groups - grouped % groups ? 1 : 0);
                 for (int q = 0; q < size; q++) {

@@ -1,5 +1,7 @@
 package io.hayloft.erasure;
 
+import java.util.Arrays;
+import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.erasure.kernel.GfKernel;
@@ -19,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Hadoop's coders as an independent oracle on random data: RS parity and HH-XOR parity, byte for byte. */
 class HadoopOracleTest {
 
-    static java.util.stream.Stream<GfKernel> kernels() {
+    static Stream<GfKernel> kernels() {
         return Backends.all();
     }
 
@@ -68,8 +70,8 @@ class HadoopOracleTest {
                 byte[][] ours = Stripes.encode(codec, data);
                 ECChunk[] in = new ECChunk[2 * k];
                 for (int j = 0; j < k; j++) {
-                    in[j] = new ECChunk(ByteBuffer.wrap(java.util.Arrays.copyOfRange(data[j], 0, half)));
-                    in[k + j] = new ECChunk(ByteBuffer.wrap(java.util.Arrays.copyOfRange(data[j], half, 2 * half)));
+                    in[j] = new ECChunk(ByteBuffer.wrap(Arrays.copyOfRange(data[j], 0, half)));
+                    in[k + j] = new ECChunk(ByteBuffer.wrap(Arrays.copyOfRange(data[j], half, 2 * half)));
                 }
                 ByteBuffer[] outBufs = new ByteBuffer[2 * r];
                 ECChunk[] out = new ECChunk[2 * r];
@@ -79,8 +81,8 @@ class HadoopOracleTest {
                 }
                 step(k, r).performCoding(in, out);
                 for (int i = 0; i < r; i++) {
-                    assertThat(java.util.Arrays.copyOfRange(ours[k + i], 0, half)).as("P%d.a", i).isEqualTo(outBufs[i].array());
-                    assertThat(java.util.Arrays.copyOfRange(ours[k + i], half, 2 * half)).as("P%d.b", i)
+                    assertThat(Arrays.copyOfRange(ours[k + i], 0, half)).as("P%d.a", i).isEqualTo(outBufs[i].array());
+                    assertThat(Arrays.copyOfRange(ours[k + i], half, 2 * half)).as("P%d.b", i)
                             .isEqualTo(outBufs[r + i].array());
                 }
             }

@@ -1,5 +1,8 @@
 package io.hayloft.erasure;
 
+import io.hayloft.erasure.kernel.Kernels;
+import java.util.Arrays;
+import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,7 +19,7 @@ class PlanningTest {
     @EnumSource(CodecKind.class)
     void planDecodeCoversEveryByteDecodeReads(CodecKind kind) throws Exception {
         int unitSize = 1000;
-        try (ErasureCodec codec = ErasureCodec.create(kind, 10, 4, io.hayloft.erasure.kernel.Kernels.best(), 128)) {
+        try (ErasureCodec codec = ErasureCodec.create(kind, 10, 4, Kernels.best(), 128)) {
             byte[][] stripe = Stripes.encode(codec, Stripes.random(new Random(3), 10, unitSize));
             for (int[] erased : new int[][] {{0}, {3, 11}, {1, 2, 9, 13}, {10, 11, 12, 13}}) {
                 Stripes.CountingReader reader = new Stripes.CountingReader(stripe, erased);
@@ -37,18 +40,18 @@ class PlanningTest {
     @EnumSource(CodecKind.class)
     void planReadRangeCoversEveryByteReadRangeReads(CodecKind kind) throws Exception {
         int unitSize = 1000;
-        try (ErasureCodec codec = ErasureCodec.create(kind, 10, 4, io.hayloft.erasure.kernel.Kernels.best(), 128)) {
+        try (ErasureCodec codec = ErasureCodec.create(kind, 10, 4, Kernels.best(), 128)) {
             byte[][] stripe = Stripes.encode(codec, Stripes.random(new Random(4), 10, unitSize));
             int[][] ranges = {{0, 1000}, {10, 300}, {480, 40}, {500, 500}, {999, 1}, {0, 0}};
             for (int unit : new int[] {0, 7, 12}) {
                 for (int[] unavailable : new int[][] {{}, {1}, {2, 3, 13}}) {
                     for (int[] r : ranges) {
-                        int[] forbidden = java.util.stream.IntStream.concat(java.util.stream.IntStream.of(unit),
-                                java.util.Arrays.stream(unavailable)).toArray();
+                        int[] forbidden = IntStream.concat(IntStream.of(unit),
+                                Arrays.stream(unavailable)).toArray();
                         Stripes.CountingReader reader = new Stripes.CountingReader(stripe, forbidden);
                         ByteBuffer dst = ByteBuffer.allocate(r[1]);
                         long read = codec.readRange(unitSize, unit, r[0], dst, unavailable, reader);
-                        assertThat(dst.array()).isEqualTo(java.util.Arrays.copyOfRange(stripe[unit], r[0], r[0] + r[1]));
+                        assertThat(dst.array()).isEqualTo(Arrays.copyOfRange(stripe[unit], r[0], r[0] + r[1]));
                         List<ReadRange> plan = codec.planReadRange(unitSize, unit, r[0], r[1], unavailable);
                         assertThat(plan.stream().mapToLong(ReadRange::length).sum()).isEqualTo(read);
                         assertCovers(plan, reader);

@@ -3,6 +3,7 @@ package io.hayloft.erasure;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,7 +55,7 @@ final class Stripes {
         final byte[][] units;
         final boolean[] forbidden;
         final AtomicLong bytes = new AtomicLong();
-        final List<ReadRange> log = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<ReadRange> log = Collections.synchronizedList(new ArrayList<>());
 
         CountingReader(byte[][] units, int... forbidden) {
             this.units = units;

@@ -1,14 +1,16 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.RangeFetch;
-import io.hayloft.format.io.PositionalIo;
-import io.hayloft.format.wire.StripeMap;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
-import io.hayloft.erasure.TooManyErasuresException;
 import io.hayloft.erasure.ReadRange;
+import io.hayloft.erasure.TooManyErasuresException;
+import io.hayloft.erasure.UnitWriter;
+import io.hayloft.format.io.PositionalIo;
+import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -18,16 +20,20 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +71,7 @@ public final class BlockFixer {
     private static final Logger LOG = LoggerFactory.getLogger(BlockFixer.class);
 
     /** Blocks of one stripe to rebuild. */
-    public record Damage(int volume, int stripe, int[] units, String why) implements java.io.Serializable {
+    public record Damage(int volume, int stripe, int[] units, String why) implements Serializable {
     }
 
     /** What one {@link #repairAll()} did. */
@@ -96,11 +102,11 @@ public final class BlockFixer {
     private volatile boolean streamSources = true;
     /** Most windows a repair plans before reading (for streamed sources); more read each window's ranges. */
     static final long MAX_PLANNED_WINDOWS = 1 << 16;
-    private volatile java.util.function.LongConsumer received = n -> { };
+    private volatile LongConsumer received = n -> { };
     /** Repairs in flight per target store: new repairs go to the least busy targets. */
-    private final Map<String, AtomicInteger> inFlight = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     /** Repairs in flight per repairer store (whose ingress carries their source reads). */
-    private final Map<String, AtomicInteger> decoding = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> decoding = new ConcurrentHashMap<>();
 
     public BlockFixer(Cluster cluster, RaidConfig config) {
         this.cluster = cluster;
@@ -159,8 +165,8 @@ public final class BlockFixer {
     }
 
     /** Told of source bytes as each read completes (the daemon's {@code hayloft_raid_repair_bytes_received}). */
-    public void onReceived(java.util.function.LongConsumer listener) {
-        this.received = java.util.Objects.requireNonNull(listener, "listener");
+    public void onReceived(LongConsumer listener) {
+        this.received = Objects.requireNonNull(listener, "listener");
     }
 
     /** Repairs running now. */
@@ -486,7 +492,7 @@ public final class BlockFixer {
         // Every window's plan and offset map, first: when each (source, piece) is read contiguously
         // from window to window (every codec's plans are), one streamed GET per (source, piece) serves them all.
         long count = (piece + window - 1) / window;
-        java.util.function.LongFunction<Map.Entry<List<ReadRange>, RangeFetch.OffsetMap>> windowAt = w -> {
+        LongFunction<Map.Entry<List<ReadRange>, RangeFetch.OffsetMap>> windowAt = w -> {
             long x = w * window;
             long c = Math.min(window, piece - x);
             return Map.entry(single ? codec.planRepair(sub * c, lostUnit, others) : codec.planDecode(sub * c, erased),
@@ -536,7 +542,7 @@ public final class BlockFixer {
                 // What this repair holds at most: the window being decoded and the next one in flight.
                 heldMax = Math.max(heldMax, current.bytes() + (next == null ? 0 : next.bytes()));
                 current.await();
-                io.hayloft.erasure.UnitWriter writer = (u, off, src) -> {
+                UnitWriter writer = (u, off, src) -> {
                     FileChannel ch = out.get(u);
                     if (ch != null) {
                         PositionalIo.writeFully(ch, src, map.toReal(off));

@@ -1,11 +1,13 @@
 package io.hayloft.raid;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 
 /**
@@ -32,7 +34,7 @@ final class BlockPlacement {
         }
         // A pseudo-random order per stripe (not a rotating window of neighbours): every store then
         // shares stripes with every other, so a dead store is rebuilt from and onto the whole cluster.
-        java.util.Collections.shuffle(up, new java.util.Random(rotation * 0x9E3779B97F4A7C15L));
+        Collections.shuffle(up, new Random(rotation * 0x9E3779B97F4A7C15L));
         Map<String, List<Cluster.StoreRef>> byRack = new LinkedHashMap<>();
         for (Cluster.StoreRef s : up) {
             byRack.computeIfAbsent(s.rack(), r -> new ArrayList<>()).add(s);

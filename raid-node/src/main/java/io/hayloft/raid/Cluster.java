@@ -1,5 +1,7 @@
 package io.hayloft.raid;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.cold.ClusterBlockWrites;
 import io.hayloft.format.directory.DeadKeys;
 import io.hayloft.format.directory.RaidLease;
@@ -9,14 +11,19 @@ import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.VolumeIndex;
-import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.format.wire.Wire;
 import java.io.IOException;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The raid-node's view of the cluster over HTTP: the read calls of {@link io.hayloft.cold.ClusterReads} (cold-read)
@@ -39,11 +46,11 @@ public final class Cluster extends ClusterBlockWrites {
      * @param timeout    deadline of every request (a slow store past it counts as unavailable)
      */
     public Cluster(String directory, String adminToken, Duration timeout) {
-        this(directory, adminToken, timeout, io.hayloft.client.http.HttpTransport.builder().requestTimeout(timeout).build());
+        this(directory, adminToken, timeout, HttpTransport.builder().requestTimeout(timeout).build());
     }
 
     /** @param http the process's transport: {@code https://} and its client certificate when it has a trust store */
-    public Cluster(String directory, String adminToken, Duration timeout, io.hayloft.client.http.HttpTransport http) {
+    public Cluster(String directory, String adminToken, Duration timeout, HttpTransport http) {
         super(directory, adminToken, timeout, http.clusterRpc());
     }
 
@@ -82,7 +89,7 @@ public final class Cluster extends ClusterBlockWrites {
 
     public StripeMap replaceBlock(int volume, int stripe, int unit, StripeMap.Block expected, StripeMap.Block rebuilt)
             throws IOException {
-        String expect = java.net.URLEncoder.encode(expected.store() + "/" + expected.name(), StandardCharsets.UTF_8);
+        String expect = URLEncoder.encode(expected.store() + "/" + expected.name(), StandardCharsets.UTF_8);
         return JSON.readValue(call("PUT", dir("/v1/volumes/" + volume + "/stripes/" + stripe + "/blocks/" + unit
                 + "?expect=" + expect), JSON.writeValueAsBytes(rebuilt), true), StripeMap.class);
     }
@@ -111,8 +118,8 @@ public final class Cluster extends ClusterBlockWrites {
     }
 
     /** Which of {@code keys} are dead in {@code volume} (deleted, unknown or elsewhere), in requests of 10,000 keys. */
-    public java.util.Set<Long> deadKeys(int volume, java.util.Collection<Long> keys) throws IOException {
-        java.util.Set<Long> dead = new java.util.HashSet<>();
+    public Set<Long> deadKeys(int volume, Collection<Long> keys) throws IOException {
+        Set<Long> dead = new HashSet<>();
         List<Long> all = new ArrayList<>(keys);
         for (int i = 0; i < all.size(); i += 10_000) {
             byte[] body = JSON.writeValueAsBytes(Map.of("keys", all.subList(i, Math.min(all.size(), i + 10_000))));
@@ -163,7 +170,7 @@ public final class Cluster extends ClusterBlockWrites {
     }
 
     private static String enc(String s) {
-        return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     // ------------------------------------------------------------------ stores
@@ -179,8 +186,8 @@ public final class Cluster extends ClusterBlockWrites {
     }
 
     /** The ids of the volumes a store holds ({@code GET /admin/volumes}). */
-    public java.util.Set<Integer> storeVolumes(String store) throws IOException {
-        java.util.Set<Integer> out = new java.util.TreeSet<>();
+    public Set<Integer> storeVolumes(String store) throws IOException {
+        Set<Integer> out = new TreeSet<>();
         for (JsonNode v : JSON.readTree(call("GET", store(store, "/admin/volumes"), null, true)).path("volumes")) {
             out.add(v.get("id").asInt());
         }
@@ -239,11 +246,11 @@ public final class Cluster extends ClusterBlockWrites {
      *
      * @param deadline how long the whole stripe may take
      */
-    public io.hayloft.format.wire.Wire.EncodeStripeResult encodeStripe(String store, int volume,
-            io.hayloft.format.wire.Wire.EncodeStripeRequest request, Duration deadline) throws IOException {
+    public Wire.EncodeStripeResult encodeStripe(String store, int volume,
+            Wire.EncodeStripeRequest request, Duration deadline) throws IOException {
         byte[] b = call("POST", store(store, "/admin/volumes/" + volume + "/encode-stripe"), JSON.writeValueAsBytes(request), true,
                 deadline);
-        return JSON.readValue(b, io.hayloft.format.wire.Wire.EncodeStripeResult.class);
+        return JSON.readValue(b, Wire.EncodeStripeResult.class);
     }
 
     public void putBlock(String store, String name, byte[] data) throws IOException {
@@ -287,6 +294,6 @@ public final class Cluster extends ClusterBlockWrites {
 
     /** Releases the raid lease if {@code holder} has it. */
     public void releaseLease(String holder) throws IOException {
-        call("DELETE", dir("/v1/raid-lease?holder=" + java.net.URLEncoder.encode(holder, StandardCharsets.UTF_8)), null, true);
+        call("DELETE", dir("/v1/raid-lease?holder=" + URLEncoder.encode(holder, StandardCharsets.UTF_8)), null, true);
     }
 }

@@ -1,23 +1,29 @@
 package io.hayloft.raid;
 
-import io.hayloft.format.directory.VolumeState;
-import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.cold.NeedleFormat;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
 import io.hayloft.format.needle.Superblock;
-import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
+import io.hayloft.format.wire.Wire;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +68,7 @@ public final class EncodeJob {
     private final Checkpoints checkpoints;
     private final JobRunner runner;
     /** How the index block is written: {@link VolumeIndex#encode}; tests write older formats. */
-    java.util.function.Function<VolumeIndex, byte[]> indexEncoder = VolumeIndex::encode;
+    Function<VolumeIndex, byte[]> indexEncoder = VolumeIndex::encode;
 
     /** A job whose stripes run on a pool of {@code config.workers} threads made for each {@link #writeAll}. */
     public EncodeJob(Cluster cluster, RaidConfig config, Checkpoints checkpoints) {
@@ -85,7 +91,7 @@ public final class EncodeJob {
      */
     public Result encode(int volumeId) throws IOException {
         long t0 = System.nanoTime();
-        java.util.Set<String> failed = new HashSet<>();
+        Set<String> failed = new HashSet<>();
         ReplicaSource.ReplicaFailedException last = null;
         while (true) {
             VolumeInfo v = cluster.volume(volumeId);
@@ -101,7 +107,7 @@ public final class EncodeJob {
             Map<String, Cluster.StoreRef> stores = cluster.stores();
             List<String> replicas = new ArrayList<>();
             List<String> ids = new ArrayList<>(v.replicas());
-            java.util.Collections.sort(ids); // the directory may list them in any order
+            Collections.sort(ids); // the directory may list them in any order
             for (String id : ids) {
                 Cluster.StoreRef s = stores.get(id);
                 if (s != null && s.up() && !failed.contains(s.address())) {
@@ -116,7 +122,7 @@ public final class EncodeJob {
             // encodes of many volumes spread over their holders.
             String replica = replicas.get(Math.floorMod(volumeId, replicas.size()));
             // A store whose replica failed takes no block of a new plan (it may be down).
-            Map<String, Cluster.StoreRef> placeable = new java.util.LinkedHashMap<>(stores);
+            Map<String, Cluster.StoreRef> placeable = new LinkedHashMap<>(stores);
             placeable.values().removeIf(s -> failed.contains(s.address()));
             try {
                 return encodeFrom(ReplicaSource.open(cluster, volumeId, replica), stores, placeable, t0);
@@ -263,7 +269,7 @@ public final class EncodeJob {
             }
             src.checkUnchanged();
             List<VolumeIndex.Entry> deletedSince = deletedSinceRead(built, own);
-            java.util.Set<Long> logged = deletedSince.isEmpty() ? java.util.Set.of() : loggedWithOwnCookie(src, deletedSince);
+            Set<Long> logged = deletedSince.isEmpty() ? Set.of() : loggedWithOwnCookie(src, deletedSince);
             String diff = VolumeIndex.difference(own, withLoggedDeletes(built, logged), true);
             if (diff != null) {
                 throw new IndexMismatchException("volume " + src.volume() + ": the encoded index does not match the replica on "
@@ -290,13 +296,13 @@ public final class EncodeJob {
      * the cookie read from the needle's header on the source replica (the log takes entries from
      * anyone: one with another cookie deletes nothing, as cold reads and reclaim also decide).
      */
-    private java.util.Set<Long> loggedWithOwnCookie(ReplicaSource src, List<VolumeIndex.Entry> needles) throws IOException {
-        java.util.Set<String> log = new HashSet<>();
+    private Set<Long> loggedWithOwnCookie(ReplicaSource src, List<VolumeIndex.Entry> needles) throws IOException {
+        Set<String> log = new HashSet<>();
         long after = 0;
-        io.hayloft.format.wire.Wire.DeleteLog page;
+        Wire.DeleteLog page;
         do {
             page = cluster.deleteLog(src.volume(), after, 10_000);
-            for (io.hayloft.format.wire.Wire.DeleteEntry d : page.entries()) {
+            for (Wire.DeleteEntry d : page.entries()) {
                 after = Math.max(after, d.seq());
                 try {
                     log.add(d.key() + "/" + Long.parseUnsignedLong(d.cookie(), 16));
@@ -305,7 +311,7 @@ public final class EncodeJob {
                 }
             }
         } while (page.more() && !page.entries().isEmpty());
-        java.util.Set<Long> out = new HashSet<>();
+        Set<Long> out = new HashSet<>();
         for (VolumeIndex.Entry e : needles) {
             long cookie = NeedleFormat.cookie(ByteBuffer.wrap(src.read(e.offset(), Needle.HEADER_SIZE)));
             if (log.contains(e.key() + "/" + cookie)) {
@@ -319,7 +325,7 @@ public final class EncodeJob {
      * {@code built} with the needles at {@code loggedOffsets} marked deleted: for the comparison only
      * (the index block keeps what the bytes say; cold reads honour the log).
      */
-    static VolumeIndex withLoggedDeletes(VolumeIndex built, java.util.Set<Long> loggedOffsets) {
+    static VolumeIndex withLoggedDeletes(VolumeIndex built, Set<Long> loggedOffsets) {
         if (loggedOffsets.isEmpty()) {
             return built;
         }
@@ -409,7 +415,7 @@ public final class EncodeJob {
                 return;
             }
             VolumeSource shared = src.threadSafe() ? src : new LockedSource(src);
-            List<java.util.concurrent.Callable<StripeEncodeTask.Result>> local = new ArrayList<>();
+            List<Callable<StripeEncodeTask.Result>> local = new ArrayList<>();
             for (StripeEncodeTask t : tasks) {
                 local.add(() -> t.run(cluster, shared));
             }

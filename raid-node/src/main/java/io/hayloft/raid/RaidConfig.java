@@ -1,6 +1,11 @@
 package io.hayloft.raid;
 
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.erasure.CodecKind;
+import io.hayloft.serverkit.http.Tls;
+import java.io.Serializable;
+import java.time.Duration;
+import javax.net.ssl.SSLContext;
 
 /**
  * What the raid-node encodes and how: codec, stripe shape, block size, age policy, repair budget.
@@ -8,7 +13,7 @@ import io.hayloft.erasure.CodecKind;
  * then treat as immutable; not thread-safe while being filled. Serializable, so raid tasks can carry
  * it to an engine's executors ({@link RaidTask}).
  */
-public final class RaidConfig implements java.io.Serializable {
+public final class RaidConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -114,16 +119,16 @@ public final class RaidConfig implements java.io.Serializable {
 
     /** The HTTP view of the cluster these settings describe: over HTTPS when a trust store is set. */
     public Cluster cluster() {
-        return new Cluster(directory, adminToken, java.time.Duration.ofMillis(requestTimeoutMillis), transport());
+        return new Cluster(directory, adminToken, Duration.ofMillis(requestTimeoutMillis), transport());
     }
 
     /** An HTTP transport with these settings' timeouts and TLS (a client certificate when a key store is set). */
-    public io.hayloft.client.http.HttpTransport transport() {
-        javax.net.ssl.SSLContext ssl = io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
+    public HttpTransport transport() {
+        SSLContext ssl = Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore,
                 tlsTrustStorePassword, null).clientContext();
-        java.time.Duration timeout = java.time.Duration.ofMillis(requestTimeoutMillis);
-        io.hayloft.client.http.HttpTransport.Builder b = io.hayloft.client.http.HttpTransport.builder().requestTimeout(timeout)
-                .connectTimeout(java.time.Duration.ofMillis(Math.min(requestTimeoutMillis, 5000)));
+        Duration timeout = Duration.ofMillis(requestTimeoutMillis);
+        HttpTransport.Builder b = HttpTransport.builder().requestTimeout(timeout)
+                .connectTimeout(Duration.ofMillis(Math.min(requestTimeoutMillis, 5000)));
         if (ssl != null) {
             b.sslContext(ssl);
         }

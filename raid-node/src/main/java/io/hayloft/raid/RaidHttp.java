@@ -1,7 +1,7 @@
 package io.hayloft.raid;
 
-import io.hayloft.format.errors.RaidErrors;
 import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.errors.RaidErrors;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.http.RequestHandler;
 import io.hayloft.serverkit.http.RouteParams;
@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -104,7 +105,7 @@ final class RaidHttp implements RequestHandler {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw RaidErrors.STOPPING.exception("interrupted while waiting for the " + what);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             throw RaidErrors.STOPPING.exception("the raid-node is shutting down");
         }
     }

@@ -2,6 +2,7 @@ package io.hayloft.raid;
 
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,7 +49,7 @@ final class RaidMetrics {
         policyErrors = Counter.builder("hayloft_raid_policy_reload_errors").description("policy files refused").register(r);
         passes = Counter.builder("hayloft_raid_passes").description("policy passes run").register(r);
         passFailures = Counter.builder("hayloft_raid_pass_failures").description("policy passes that failed").register(r);
-        io.micrometer.core.instrument.FunctionCounter.builder("hayloft_raid_scrub_bytes", scrubBytes,
+        FunctionCounter.builder("hayloft_raid_scrub_bytes", scrubBytes,
                 s -> s.get().doubleValue()).description("bytes read by the scrubber").register(r);
         Gauge.builder("hayloft_raid_policy_version", policyVersion, s -> s.get().doubleValue()).register(r);
         Gauge.builder("hayloft_raid_backlog_volumes", backlog, AtomicLong::get).description("volumes due for encoding").register(r);

@@ -1,17 +1,19 @@
 package io.hayloft.raid;
 
-import io.hayloft.format.directory.VolumeState;
-import io.hayloft.format.directory.VolumeInfo;
-import io.hayloft.format.directory.ReclaimPlan;
 import io.hayloft.cold.ColdReader;
+import io.hayloft.format.directory.ReclaimPlan;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +40,7 @@ public final class RaidNode {
     private final JobRunner runner;
     private volatile Checkpoints checkpoints = Checkpoints.NONE;
     /** Per volume, the job and delete counters of its last survey under the threshold (reclaimDue skips it until they change). */
-    private final Map<Integer, String> surveyed = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, String> surveyed = new ConcurrentHashMap<>();
 
     public RaidNode(RaidConfig config, JobRunner runner) {
         this.config = config.validate();
@@ -129,7 +131,7 @@ public final class RaidNode {
      * volume on the runner. For the policy loop.
      */
     public List<ReclaimJob.Result> reclaimDue() throws Exception {
-        Map<Integer, String> jobs = new java.util.HashMap<>();
+        Map<Integer, String> jobs = new HashMap<>();
         for (StripeMap m : cluster.stripeMaps()) {
             if (StripeMap.COMMITTED.equals(m.status())) {
                 jobs.put(m.volume(), m.job());

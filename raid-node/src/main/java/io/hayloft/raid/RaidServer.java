@@ -1,9 +1,11 @@
 package io.hayloft.raid;
 
 import io.hayloft.format.errors.RaidErrors;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.serverkit.http.ClusterStance;
 import io.hayloft.serverkit.http.HttpLimits;
 import io.hayloft.serverkit.http.HttpServer;
-import io.hayloft.format.wire.StripeMap;
+import io.hayloft.serverkit.http.Router;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,12 +16,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -131,9 +135,9 @@ public final class RaidServer implements AutoCloseable {
         }
         // Never run half-secured: an admin token the directory lacks (or the reverse) stops the start
         // here, after the configuration and the policy file were checked.
-        io.hayloft.serverkit.http.ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
-                config.adminToken != null && !config.adminToken.isEmpty(), io.hayloft.serverkit.http.ClusterStance.DEFAULT_PATIENCE,
-                p -> config.base().transport().getPatiently(config.directory, "/health", p, io.hayloft.serverkit.http.ClusterStance.PERIOD));
+        ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
+                config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE,
+                p -> config.base().transport().getPatiently(config.directory, "/health", p, ClusterStance.PERIOD));
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
         this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));
@@ -174,7 +178,7 @@ public final class RaidServer implements AutoCloseable {
         return new RaidServer(config, checkpoints);
     }
 
-    private static java.util.concurrent.ThreadFactory daemon(String name) {
+    private static ThreadFactory daemon(String name) {
         AtomicLong n = new AtomicLong();
         return r -> {
             Thread t = new Thread(r, name + "-" + n.incrementAndGet());
@@ -188,7 +192,7 @@ public final class RaidServer implements AutoCloseable {
     }
 
     /** The routes of the raid-node's HTTP API (docs/raid-api.md). */
-    public io.hayloft.serverkit.http.Router router() {
+    public Router router() {
         return api.router();
     }
 
@@ -416,7 +420,7 @@ public final class RaidServer implements AutoCloseable {
         for (StripeMap m : cluster.stripeMaps()) {
             maps.put(m.volume(), m);
         }
-        Map<String, java.util.TreeSet<Integer>> due = new LinkedHashMap<>();
+        Map<String, TreeSet<Integer>> due = new LinkedHashMap<>();
         int deferred = 0;
         for (BlockFixer.Damage d : fixer.scan()) {
             StripeMap m = maps.get(d.volume());
@@ -426,7 +430,7 @@ public final class RaidServer implements AutoCloseable {
                 if (since != null && now - since < p.repairGraceMillis) {
                     deferred++;
                 } else {
-                    due.computeIfAbsent(d.volume() + "/" + d.stripe(), k -> new java.util.TreeSet<>()).add(u);
+                    due.computeIfAbsent(d.volume() + "/" + d.stripe(), k -> new TreeSet<>()).add(u);
                 }
             }
         }
@@ -437,14 +441,14 @@ public final class RaidServer implements AutoCloseable {
             StripeMap.Block b = m == null || f.stripe() >= m.stripes().size() ? null
                     : m.stripes().get(f.stripe()).blocks().get(f.unit());
             if (b != null && b.store().equals(f.store()) && b.name().equals(f.name())) {
-                due.computeIfAbsent(f.volume() + "/" + f.stripe(), k -> new java.util.TreeSet<>()).add(f.unit());
+                due.computeIfAbsent(f.volume() + "/" + f.stripe(), k -> new TreeSet<>()).add(f.unit());
             } else {
                 stale++; // already replaced since the scrubber read it
             }
         }
         List<BlockFixer.Damage> work = new ArrayList<>();
         long bytes = 0;
-        for (Map.Entry<String, java.util.TreeSet<Integer>> e : due.entrySet()) {
+        for (Map.Entry<String, TreeSet<Integer>> e : due.entrySet()) {
             String[] vs = e.getKey().split("/");
             int volume = Integer.parseInt(vs[0]);
             work.add(new BlockFixer.Damage(volume, Integer.parseInt(vs[1]),

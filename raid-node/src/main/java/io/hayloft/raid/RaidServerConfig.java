@@ -1,5 +1,7 @@
 package io.hayloft.raid;
 
+import io.hayloft.serverkit.http.Tls;
+
 /**
  * How the raid-node daemon ({@link RaidServer}) runs: where it listens, which cluster it works on,
  * where its policy file is. Loaded with {@code ConfigLoader} (a YAML or JSON file, then
@@ -70,8 +72,8 @@ public final class RaidServerConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.serverkit.http.Tls.Settings tls() {
-        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public Tls.Settings tls() {
+        return Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 

@@ -1,12 +1,12 @@
 package io.hayloft.raid;
 
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cold.ColdReader;
 import io.hayloft.cold.NeedleFormat;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Superblock;
-import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.VolumeIndex;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -161,7 +162,7 @@ public final class ReclaimJob {
             Survey s = scan.survey();
             if (s.deadFraction() <= threshold) {
                 LOG.info("volume {}: {} of {} bytes dead ({}), not over the reclaim threshold {}", volume, s.deadBytes(),
-                        s.volumeBytes(), String.format(java.util.Locale.ROOT, "%.3f", s.deadFraction()), threshold);
+                        s.volumeBytes(), String.format(Locale.ROOT, "%.3f", s.deadFraction()), threshold);
                 return new Result(s, false, null, s.stripes(), s.volumeBytes(), 0, 0, System.nanoTime() - t0);
             }
             return withImage(volume, ch -> {

@@ -1,6 +1,8 @@
 package io.hayloft.raid;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.Serializable;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -96,7 +98,7 @@ public final class ReplicaSource implements VolumeSource {
     }
 
     /** A serializable description of a replica source whose replica is already sealed. */
-    public record Spec(int volume, String replica, long size) implements java.io.Serializable {
+    public record Spec(int volume, String replica, long size) implements Serializable {
         public Spec {
             if (replica == null || replica.isEmpty()) {
                 throw new IllegalArgumentException("volume " + volume + ": a replica source needs a replica");
@@ -142,7 +144,7 @@ public final class ReplicaSource implements VolumeSource {
                         Thread.sleep(100L * attempt * attempt);
                     } catch (InterruptedException ie) {
                         Thread.currentThread().interrupt();
-                        throw new java.io.InterruptedIOException("volume " + volume + ": interrupted reading the replica on " + replica);
+                        throw new InterruptedIOException("volume " + volume + ": interrupted reading the replica on " + replica);
                     }
                 }
             }

@@ -2,11 +2,12 @@ package io.hayloft.raid;
 
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.StripeEncoder;
+import io.hayloft.erasure.UnitReader;
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.format.wire.Wire;
-import io.hayloft.erasure.UnitReader;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -164,7 +166,7 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 }
                 LOG.warn("volume {} stripe {}: replica holder {} could not encode it ({}); encoding it on the raid-node from the same replica",
                         volume, stripe, holder, e.toString());
-            } catch (java.io.InterruptedIOException e) {
+            } catch (InterruptedIOException e) {
                 throw e;
             } catch (IOException e) {
                 if (Thread.currentThread().isInterrupted()) {
@@ -197,10 +199,10 @@ public final class StripeEncodeTask implements RaidTask<StripeEncodeTask.Result>
                 }
                 long pause = Math.min(1000, 25L << Math.min(attempt, 6));
                 try {
-                    Thread.sleep(pause / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(pause / 2 + 1));
+                    Thread.sleep(pause / 2 + ThreadLocalRandom.current().nextLong(pause / 2 + 1));
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
-                    throw new java.io.InterruptedIOException("volume " + volume + " stripe " + stripe + ": interrupted waiting for " + holder);
+                    throw new InterruptedIOException("volume " + volume + " stripe " + stripe + ": interrupted waiting for " + holder);
                 }
             }
         }

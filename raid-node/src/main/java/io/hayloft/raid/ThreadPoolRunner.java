@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -97,7 +98,7 @@ public final class ThreadPoolRunner implements JobRunner {
                             return;
                         }
                         if (closed) {
-                            throw new java.util.concurrent.CancellationException("the runner was closed before task " + at + " ran");
+                            throw new CancellationException("the runner was closed before task " + at + " ran");
                         }
                         running[at] = Thread.currentThread();
                     }

@@ -2,6 +2,7 @@ package io.hayloft.raid;
 
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
+import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -133,7 +134,7 @@ class ColdDeleteLogTest extends ClusterFixture {
     /** {@code alts} of {@code key}, asked through each of its alternates, lists every alternate with its size, in unsigned order. */
     private void assertAlts(ColdReader reader, int volume, long key) throws Exception {
         List<String> expected = new ArrayList<>();
-        java.util.stream.IntStream.of(ALTS).boxed().sorted(Integer::compareUnsigned)
+        IntStream.of(ALTS).boxed().sorted(Integer::compareUnsigned)
                 .forEach(alt -> expected.add(Integer.toUnsignedString(alt) + ":" + model.get(key + "/" + alt).length));
         for (int asked : ALTS) {
             List<String> got = new ArrayList<>();

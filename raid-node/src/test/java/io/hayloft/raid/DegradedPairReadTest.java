@@ -2,6 +2,7 @@ package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
 import io.hayloft.format.wire.StripeMap;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,8 +44,8 @@ class DegradedPairReadTest {
             StripeMap.Block data = s0.blocks().get(2);
             if (corrupt) {
                 var blocks = cluster.stores.get(data.store()).store().blocks();
-                java.nio.ByteBuffer b = blocks.read(data.name(), 0, -1);
-                java.nio.ByteBuffer bad = java.nio.ByteBuffer.allocate(b.remaining());
+                ByteBuffer b = blocks.read(data.name(), 0, -1);
+                ByteBuffer bad = ByteBuffer.allocate(b.remaining());
                 bad.put(b).flip();
                 for (int i = 0; i < 4096 && i < bad.limit(); i++) {
                     bad.put(i, (byte) (bad.get(i) ^ 0x5a));

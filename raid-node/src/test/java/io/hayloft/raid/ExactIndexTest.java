@@ -1,6 +1,13 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.util.Comparator;
+import java.util.HashMap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -249,8 +256,8 @@ class ExactIndexTest extends ClusterFixture {
         raid.encode(a.volume());
         StripeMap map = raid.cluster().stripeMap(a.volume());
         StripeMap.Block data = map.stripes().get(0).blocks().get(0);
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(blockFile(data.store(), data.name()),
-                java.nio.file.StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(blockFile(data.store(), data.name()),
+                StandardOpenOption.WRITE)) {
             ch.truncate(data.length() / 2);
         }
         try (ColdReader reader = new ColdReader(raid.cluster())) {
@@ -259,26 +266,26 @@ class ExactIndexTest extends ClusterFixture {
         }
         for (String holder : map.index().holders()) {
             Path f = blockFile(holder, map.index().name());
-            byte[] bad = java.nio.file.Files.readAllBytes(f);
-            java.nio.ByteBuffer.wrap(bad).putInt(4, 3); // a version this build does not read
-            java.nio.file.Files.write(f, bad);
+            byte[] bad = Files.readAllBytes(f);
+            ByteBuffer.wrap(bad).putInt(4, 3); // a version this build does not read
+            Files.write(f, bad);
         }
         try (ColdReader reader = new ColdReader(raid.cluster())) {
             long key = (Long) needles.get(0)[0];
-            assertThatThrownBy(() -> reader.get(a.volume(), key, 1000)).isInstanceOf(java.io.IOException.class)
+            assertThatThrownBy(() -> reader.get(a.volume(), key, 1000)).isInstanceOf(IOException.class)
                     .hasMessageContaining("volume " + a.volume()).hasMessageContaining(map.index().name());
         }
     }
 
     private Path blockFile(String store, String name) throws Exception {
-        try (var s = java.nio.file.Files.walk(cluster.dir.resolve(store))) {
+        try (var s = Files.walk(cluster.dir.resolve(store))) {
             return s.filter(p -> p.getFileName().toString().equals(name + ".blk")).findFirst().orElseThrow();
         }
     }
 
     /** The index block as builds before format version 2 wrote it: keyed by {@code key * 31 + alt}, colliding pairs lost. */
     static byte[] versionOneWithCollisions(VolumeIndex built) {
-        Map<Long, VolumeIndex.Entry> slots = new java.util.HashMap<>();
+        Map<Long, VolumeIndex.Entry> slots = new HashMap<>();
         for (VolumeIndex.Entry e : built.entries()) {
             VolumeIndex.Entry had = slots.get(e.key() * 31 + e.alt());
             if (had == null || had.offset() < e.offset()) {
@@ -286,8 +293,8 @@ class ExactIndexTest extends ClusterFixture {
             }
         }
         List<VolumeIndex.Entry> es = new ArrayList<>(slots.values());
-        es.sort(java.util.Comparator.comparingLong(VolumeIndex.Entry::offset));
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(VolumeIndex.HEADER_SIZE + VolumeIndex.RECORD_SIZE_V1 * es.size());
+        es.sort(Comparator.comparingLong(VolumeIndex.Entry::offset));
+        ByteBuffer b = ByteBuffer.allocate(VolumeIndex.HEADER_SIZE + VolumeIndex.RECORD_SIZE_V1 * es.size());
         b.putInt(VolumeIndex.MAGIC).putInt(VolumeIndex.VERSION_1).putInt(built.volume()).putInt(es.size());
         for (VolumeIndex.Entry e : es) {
             b.putLong(e.key()).putInt(e.alt()).putInt(e.flags()).putLong(e.offset()).putInt(e.length()).putInt(e.dataSize());

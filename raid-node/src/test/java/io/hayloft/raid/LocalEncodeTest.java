@@ -1,7 +1,11 @@
 package io.hayloft.raid;
 
+import io.hayloft.client.store.NeedleData;
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
+import io.hayloft.format.wire.BatchBody;
+import io.hayloft.format.wire.Wire;
+import org.assertj.core.api.Assertions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.needle.Superblock;
@@ -114,16 +118,16 @@ class LocalEncodeTest {
             Map<String, Cluster.StoreRef> stores = http.stores();
             String holder = stores.get(replicaIds(http, volume, stores).get(0)).address();
             http.sealVolume(holder, volume);
-            List<io.hayloft.format.wire.Wire.EncodeTarget> targets = new ArrayList<>();
+            List<Wire.EncodeTarget> targets = new ArrayList<>();
             List<Cluster.StoreRef> refs = new ArrayList<>(stores.values());
             for (int u = 0; u < K + R; u++) {
-                targets.add(new io.hayloft.format.wire.Wire.EncodeTarget(refs.get(u).id(), refs.get(u).address(),
+                targets.add(new Wire.EncodeTarget(refs.get(u).id(), refs.get(u).address(),
                         "v" + volume + "-0badf00d-s0-u" + u));
             }
             // a job a crashed raid-node planned and a recovery rolled back: the directory lists no plan
-            io.hayloft.format.wire.Wire.EncodeStripeRequest req = new io.hayloft.format.wire.Wire.EncodeStripeRequest("0badf00d", "rs",
+            Wire.EncodeStripeRequest req = new Wire.EncodeStripeRequest("0badf00d", "rs",
                     K, R, BLOCK, STRIPE + 16, 0, 4096, targets, holder);
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> http.encodeStripe(holder, volume, req, Duration.ofSeconds(10)))
+            Assertions.assertThatThrownBy(() -> http.encodeStripe(holder, volume, req, Duration.ofSeconds(10)))
                     .isInstanceOfSatisfying(ClusterReads.HttpStatusException.class, e -> {
                         assertThat(e.status()).isEqualTo(409);
                         assertThat(e.errorName()).isEqualTo("JOB_NOT_PLANNED");
@@ -213,16 +217,16 @@ class LocalEncodeTest {
         }
         TestCluster.Leased a = cluster.lease(Math.max(1, lengths.size()));
         Map<Long, TestCluster.Photo> written = new LinkedHashMap<>();
-        List<io.hayloft.client.store.NeedleData> needles = new java.util.ArrayList<>();
+        List<NeedleData> needles = new ArrayList<>();
         for (int i = 0; i < lengths.size(); i++) {
             TestCluster.Key p = a.photos().get(i);
             byte[] data = new byte[lengths.get(i) - 40]; // header 32 + footer 8, already 8-aligned
             random.nextBytes(data);
-            needles.add(new io.hayloft.client.store.NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
+            needles.add(new NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
             written.put(p.key(), new TestCluster.Photo(p.key(), a.volume(), p.cookie(), data));
         }
         if (!lengths.isEmpty()) {
-            byte[] body = io.hayloft.format.wire.BatchBody.encode(needles);
+            byte[] body = BatchBody.encode(needles);
             for (String replica : a.replicas()) {
                 int code = cluster.send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
                 assertThat(code).as("batch to %s", replica).isEqualTo(201);

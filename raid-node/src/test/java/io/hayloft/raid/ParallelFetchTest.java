@@ -1,6 +1,8 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -119,8 +121,8 @@ class ParallelFetchTest {
                 if (step.equals("window") && windows[0]++ == 0) {
                     try {
                         cluster.stores.get(victim.store()).store().blocks().delete(victim.name());
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
                     }
                 }
             });

@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
+import java.nio.file.StandardCopyOption;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -215,7 +216,7 @@ class RaidServerTest {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         Files.writeString(tmp, "{\"blockSize\": " + BLOCK + ", \"workers\": 2, \"policyIntervalMillis\": 3600000, "
                 + "\"scrubBytesPerSecond\": 1073741824, " + extra + "}");
-        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     static Cluster cluster(TestCluster c) {

@@ -1,6 +1,9 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
+import io.hayloft.store.StoreServer;
+import java.util.HashMap;
+import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -56,7 +59,7 @@ class ReclaimTest extends ClusterFixture {
         }
         assertThat(cluster.directory.directory().volume(big).deletedPhotos()).isPositive();
 
-        Map<Integer, ReclaimJob.Survey> surveys = new java.util.HashMap<>();
+        Map<Integer, ReclaimJob.Survey> surveys = new HashMap<>();
         raid.surveys().forEach(s -> surveys.put(s.volume(), s));
         assertThat(surveys.get(big).deadFraction()).isGreaterThan(0.55);
         assertThat(surveys.get(small).deadFraction()).isBetween(0.05, 0.3);
@@ -145,8 +148,8 @@ class ReclaimTest extends ClusterFixture {
     void overwrittenAndStoreDeletedNeedlesAreDeadBytes() throws Exception {
         cluster = new TestCluster(dir, 15);
         var a = cluster.lease(60);
-        java.util.Random random = new java.util.Random(7);
-        Map<Long, byte[]> latest = new java.util.HashMap<>();
+        Random random = new Random(7);
+        Map<Long, byte[]> latest = new HashMap<>();
         long overwritten = 0;
         long storeDeleted = 0;
         for (int round = 0; round < 2; round++) {
@@ -196,7 +199,7 @@ class ReclaimTest extends ClusterFixture {
 
     private long blockBytes() throws Exception {
         long sum = 0;
-        for (Map.Entry<String, io.hayloft.store.StoreServer> e : cluster.stores.entrySet()) {
+        for (Map.Entry<String, StoreServer> e : cluster.stores.entrySet()) {
             if (!cluster.stopped.contains(e.getKey())) {
                 for (var b : e.getValue().store().blocks().list()) {
                     sum += b.length();

@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
+import java.util.Comparator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.wire.StripeMap;
@@ -108,7 +109,7 @@ class ReplacementStoreRepairTest {
             m.stripes().forEach(s -> s.blocks().forEach(b -> holders.add(b.store())));
         }
         return new HashSet<>(holders).stream().filter(s -> !skip.contains(s))
-                .max(java.util.Comparator.comparingLong((String s) -> holders.stream().filter(s::equals).count())
+                .max(Comparator.comparingLong((String s) -> holders.stream().filter(s::equals).count())
                         .thenComparing(s -> s)).orElseThrow();
     }
 

@@ -1,7 +1,11 @@
 package io.hayloft.raid;
 
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cold.ColdReader;
+import io.hayloft.format.directory.VolumeState;
+import io.hayloft.testkit.Await;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.Comparator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -81,7 +85,7 @@ class ReplicaOrderEncodeTest {
                 assertReplicasDiffer(http, volume);
                 List<String> replicas = new ArrayList<>();
                 replicas.addAll(http.volume(volume).replicas());
-                java.util.Collections.sort(replicas);
+                Collections.sort(replicas);
                 // EncodeJob starts at replica (volume mod replicas), by store id
                 String source = replicas.get(Math.floorMod(volume, replicas.size()));
                 RaidConfig config = config(cluster, "hh-xor+", path);
@@ -129,7 +133,7 @@ class ReplicaOrderEncodeTest {
                     http.restoreStore(source); // the health checker failed it while it was down: the operator's restore
                 }
                 RaidNode raid = new RaidNode(config, runner);
-                io.hayloft.testkit.Await.untilTrue("the orphan sweep deletes the dropped plan's blocks", Duration.ofSeconds(30), () -> {
+                Await.untilTrue("the orphan sweep deletes the dropped plan's blocks", Duration.ofSeconds(30), () -> {
                     raid.recover();
                     return cluster.allBlocks().stream().noneMatch(b -> b.contains("/" + orphans));
                 });
@@ -183,14 +187,14 @@ class ReplicaOrderEncodeTest {
         Map<String, Cluster.StoreRef> stores = http.stores();
         List<String> ids = new ArrayList<>();
         ids.addAll(http.volume(volume).replicas());
-        java.util.Collections.sort(ids); // EncodeJob's order
+        Collections.sort(ids); // EncodeJob's order
         List<String> replicas = ids.stream().map(id -> stores.get(id).address()).toList();
         String source = replicas.get(Math.floorMod(volume, replicas.size()));
         // three photos in stripe 0 of the source (read before the deletes: the proof's tolerance) and the
         // two last ones (read after: their deleted flags are in the stripes)
         VolumeIndex own = http.volumeIndex(source, volume);
         List<TestCluster.Photo> byOffset = cluster.photos.values().stream().filter(p -> p.volume() == volume)
-                .sorted(java.util.Comparator.comparingLong(p -> own.find(p.key(), 0).offset())).toList();
+                .sorted(Comparator.comparingLong(p -> own.find(p.key(), 0).offset())).toList();
         assertThat(own.find(byOffset.get(2).key(), 0).offset()).as("third needle of the source in stripe 0").isLessThan(K * BLOCK);
         List<TestCluster.Photo> victims = new ArrayList<>(byOffset.subList(0, 3));
         victims.addAll(byOffset.subList(byOffset.size() - 2, byOffset.size()));
@@ -278,7 +282,7 @@ class ReplicaOrderEncodeTest {
                     throw new AssertionError(e);
                 }
             });
-            assertThatThrownBy(() -> job.encode(volume)).isInstanceOf(java.io.IOException.class);
+            assertThatThrownBy(() -> job.encode(volume)).isInstanceOf(IOException.class);
             assertThat(http.volume(volume).state()).as("the plan kept").isEqualTo(VolumeState.ENCODING);
             assertThat(http.stripeMap(volume).status()).isEqualTo(StripeMap.PLANNED);
 

@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import io.hayloft.cold.ColdReader;
+import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.wire.StripeMap;
@@ -30,7 +31,7 @@ class StaleMapAfterRepairTest {
             raid.encode(volume);
             BlockFixer fixer = new BlockFixer(raid.cluster(), config);
             try (ColdReader reader = new ColdReader(raid.cluster())) {
-                cluster.assertColdReads(reader, java.util.List.of(), "before any repair"); // caches the map
+                cluster.assertColdReads(reader, List.of(), "before any repair"); // caches the map
 
                 for (int unit : new int[] {0, 1}) {
                     StripeMap.Block b = raid.cluster().stripeMap(volume).stripes().get(0).blocks().get(unit);
@@ -42,7 +43,7 @@ class StaleMapAfterRepairTest {
                 String down = raid.cluster().stripeMap(volume).stripes().get(0).blocks().get(2).store();
                 cluster.stopStore(down);
 
-                cluster.assertColdReads(reader, java.util.List.of(), "after two repairs and with " + down + " down");
+                cluster.assertColdReads(reader, List.of(), "after two repairs and with " + down + " down");
             }
         }
     }

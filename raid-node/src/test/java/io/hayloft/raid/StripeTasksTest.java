@@ -3,6 +3,7 @@ package io.hayloft.raid;
 import io.hayloft.format.needle.Needle;
 import io.hayloft.format.needle.Superblock;
 import io.hayloft.format.wire.VolumeIndex;
+import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -105,7 +106,7 @@ class StripeTasksTest {
         Image img = image(3 * K + 4); // 4 stripes, the last one short
         try (TestCluster cluster = new TestCluster(dir, 15)) {
             RaidConfig config = config(cluster);
-            Cluster http = new Cluster(config.directory, null, java.time.Duration.ofSeconds(5));
+            Cluster http = new Cluster(config.directory, null, Duration.ofSeconds(5));
             Map<String, Cluster.StoreRef> stores = http.stores();
             EncodeJob job = new EncodeJob(http, config, Checkpoints.NONE);
             StripeMap plan = job.plan(4242, img.bytes().length, stores);
@@ -138,7 +139,7 @@ class StripeTasksTest {
         ByteBuffer.wrap(img.bytes()).putInt((int) victim.offset(), 0);
         try (TestCluster cluster = new TestCluster(dir, 15)) {
             RaidConfig config = config(cluster);
-            Cluster http = new Cluster(config.directory, null, java.time.Duration.ofSeconds(5));
+            Cluster http = new Cluster(config.directory, null, Duration.ofSeconds(5));
             Map<String, Cluster.StoreRef> stores = http.stores();
             EncodeJob job = new EncodeJob(http, config, Checkpoints.NONE);
             StripeMap plan = job.plan(4242, img.bytes().length, stores);

@@ -1,7 +1,17 @@
 package io.hayloft.raid;
 
-import io.hayloft.format.directory.StoreState;
+import io.hayloft.client.store.NeedleData;
 import io.hayloft.cold.ColdReader;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.wire.BatchBody;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.wire.StripeMap;
@@ -42,17 +52,17 @@ public final class TestCluster implements AutoCloseable {
     public final Map<Long, Photo> photos = new LinkedHashMap<>();
     /** Photos the test deleted (through the volume's delete log), by key. */
     public final Map<Long, Photo> deleted = new LinkedHashMap<>();
-    final java.util.Set<String> stopped = new java.util.HashSet<>();
+    final Set<String> stopped = new HashSet<>();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Random random = new Random(42);
-    private final java.util.function.Function<String, Disk> disks;
+    private final Function<String, Disk> disks;
 
     public TestCluster(Path dir, int n) throws Exception {
         this(dir, n, d -> { });
     }
 
     /** As {@link #TestCluster(Path, int)}, with {@code tune} adjusting the directory's config before it starts. */
-    public TestCluster(Path dir, int n, java.util.function.Consumer<DirectoryConfig> tune) throws Exception {
+    public TestCluster(Path dir, int n, Consumer<DirectoryConfig> tune) throws Exception {
         this(dir, n, tune, id -> Disk.REAL);
     }
 
@@ -60,8 +70,8 @@ public final class TestCluster implements AutoCloseable {
      * As {@link #TestCluster(Path, int, java.util.function.Consumer)}, each store's files on the disk
      * {@code disks} gives for its id (a wrapper of {@link Disk#REAL} that holds some writes back, say).
      */
-    public TestCluster(Path dir, int n, java.util.function.Consumer<DirectoryConfig> tune,
-                       java.util.function.Function<String, Disk> disks) throws Exception {
+    public TestCluster(Path dir, int n, Consumer<DirectoryConfig> tune,
+                       Function<String, Disk> disks) throws Exception {
         this.dir = dir;
         this.disks = disks;
         DirectoryConfig d = new DirectoryConfig();
@@ -104,7 +114,7 @@ public final class TestCluster implements AutoCloseable {
      * Stops store {@code id} and starts it again on the same port and data, its configuration changed by
      * {@code change} (e.g. a store of an older version, without an endpoint).
      */
-    StoreServer restartStore(String id, java.util.function.Consumer<StoreConfig> change) throws Exception {
+    StoreServer restartStore(String id, Consumer<StoreConfig> change) throws Exception {
         StoreServer old = stores.get(id);
         int port = old.port();
         old.close();
@@ -115,7 +125,7 @@ public final class TestCluster implements AutoCloseable {
         return startStore(id, port, data, c -> { });
     }
 
-    private StoreServer startStore(String id, int port, Path data, java.util.function.Consumer<StoreConfig> change) throws Exception {
+    private StoreServer startStore(String id, int port, Path data, Consumer<StoreConfig> change) throws Exception {
         StoreConfig c = new StoreConfig();
         c.dataDirs = List.of(data.toString());
         c.host = "127.0.0.1";
@@ -126,7 +136,7 @@ public final class TestCluster implements AutoCloseable {
         c.heartbeatMillis = 1000;
         c.idxFlushMillis = 50;
         change.accept(c);
-        StoreServer s = StoreServer.start(c, new ClusterAuthorizer(c.clusterSecret, c.adminToken, java.time.Clock.systemUTC()),
+        StoreServer s = StoreServer.start(c, new ClusterAuthorizer(c.clusterSecret, c.adminToken, Clock.systemUTC()),
                 disks.apply(id));
         stores.put(id, s);
         return s;
@@ -181,7 +191,7 @@ public final class TestCluster implements AutoCloseable {
         Wire.Lease l = directory.directory().hotPath().lease(new Wire.LeaseRequest(count, List.of()));
         List<Key> keys = new ArrayList<>();
         for (long k = l.first(); k < l.first() + l.count(); k++) {
-            keys.add(new Key(k, String.format(java.util.Locale.ROOT, "%016x", random.nextLong())));
+            keys.add(new Key(k, String.format(Locale.ROOT, "%016x", random.nextLong())));
         }
         return new Leased(l.volume(), l.replicas(), keys);
     }
@@ -200,20 +210,20 @@ public final class TestCluster implements AutoCloseable {
      */
     public int writeVolumeInReplicaOrders(int count, int maxSize) throws Exception {
         Leased a = lease(count);
-        List<io.hayloft.client.store.NeedleData> needles = new ArrayList<>();
+        List<NeedleData> needles = new ArrayList<>();
         for (Key p : a.photos()) {
             byte[] data = new byte[random.nextInt(maxSize + 1)];
             random.nextBytes(data);
-            needles.add(new io.hayloft.client.store.NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
+            needles.add(new NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
             photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
         }
         for (String replica : a.replicas()) {
-            List<io.hayloft.client.store.NeedleData> order = new ArrayList<>(needles);
-            java.util.Collections.shuffle(order, random);
+            List<NeedleData> order = new ArrayList<>(needles);
+            Collections.shuffle(order, random);
             for (int i = 0; i < order.size(); ) {
                 int n = Math.min(order.size() - i, 1 + random.nextInt(4));
                 int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch",
-                        io.hayloft.format.wire.BatchBody.encode(order.subList(i, i + n)));
+                        BatchBody.encode(order.subList(i, i + n)));
                 if (code != 201) {
                     throw new AssertionError("batch PUT to " + replica + " answered " + code);
                 }
@@ -227,14 +237,14 @@ public final class TestCluster implements AutoCloseable {
     /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
     public int writeVolume(int count, int maxSize) throws Exception {
         Leased a = lease(count);
-        List<io.hayloft.client.store.NeedleData> needles = new java.util.ArrayList<>();
+        List<NeedleData> needles = new ArrayList<>();
         for (Key p : a.photos()) {
             byte[] data = new byte[1 + random.nextInt(maxSize)];
             random.nextBytes(data);
-            needles.add(new io.hayloft.client.store.NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
+            needles.add(new NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
             photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
         }
-        byte[] body = io.hayloft.format.wire.BatchBody.encode(needles);
+        byte[] body = BatchBody.encode(needles);
         for (String replica : a.replicas()) {
             int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
             if (code != 201) {
@@ -256,7 +266,7 @@ public final class TestCluster implements AutoCloseable {
      * Every photo written reads back through {@code reader} with the bytes written, and every key
      * in {@code deleted} reads as missing.
      */
-    public void assertColdReads(ColdReader reader, java.util.Collection<Long> deleted, String when) throws Exception {
+    public void assertColdReads(ColdReader reader, Collection<Long> deleted, String when) throws Exception {
         for (Photo p : photos.values()) {
             assertThat(reader.get(p.volume(), p.key(), 0)).as("photo %d %s", p.key(), when).isEqualTo(p.data());
         }
@@ -310,7 +320,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** Logs photo {@code p} in its volume's delete log with a WRONG cookie (its last bit flipped); it stays live. */
     public void logWrongCookieDelete(Photo p) throws Exception {
-        postDelete(p, String.format(java.util.Locale.ROOT, "%016x", Long.parseUnsignedLong(p.cookie(), 16) ^ 1));
+        postDelete(p, String.format(Locale.ROOT, "%016x", Long.parseUnsignedLong(p.cookie(), 16) ^ 1));
     }
 
     /**
@@ -357,7 +367,7 @@ public final class TestCluster implements AutoCloseable {
 
     /** The running stores hold exactly the blocks the directory's stripe maps name: no orphan, none missing. */
     public void assertOnlyMappedBlocks(Cluster raid, String when) throws Exception {
-        java.util.Set<String> expected = new java.util.HashSet<>();
+        Set<String> expected = new HashSet<>();
         for (StripeMap m : raid.stripeMaps()) {
             m.allBlocks().forEach(b -> expected.add(b.store() + "/" + b.name()));
         }

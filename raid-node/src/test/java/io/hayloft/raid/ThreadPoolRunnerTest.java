@@ -1,5 +1,8 @@
 package io.hayloft.raid;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -109,15 +112,15 @@ class ThreadPoolRunnerTest {
             new CountDownLatch(1).await(60, TimeUnit.SECONDS);
             return 0;
         }, () -> 1);
-        java.util.concurrent.CompletableFuture<List<Integer>> job = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<List<Integer>> job = CompletableFuture.supplyAsync(() -> {
             try {
                 return runner.runLocal(tasks, (i, r) -> { });
             } catch (Exception e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         });
         assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
         runner.close();
-        assertThatThrownBy(() -> job.get(30, TimeUnit.SECONDS)).isInstanceOf(java.util.concurrent.ExecutionException.class);
+        assertThatThrownBy(() -> job.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
     }
 }

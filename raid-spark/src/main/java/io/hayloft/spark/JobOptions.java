@@ -1,6 +1,8 @@
 package io.hayloft.spark;
 
+import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidConfig;
+import io.hayloft.raid.RaidLease;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,9 +45,9 @@ final class JobOptions {
      *
      * @throws io.hayloft.raid.RaidLease.HeldException naming the holder when a daemon or a command has it
      */
-    static io.hayloft.raid.RaidLease lease(io.hayloft.raid.Cluster cluster) throws IOException {
-        String holder = io.hayloft.raid.RaidLease.commandHolder().replaceFirst("^raid-cli@", "raid-spark@");
-        return io.hayloft.raid.RaidLease.acquire(cluster, holder, LEASE_TTL_MILLIS);
+    static RaidLease lease(Cluster cluster) throws IOException {
+        String holder = RaidLease.commandHolder().replaceFirst("^raid-cli@", "raid-spark@");
+        return RaidLease.acquire(cluster, holder, LEASE_TTL_MILLIS);
     }
 
     /**

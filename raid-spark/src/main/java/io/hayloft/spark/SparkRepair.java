@@ -1,6 +1,7 @@
 package io.hayloft.spark;
 
 import io.hayloft.raid.BlockFixer;
+import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidLease;
 import java.io.PrintStream;
@@ -51,7 +52,7 @@ public final class SparkRepair {
      * @return 0 when every damaged stripe was repaired, 1 otherwise
      */
     static int run(JavaSparkContext spark, RaidConfig config, PrintStream out) {
-        io.hayloft.raid.Cluster cluster = config.cluster();
+        Cluster cluster = config.cluster();
         try (SparkRunner runner = new SparkRunner(spark, 1); RaidLease lease = JobOptions.lease(cluster)) {
             BlockFixer.Report r = new BlockFixer(cluster, config).repairAll(runner);
             double secs = r.nanos() / 1e9;

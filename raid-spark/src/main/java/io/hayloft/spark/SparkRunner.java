@@ -3,6 +3,7 @@ package io.hayloft.spark;
 import io.hayloft.raid.JobRunner;
 import io.hayloft.raid.RaidTask;
 import io.hayloft.raid.ThreadPoolRunner;
+import java.io.PrintStream;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +65,7 @@ public final class SparkRunner implements JobRunner {
     }
 
     /** Prints how many task attempts failed and why (one line each, the first ten), when any did. */
-    public void printRetries(java.io.PrintStream out) {
+    public void printRetries(PrintStream out) {
         List<String> failed = failedAttempts();
         if (!failed.isEmpty()) {
             out.println(failed.size() + " task attempts failed and were retried or failed their job:");

@@ -3,6 +3,7 @@ package io.hayloft.spark;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.serverkit.io.ForwardingDisk;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -65,7 +66,7 @@ final class BlockGate {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted at the test gate");
+            throw new InterruptedIOException("interrupted at the test gate");
         } finally {
             held.decrementAndGet();
         }

@@ -1,5 +1,7 @@
 package io.hayloft.spark;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -63,7 +65,7 @@ class SparkRunnerTest {
         @Override
         public Integer call() throws Exception {
             if (id == 2) {
-                throw new java.io.IOException("task " + id + " failed on purpose");
+                throw new IOException("task " + id + " failed on purpose");
             }
             return id;
         }
@@ -227,8 +229,8 @@ class SparkRunnerTest {
 
     @Test
     void connectionOptionsFillTheConfigTheTasksCarry() throws Exception {
-        Path token = java.nio.file.Files.writeString(dir.resolve("token"), "s3cret-token\n");
-        Path empty = java.nio.file.Files.writeString(dir.resolve("empty"), "\n");
+        Path token = Files.writeString(dir.resolve("token"), "s3cret-token\n");
+        Path empty = Files.writeString(dir.resolve("empty"), "\n");
         RaidConfig c = SparkRepair.parse(new String[] {"--directory", "dir1:7000", "--admin-token-file", token.toString(),
                 "--request-timeout-ms", "60000", "--transfer-bytes", "4096", "--spool-dir", "/data/spool",
                 "--tls-trust-store", "trust.p12", "--tls-trust-store-password", "tp", "--tls-key-store", "key.p12",

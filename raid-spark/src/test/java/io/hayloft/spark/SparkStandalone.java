@@ -3,11 +3,13 @@ package io.hayloft.spark;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.testkit.Await;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,6 +26,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -88,7 +91,7 @@ final class SparkStandalone implements AutoCloseable {
 
     /** The JVM flags every Spark JVM here gets (JDK 17 opens, the Vector API), as one option string. */
     String javaOptions() {
-        java.net.URL log = SparkStandalone.class.getResource("/log4j2-test.properties"); // quiet drivers and executors
+        URL log = SparkStandalone.class.getResource("/log4j2-test.properties"); // quiet drivers and executors
         return String.join(" ", jvmFlags) + " -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
                 + (log == null || !log.getProtocol().equals("file") ? "" : " -Dlog4j2.configurationFile=" + log.getPath());
     }
@@ -358,10 +361,10 @@ final class SparkStandalone implements AutoCloseable {
      * it as the driver's and executors' class path, everything else must come from the application jar.
      */
     static String sparkDistributionClassPath() {
-        return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(e -> !e.replace('\\', '/').matches(".*/target/(test-)?classes/?|.*/hayloft-[^/]*\\.jar"))
                 .filter(e -> NOT_IN_SPARK.stream().noneMatch(d -> e.replace('\\', '/').contains(d)))
-                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+                .collect(Collectors.joining(File.pathSeparator));
     }
 
     static int freePort() throws IOException {

@@ -1,5 +1,7 @@
 package io.hayloft.spark;
 
+import java.io.IOException;
+import java.util.HashMap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -150,7 +152,7 @@ class SparkStandaloneClusterTest {
      * port, and tasks scheduled only once both executors have registered.
      */
     private static Map<String, String> jobConf(int uiPort, Map<String, String> classes) {
-        Map<String, String> conf = new java.util.HashMap<>(Map.of("spark.cores.max", "2", "spark.ui.port", String.valueOf(uiPort),
+        Map<String, String> conf = new HashMap<>(Map.of("spark.cores.max", "2", "spark.ui.port", String.valueOf(uiPort),
                 "spark.port.maxRetries", "0", "spark.scheduler.minRegisteredResourcesRatio", "1.0",
                 "spark.scheduler.maxRegisteredResourcesWaitingTime", "300s", "spark.ui.showConsoleProgress", "false"));
         conf.putAll(classes);
@@ -169,7 +171,7 @@ class SparkStandaloneClusterTest {
                     }
                 }
                 return false;
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return false; // the driver's UI is not up yet
             }
         });

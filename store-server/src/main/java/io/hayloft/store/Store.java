@@ -2,21 +2,28 @@ package io.hayloft.store;
 
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Superblock;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.StoreOperationException.Reason;
 import io.hayloft.store.block.BlockStore;
+import io.hayloft.store.volume.AppliedDeletes;
 import io.hayloft.store.volume.Volume;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,15 +43,15 @@ public final class Store implements Closeable {
     private final List<Path> dirs = new ArrayList<>();
     private final Volume.Options options;
     private final ConcurrentHashMap<Long, Volume> volumes = new ConcurrentHashMap<>();
-    private final java.util.Set<Long> pulling = ConcurrentHashMap.newKeySet();
+    private final Set<Long> pulling = ConcurrentHashMap.newKeySet();
     private final BlockStore blocks;
     private final ScheduledExecutorService flusher;
     /** Per volume: the last delete-log sequence number applied here (its {@code N.dseq}). */
     private final ConcurrentHashMap<Long, Long> appliedDeletes = new ConcurrentHashMap<>();
     /** Volumes whose needles are not served until their first delete-log sync (see {@link #requireDeleteSync}). */
-    private final java.util.Set<Long> syncing = ConcurrentHashMap.newKeySet();
+    private final Set<Long> syncing = ConcurrentHashMap.newKeySet();
     private volatile boolean syncRequired;
-    private volatile java.util.function.LongConsumer readOnlyListener = id -> { };
+    private volatile LongConsumer readOnlyListener = id -> { };
 
     public Store(StoreConfig config) throws IOException {
         this(config, Disk.REAL);
@@ -79,7 +86,7 @@ public final class Store implements Closeable {
                         throw new StoreOperationException(Reason.CORRUPT_FILE, "volume " + id + " found twice (second in " + dir + ")");
                     }
                     volumes.put(id, Volume.open(this.disk, dir, id, options));
-                    appliedDeletes.put(id, io.hayloft.store.volume.AppliedDeletes.read(this.disk, dir, id));
+                    appliedDeletes.put(id, AppliedDeletes.read(this.disk, dir, id));
                 }
             }
             blocks = new BlockStore(this.disk, dirs.get(0).resolve("blocks"), options.fsync() == Volume.Fsync.ALWAYS,
@@ -138,7 +145,7 @@ public final class Store implements Closeable {
             throw new StoreOperationException(Reason.VOLUME_EXISTS, "volume " + id + " already exists");
         }
         Path best = mostFreeDir();
-        io.hayloft.store.volume.AppliedDeletes.delete(disk, best, id); // a stray one of an older volume of this id
+        AppliedDeletes.delete(disk, best, id); // a stray one of an older volume of this id
         Volume v = Volume.create(disk, best, id, options);
         appliedDeletes.put(id, 0L); // a new volume has nothing to apply: synced by construction
         volumes.put(id, v);
@@ -192,8 +199,8 @@ public final class Store implements Closeable {
         try {
             Path dat = Volume.datPath(best, id);
             Path tmp = dat.resolveSibling(dat.getFileName() + PULL_SUFFIX);
-            try (java.nio.channels.FileChannel ch = disk.open(tmp, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.WRITE, java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+            try (FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
                 for (long off = 0; off < size; ) {
                     int n = (int) Math.min(chunk, size - off);
                     byte[] b = source.read(off, n);
@@ -201,7 +208,7 @@ public final class Store implements Closeable {
                         throw new StoreOperationException(Reason.BAD_RANGE, "pull of volume " + id + ": the source gave " + b.length
                                 + " bytes at offset " + off + ", not " + n);
                     }
-                    PositionalIo.writeFully(ch, java.nio.ByteBuffer.wrap(b), off);
+                    PositionalIo.writeFully(ch, ByteBuffer.wrap(b), off);
                     off += n;
                 }
                 ch.force(true);
@@ -209,7 +216,7 @@ public final class Store implements Closeable {
             disk.deleteIfExists(Volume.idxPath(best, id)); // a stray .idx of an older copy must not describe this one
             disk.move(tmp, dat);
             disk.syncDirectory(best);
-            io.hayloft.store.volume.AppliedDeletes.delete(disk, best, id);
+            AppliedDeletes.delete(disk, best, id);
             Volume v = Volume.open(disk, best, id, options);
             appliedDeletes.put(id, 0L);
             if (syncRequired) {
@@ -240,7 +247,7 @@ public final class Store implements Closeable {
         Path dir = v.dir();
         disk.deleteIfExists(Volume.datPath(dir, id));
         disk.deleteIfExists(Volume.idxPath(dir, id));
-        io.hayloft.store.volume.AppliedDeletes.delete(disk, dir, id);
+        AppliedDeletes.delete(disk, dir, id);
         disk.syncDirectory(dir);
         appliedDeletes.remove(id);
         syncing.remove(id);
@@ -293,10 +300,10 @@ public final class Store implements Closeable {
      *
      * @return needles deleted
      */
-    public int applyDeletes(long id, List<io.hayloft.format.wire.Wire.DeleteEntry> entries, long upTo) throws IOException {
+    public int applyDeletes(long id, List<Wire.DeleteEntry> entries, long upTo) throws IOException {
         Volume v = volume(id);
         int deleted = 0;
-        for (io.hayloft.format.wire.Wire.DeleteEntry e : entries) {
+        for (Wire.DeleteEntry e : entries) {
             long cookie;
             try {
                 cookie = Long.parseUnsignedLong(e.cookie(), 16);
@@ -308,14 +315,14 @@ public final class Store implements Closeable {
         }
         if (upTo > appliedDeletes.getOrDefault(id, 0L)) {
             v.forceDeletes();
-            io.hayloft.store.volume.AppliedDeletes.write(disk, v.dir(), id, upTo);
+            AppliedDeletes.write(disk, v.dir(), id, upTo);
             appliedDeletes.put(id, upTo);
         }
         return deleted;
     }
 
     /** Whom to tell when a volume turns read-only (the heartbeat, so the directory stops leasing it at once). */
-    public void onReadOnly(java.util.function.LongConsumer listener) {
+    public void onReadOnly(LongConsumer listener) {
         readOnlyListener = listener == null ? id -> { } : listener;
     }
 

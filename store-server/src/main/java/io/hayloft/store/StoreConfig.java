@@ -1,6 +1,8 @@
 package io.hayloft.store;
 
 import io.hayloft.serverkit.http.HttpLimits;
+import io.hayloft.serverkit.http.Tls;
+import io.hayloft.store.http.StoreHttpHandler;
 import io.hayloft.store.volume.NeedleIndex;
 import io.hayloft.store.volume.Volume;
 import java.util.ArrayList;
@@ -55,7 +57,7 @@ public final class StoreConfig {
     public long volumeSizeLimit = 1L << 30;
     public String fsync = "always";
     public int maxBodyBytes = 64 << 20;
-    public long maxBlockBytes = io.hayloft.store.http.StoreHttpHandler.DEFAULT_MAX_BLOCK_BYTES;
+    public long maxBlockBytes = StoreHttpHandler.DEFAULT_MAX_BLOCK_BYTES;
     public boolean directBlockWrites = true;
     public int maxHeaderBytes = 8192;
     public int maxInitialLineBytes = 4096;
@@ -132,8 +134,8 @@ public final class StoreConfig {
     }
 
     /** The TLS keys (docs/directory-api.md "TLS"); validated by {@link #validate()}. */
-    public io.hayloft.serverkit.http.Tls.Settings tls() {
-        return io.hayloft.serverkit.http.Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
+    public Tls.Settings tls() {
+        return Tls.Settings.of(tlsKeyStore, tlsKeyStorePassword, tlsTrustStore, tlsTrustStorePassword,
                 tlsClientAuth);
     }
 

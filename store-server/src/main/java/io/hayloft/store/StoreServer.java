@@ -1,12 +1,17 @@
 package io.hayloft.store;
 
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.serverkit.http.ClusterStance;
+import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.cluster.ClusterAuthorizer;
 import io.hayloft.store.cluster.DirectoryHeartbeat;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
 
 import io.hayloft.serverkit.http.HttpServer;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
@@ -35,16 +40,16 @@ public final class StoreServer implements AutoCloseable {
     private final Store store;
     private final ExecutorService disk;
     private final HttpServer http;
-    private final io.hayloft.serverkit.http.Router router;
+    private final Router router;
     private final DirectoryHeartbeat heartbeat;
     /** The store's one transport for its calls to the directory and other stores (https when it has a trust store). */
-    private final io.hayloft.client.http.HttpTransport transport;
+    private final HttpTransport transport;
 
     private StoreServer(StoreConfig config, WriteAuthorizer authorizer, Disk files) throws IOException, InterruptedException {
         config.validate();
-        io.hayloft.client.http.HttpTransport.Builder tb = io.hayloft.client.http.HttpTransport.builder()
+        HttpTransport.Builder tb = HttpTransport.builder()
                 .connectTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(60));
-        javax.net.ssl.SSLContext ssl = config.tls().clientContext();
+        SSLContext ssl = config.tls().clientContext();
         if (ssl != null) {
             tb.sslContext(ssl);
         }
@@ -105,7 +110,7 @@ public final class StoreServer implements AutoCloseable {
     private static void awaitFirstSync(DirectoryHeartbeat heartbeat, StoreConfig config) throws InterruptedException {
         try {
             heartbeat.firstSync().get(5, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             LOG.warn("the first heartbeat to the directory {} has not completed; volumes serve reads once it does",
                     config.directory);
         }
@@ -143,7 +148,7 @@ public final class StoreServer implements AutoCloseable {
     }
 
     /** The routes of the store's HTTP API (docs/store-api.md). */
-    public io.hayloft.serverkit.http.Router router() {
+    public Router router() {
         return router;
     }
 

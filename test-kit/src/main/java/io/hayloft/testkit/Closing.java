@@ -1,5 +1,8 @@
 package io.hayloft.testkit;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The end of a test fixture: closes what a test started, in the order given, skipping what it did not
  * get to start ({@code null}). Every one is closed even when an earlier one fails; the first failure
@@ -16,7 +19,7 @@ public final class Closing {
      */
     public static AutoCloseable each(Iterable<? extends AutoCloseable> resources) {
         return () -> {
-            java.util.List<AutoCloseable> list = new java.util.ArrayList<>();
+            List<AutoCloseable> list = new ArrayList<>();
             resources.forEach(list::add);
             all(list.toArray(new AutoCloseable[0]));
         };

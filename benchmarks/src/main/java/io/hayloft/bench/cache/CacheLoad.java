@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -80,7 +82,7 @@ public final class CacheLoad implements Callable<Integer> {
             }
         } finally {
             try (var s = Files.walk(dir)) {
-                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
         return 0;
@@ -215,7 +217,7 @@ public final class CacheLoad implements Callable<Integer> {
                 }
                 int rank;
                 do {
-                    int i = java.util.Arrays.binarySearch(cdf, r.nextDouble());
+                    int i = Arrays.binarySearch(cdf, r.nextDouble());
                     rank = i >= 0 ? i : -i - 1;
                 } while (rank >= newest);
                 long key = newest - rank;

@@ -5,14 +5,15 @@ import io.hayloft.cli.chaos.ChaosOptions;
 import io.hayloft.cli.chaos.ChaosStats;
 import io.hayloft.cli.chaos.LifeCycleChecker;
 import io.hayloft.serverkit.io.FileTrees;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code hayloft bench chaos}: the life-cycle model checker ({@link LifeCycleChecker}) over long random
@@ -101,7 +102,7 @@ public final class ChaosBench implements Callable<Integer> {
             if (dir == null) {
                 try {
                     FileTrees.delete(data);
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     spec.commandLine().getErr().println("cannot delete " + data + ": " + e.getMessage());
                 }
             }

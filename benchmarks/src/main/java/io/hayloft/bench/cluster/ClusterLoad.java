@@ -1,7 +1,6 @@
 package io.hayloft.bench.cluster;
 
-import io.hayloft.format.directory.StoreInfo;
-import io.hayloft.format.directory.VolumeInfo;
+import com.sun.management.OperatingSystemMXBean;
 import io.hayloft.bench.Machine;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
@@ -11,10 +10,19 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.store.StoreClient;
-import io.hayloft.serverkit.io.FileTrees;
+import io.hayloft.client.store.StoreException;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.PhotoId;
+import io.hayloft.serverkit.io.FileTrees;
+import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,26 +32,37 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
-import picocli.CommandLine;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.core5.http2.HttpVersionPolicy;
+import org.apache.hc.core5.reactor.IOReactorConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code hayloft bench cluster}: end-to-end throughput through {@link HayloftClient}, on an
@@ -174,7 +193,7 @@ public final class ClusterLoad implements Callable<Integer> {
 
     /** CPU time of this JVM so far, in nanoseconds (every thread: with an embedded cluster, the stores' too). */
     private static long jvmCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 
@@ -270,7 +289,7 @@ public final class ClusterLoad implements Callable<Integer> {
         if (rounds.size() == 1) {
             return rounds.get(0);
         }
-        Map<String, List<Row>> byKey = new java.util.LinkedHashMap<>();
+        Map<String, List<Row>> byKey = new LinkedHashMap<>();
         for (List<Row> round : rounds) {
             Map<String, Integer> seen = new HashMap<>();
             for (Row r : round) {
@@ -282,14 +301,14 @@ public final class ClusterLoad implements Callable<Integer> {
         for (List<Row> same : byKey.values()) {
             List<Row> sorted = new ArrayList<>(same);
             if (same.get(0).isRatio()) {
-                sorted.sort(java.util.Comparator.comparingDouble(Row::ratio));
+                sorted.sort(Comparator.comparingDouble(Row::ratio));
                 Row m = sorted.get((sorted.size() - 1) / 2);
                 String range = String.format(Locale.ROOT, " (%.2f-%.2f over %d rounds)", sorted.get(0).ratio(),
                         sorted.get(sorted.size() - 1).ratio(), sorted.size());
                 out.add(new Row(m.name(), Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, range, Double.NaN, Double.NaN,
                         median(sorted.stream().mapToDouble(Row::ratio).toArray())));
             } else {
-                sorted.sort(java.util.Comparator.comparingDouble(Row::objectsPerSecond));
+                sorted.sort(Comparator.comparingDouble(Row::objectsPerSecond));
                 out.add(sorted.get((sorted.size() - 1) / 2));
             }
         }
@@ -330,7 +349,7 @@ public final class ClusterLoad implements Callable<Integer> {
             }
             // One store's own single-write rate: new keys far above the allocator's, on a volume it holds;
             // when that volume fills (long runs), on the next volume the client writes to.
-            java.util.concurrent.atomic.AtomicReference<StoreTarget> at = new java.util.concurrent.atomic.AtomicReference<>(
+            AtomicReference<StoreTarget> at = new AtomicReference<>(
                     storeTarget(client, directory, size));
             if (at.get() != null) {
                 AtomicLong next = new AtomicLong((1L << 62) + ThreadLocalRandom.current().nextLong(1L << 40));
@@ -442,7 +461,7 @@ public final class ClusterLoad implements Callable<Integer> {
                 }
                 check(r.body(), size);
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
@@ -450,11 +469,11 @@ public final class ClusterLoad implements Callable<Integer> {
             return 1;
         }, size, concurrency));
         rows.add(rawSocket(s, base, local, size, dirAddr));
-        try (org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient hc =
-                     org.apache.hc.client5.http.impl.async.HttpAsyncClients.custom()
-                             .setVersionPolicy(org.apache.hc.core5.http2.HttpVersionPolicy.FORCE_HTTP_1)
-                             .setIOReactorConfig(org.apache.hc.core5.reactor.IOReactorConfig.custom().setIoThreadCount(2).build())
-                             .setConnectionManager(org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder.create()
+        try (CloseableHttpAsyncClient hc =
+                     HttpAsyncClients.custom()
+                             .setVersionPolicy(HttpVersionPolicy.FORCE_HTTP_1)
+                             .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(2).build())
+                             .setConnectionManager(PoolingAsyncClientConnectionManagerBuilder.create()
                                      .setMaxConnTotal(concurrency).setMaxConnPerRoute(concurrency).build())
                              .disableAutomaticRetries().disableCookieManagement().disableRedirectHandling()
                              .build()) {
@@ -462,8 +481,8 @@ public final class ClusterLoad implements Callable<Integer> {
             rows.add(run("HttpClient 5 async " + s + " (1 store)", dirAddr, () -> {
                 PhotoId id = local[ThreadLocalRandom.current().nextInt(local.length)];
                 try {
-                    org.apache.hc.client5.http.async.methods.SimpleHttpResponse r = hc.execute(
-                            org.apache.hc.client5.http.async.methods.SimpleRequestBuilder.get(base + id.needlePath()).build(), null)
+                    SimpleHttpResponse r = hc.execute(
+                            SimpleRequestBuilder.get(base + id.needlePath()).build(), null)
                             .get(30, TimeUnit.SECONDS);
                     if (r.getCode() != 200) {
                         throw new IllegalStateException("GET " + id.needlePath() + ": " + r.getCode());
@@ -484,38 +503,38 @@ public final class ClusterLoad implements Callable<Integer> {
      */
     private Row rawSocket(String s, String base, PhotoId[] local, int size, String dirAddr) throws Exception {
         URI u = URI.create(base);
-        ThreadLocal<java.net.Socket[]> socks = ThreadLocal.withInitial(() -> new java.net.Socket[1]);
-        ConcurrentLinkedQueue<java.net.Socket> opened = new ConcurrentLinkedQueue<>();
-        byte[] host = ("Host: " + u.getHost() + ":" + u.getPort() + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        ThreadLocal<Socket[]> socks = ThreadLocal.withInitial(() -> new Socket[1]);
+        ConcurrentLinkedQueue<Socket> opened = new ConcurrentLinkedQueue<>();
+        byte[] host = ("Host: " + u.getHost() + ":" + u.getPort() + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         try {
             return rawSocketRun(s, u, local, size, dirAddr, socks, host, opened);
         } finally {
-            for (java.net.Socket so : opened) {
+            for (Socket so : opened) {
                 so.close();
             }
         }
     }
 
-    private Row rawSocketRun(String s, URI u, PhotoId[] local, int size, String dirAddr, ThreadLocal<java.net.Socket[]> socks, byte[] host,
-                            ConcurrentLinkedQueue<java.net.Socket> opened)
+    private Row rawSocketRun(String s, URI u, PhotoId[] local, int size, String dirAddr, ThreadLocal<Socket[]> socks, byte[] host,
+                            ConcurrentLinkedQueue<Socket> opened)
             throws InterruptedException {
         return run("raw socket " + s + " (1 store)", dirAddr, () -> {
             PhotoId id = local[ThreadLocalRandom.current().nextInt(local.length)];
             try {
-                java.net.Socket[] holder = socks.get();
+                Socket[] holder = socks.get();
                 if (holder[0] == null) {
-                    holder[0] = new java.net.Socket(u.getHost(), u.getPort());
+                    holder[0] = new Socket(u.getHost(), u.getPort());
                     holder[0].setTcpNoDelay(true);
                     opened.add(holder[0]);
                 }
-                java.net.Socket so = holder[0];
-                java.io.OutputStream out = so.getOutputStream();
-                byte[] line = ("GET " + id.needlePath() + " HTTP/1.1\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                Socket so = holder[0];
+                OutputStream out = so.getOutputStream();
+                byte[] line = ("GET " + id.needlePath() + " HTTP/1.1\r\n").getBytes(StandardCharsets.US_ASCII);
                 byte[] req = new byte[line.length + host.length];
                 System.arraycopy(line, 0, req, 0, line.length);
                 System.arraycopy(host, 0, req, line.length, host.length);
                 out.write(req);
-                java.io.InputStream in = so.getInputStream();
+                InputStream in = so.getInputStream();
                 StringBuilder head = new StringBuilder();
                 int c;
                 int state = 0;
@@ -532,7 +551,7 @@ public final class ClusterLoad implements Callable<Integer> {
                 }
                 check(body, size);
             } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new UncheckedIOException(e);
             }
             return 1;
         }, size, concurrency);
@@ -547,13 +566,13 @@ public final class ClusterLoad implements Callable<Integer> {
      * ({@code VOLUME_READ_ONLY}), after moving {@code at} to the client's next volume (once, however
      * many writers saw it).
      */
-    private int written(CompletableFuture<?> writes, java.util.concurrent.atomic.AtomicReference<StoreTarget> at, StoreTarget t,
+    private int written(CompletableFuture<?> writes, AtomicReference<StoreTarget> at, StoreTarget t,
                         HayloftClient client, DirectoryClient directory, int size) {
         try {
             Futures.await(writes);
             return 1;
-        } catch (io.hayloft.client.store.StoreException e) {
-            if (e.code() != io.hayloft.client.store.StoreException.VOLUME_READ_ONLY) {
+        } catch (StoreException e) {
+            if (e.code() != StoreException.VOLUME_READ_ONLY) {
                 throw e;
             }
             synchronized (at) {
@@ -634,7 +653,7 @@ public final class ClusterLoad implements Callable<Integer> {
     }
 
     /** Volume id to the addresses of its replicas' stores, from the directory's volume and store lists. */
-    private final Map<Integer, List<String>> replicaCache = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, List<String>> replicaCache = new ConcurrentHashMap<>();
 
     /** The replica addresses of one volume (asked once per volume). */
     private List<String> places(int volume, DirectoryClient directory) {
@@ -707,7 +726,7 @@ public final class ClusterLoad implements Callable<Integer> {
 
     /** wrk's CPU seconds from the last line of sh's {@code times} ("0m1.234s 0m0.567s"), NaN when absent. */
     static double childCpuSeconds(String report) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)m([0-9.]+)s\\s+(\\d+)m([0-9.]+)s\\s*$").matcher(report.strip());
+        Matcher m = Pattern.compile("(\\d+)m([0-9.]+)s\\s+(\\d+)m([0-9.]+)s\\s*$").matcher(report.strip());
         if (!m.find()) {
             return Double.NaN;
         }
@@ -775,7 +794,7 @@ public final class ClusterLoad implements Callable<Integer> {
         if (path == null) {
             return false;
         }
-        for (String d : path.split(java.io.File.pathSeparator)) {
+        for (String d : path.split(File.pathSeparator)) {
             if (Files.isExecutable(Path.of(d, program))) {
                 return true;
             }

@@ -5,11 +5,12 @@ import io.hayloft.erasure.ErasureCodec;
 import io.hayloft.erasure.UnitReader;
 import io.hayloft.erasure.UnitWriter;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -103,7 +104,7 @@ public class StreamingEncodeBench extends OneForkVectorBench {
     }
 
     static long parseSize(String s) {
-        String t = s.trim().toLowerCase(java.util.Locale.ROOT);
+        String t = s.trim().toLowerCase(Locale.ROOT);
         long mult = t.endsWith("k") ? 1L << 10 : t.endsWith("m") ? 1L << 20 : 1;
         return Long.parseLong(mult == 1 ? t : t.substring(0, t.length() - 1)) * mult;
     }

@@ -4,28 +4,53 @@ import io.hayloft.bench.Machine;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.HayloftClient;
-import io.hayloft.serverkit.io.Disk;
-import io.hayloft.serverkit.io.ForwardingDisk;
-import io.hayloft.format.wire.Wire;
+import io.hayloft.client.store.NeedleData;
+import io.hayloft.cold.ClusterReads;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.ErasureCodec;
+import io.hayloft.format.wire.BatchBody;
+import io.hayloft.format.wire.VolumeIndex;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.raid.Cluster;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.serverkit.io.Disk;
+import io.hayloft.serverkit.io.FileTrees;
+import io.hayloft.serverkit.io.ForwardingDisk;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -125,10 +150,10 @@ public final class EncodeThroughput implements Callable<Integer> {
             }
         }
         // the stores' disk: Disk.REAL, with writes around the page cache while the row's mode is direct
-        java.util.concurrent.atomic.AtomicBoolean buffered = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean buffered = new AtomicBoolean();
         Disk disk = new ForwardingDisk(Disk.REAL) {
             @Override
-            public Direct openDirect(Path file) throws java.io.IOException {
+            public Direct openDirect(Path file) throws IOException {
                 return buffered.get() ? null : super.openDirect(file);
             }
         };
@@ -142,7 +167,7 @@ public final class EncodeThroughput implements Callable<Integer> {
         try (EmbeddedCluster cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("c")).withStores(15, 15)
                 .withReplication(3).withVolumeLimit(8L << 30).withTiming(1000, 500, 3).withFsync(fsync),
                 i -> disk, c -> c.minWritableVolumes = 1)) {
-            Map<String, double[]> codecRates = new java.util.HashMap<>();
+            Map<String, double[]> codecRates = new HashMap<>();
             for (String codec : codecs) {
                 if (!codecRates.containsKey(codec)) {
                     codecRates.put(codec, new double[] {codecThroughput(CodecKind.fromWireName(codec), k, r, false),
@@ -150,8 +175,8 @@ public final class EncodeThroughput implements Callable<Integer> {
                 }
             }
             if (warmupMib > 0) {
-                for (String codec : new java.util.LinkedHashSet<>(codecs)) {
-                    for (String at : new java.util.LinkedHashSet<>(encodeAt)) {
+                for (String codec : new LinkedHashSet<>(codecs)) {
+                    for (String at : new LinkedHashSet<>(encodeAt)) {
                         int volume = fill(cluster, fills.get(0), warmupMib << 20);
                         try (ThreadPoolRunner runner = new ThreadPoolRunner(workers.get(0))) {
                             new RaidNode(config(cluster, dir, codec, k, r, (long) blockMib.get(0) << 20, workers.get(0), at), runner).encode(volume);
@@ -160,7 +185,7 @@ public final class EncodeThroughput implements Callable<Integer> {
                     }
                 }
             }
-            Map<String, List<Double>> byRow = new java.util.LinkedHashMap<>();
+            Map<String, List<Double>> byRow = new LinkedHashMap<>();
             for (int round = 1; round <= rounds; round++) {
                 for (String codec : codecs) {
                     double codecMbps = codecRates.get(codec)[0];
@@ -192,7 +217,7 @@ public final class EncodeThroughput implements Callable<Integer> {
                                             Double.isNaN(ddWriteMbps) ? "-" : String.format(Locale.ROOT, "%.1f", ddWriteMbps), codecMbps, streamMbps,
                                             mbps / codecMbps);
                                     byRow.computeIfAbsent(String.format(Locale.ROOT, "%-8s %-9s %-8s %-10s %-9d %4d", codec, at, writes, how,
-                                            mib, w), x -> new java.util.ArrayList<>()).add(mbps);
+                                            mib, w), x -> new ArrayList<>()).add(mbps);
                                 }
                                }
                               }
@@ -204,8 +229,8 @@ public final class EncodeThroughput implements Callable<Integer> {
             if (rounds > 1 || byRow.values().stream().anyMatch(l -> l.size() > 1)) {
                 System.out.printf(Locale.ROOT, "# median end-to-end MB/s per row, with every measurement%n");
                 for (Map.Entry<String, List<Double>> e : byRow.entrySet()) {
-                    List<Double> v = new java.util.ArrayList<>(e.getValue());
-                    java.util.Collections.sort(v);
+                    List<Double> v = new ArrayList<>(e.getValue());
+                    Collections.sort(v);
                     int n = v.size();
                     double median = n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2;
                     System.out.printf(Locale.ROOT, "%s  median %7.1f  of %s%n", e.getKey(), median,
@@ -213,7 +238,7 @@ public final class EncodeThroughput implements Callable<Integer> {
                 }
             }
         }
-        io.hayloft.serverkit.io.FileTrees.delete(dir);
+        FileTrees.delete(dir);
         return 0;
     }
 
@@ -235,18 +260,18 @@ public final class EncodeThroughput implements Callable<Integer> {
     /** Bytes received and sent by every server of the cluster (stores and directory), from their /metrics. */
     private long[] networkBytes(EmbeddedCluster cluster) throws Exception {
         long[] out = new long[2];
-        List<String> servers = new java.util.ArrayList<>();
+        List<String> servers = new ArrayList<>();
         servers.add(cluster.directoryAddress());
         for (int i = 0; i < cluster.storeCount(); i++) {
             servers.add(cluster.storeAddress(i));
         }
-        java.util.regex.Pattern in = java.util.regex.Pattern.compile("(?m)^hayloft_http_received_bytes_total(?:\\{[^}]*\\})? (\\S+)$");
-        java.util.regex.Pattern sent = java.util.regex.Pattern.compile("(?m)^hayloft_http_sent_bytes_total(?:\\{[^}]*\\})? (\\S+)$");
+        Pattern in = Pattern.compile("(?m)^hayloft_http_received_bytes_total(?:\\{[^}]*\\})? (\\S+)$");
+        Pattern sent = Pattern.compile("(?m)^hayloft_http_sent_bytes_total(?:\\{[^}]*\\})? (\\S+)$");
         for (String s : servers) {
             String text = http.send(HttpRequest.newBuilder(URI.create("http://" + s + "/metrics")).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
-            java.util.regex.Matcher a = in.matcher(text);
-            java.util.regex.Matcher b = sent.matcher(text);
+            Matcher a = in.matcher(text);
+            Matcher b = sent.matcher(text);
             if (a.find() && b.find()) {
                 out[0] += (long) Double.parseDouble(a.group(1));
                 out[1] += (long) Double.parseDouble(b.group(1));
@@ -264,7 +289,7 @@ public final class EncodeThroughput implements Callable<Integer> {
     /** {@code volume}'s file on its first replica, or null. */
     private static Path volumeFile(EmbeddedCluster cluster, int volume) throws Exception {
         for (int i = 0; i < cluster.storeCount(); i++) {
-            try (java.util.stream.Stream<Path> files = Files.walk(cluster.storeDir(i))) {
+            try (Stream<Path> files = Files.walk(cluster.storeDir(i))) {
                 Path dat = files.filter(p -> p.getFileName().toString().equals(volume + ".dat")).findFirst().orElse(null);
                 if (dat != null) {
                     return dat;
@@ -285,7 +310,7 @@ public final class EncodeThroughput implements Callable<Integer> {
         Process p = new ProcessBuilder("dd", "if=/dev/zero", "of=" + f, "bs=4M", "count=" + count, "conv=fsync")
                 .redirectErrorStream(true).start();
         long t0 = System.nanoTime();
-        String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int code = p.waitFor();
         double secs = (System.nanoTime() - t0) / 1e9;
         Files.deleteIfExists(f);
@@ -308,7 +333,7 @@ public final class EncodeThroughput implements Callable<Integer> {
         long size = Files.size(dat);
         Process p = new ProcessBuilder("dd", "if=" + dat, "of=/dev/null", "bs=4M", "iflag=direct").redirectErrorStream(true).start();
         long t0 = System.nanoTime();
-        String text = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int code = p.waitFor();
         double secs = (System.nanoTime() - t0) / 1e9;
         if (code != 0) {
@@ -345,13 +370,13 @@ public final class EncodeThroughput implements Callable<Integer> {
             if (a.volume() != volume) {
                 continue;
             }
-            List<io.hayloft.client.store.NeedleData> needles = new java.util.ArrayList<>();
+            List<NeedleData> needles = new ArrayList<>();
             for (long key = a.first(); key < a.first() + a.count(); key++) {
                 // the writer's cookie: the directory keeps none
-                needles.add(new io.hayloft.client.store.NeedleData(key, 0, key * 0x9E3779B97F4A7C15L, data));
+                needles.add(new NeedleData(key, 0, key * 0x9E3779B97F4A7C15L, data));
                 written++;
             }
-            byte[] body = io.hayloft.format.wire.BatchBody.encode(needles);
+            byte[] body = BatchBody.encode(needles);
             for (String replica : replicas) {
                 HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + replica + "/" + volume + "/batch"))
                         .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
@@ -371,11 +396,11 @@ public final class EncodeThroughput implements Callable<Integer> {
      * the order its store took them. The directory has one writable volume, so all land in it.
      */
     private int fillConcurrently(EmbeddedCluster cluster, byte[] data, long photos) throws Exception {
-        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
-        java.util.Set<Integer> volumes = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        AtomicLong next = new AtomicLong();
+        Set<Integer> volumes = ConcurrentHashMap.newKeySet();
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
         try (HayloftClient client = cluster.clientBuilder().requestTimeout(Duration.ofSeconds(60)).build()) {
-            List<java.util.concurrent.Future<?>> running = new java.util.ArrayList<>();
+            List<Future<?>> running = new ArrayList<>();
             for (int w = 0; w < writers; w++) {
                 running.add(pool.submit(() -> {
                     while (next.getAndIncrement() < photos) {
@@ -384,7 +409,7 @@ public final class EncodeThroughput implements Callable<Integer> {
                     return null;
                 }));
             }
-            for (java.util.concurrent.Future<?> f : running) {
+            for (Future<?> f : running) {
                 f.get();
             }
         } finally {
@@ -404,16 +429,16 @@ public final class EncodeThroughput implements Callable<Integer> {
      * (compared through each store's own index), else {@code differs}; not timed.
      */
     private static String replicaOrder(EmbeddedCluster cluster, int volume) throws Exception {
-        io.hayloft.raid.Cluster http = new io.hayloft.raid.Cluster(cluster.directoryAddress(), cluster.options().adminToken(),
+        Cluster http = new Cluster(cluster.directoryAddress(), cluster.options().adminToken(),
                 Duration.ofSeconds(60));
-        Map<String, io.hayloft.cold.ClusterReads.StoreRef> stores = http.stores();
-        List<io.hayloft.format.wire.VolumeIndex> indexes = new java.util.ArrayList<>();
+        Map<String, ClusterReads.StoreRef> stores = http.stores();
+        List<VolumeIndex> indexes = new ArrayList<>();
         for (String id : http.volume(volume).replicas()) {
             indexes.add(http.volumeIndex(stores.get(id).address(), volume));
         }
-        for (io.hayloft.format.wire.VolumeIndex other : indexes.subList(1, indexes.size())) {
-            for (io.hayloft.format.wire.VolumeIndex.Entry e : indexes.get(0).entries()) {
-                io.hayloft.format.wire.VolumeIndex.Entry o = other.find(e.key(), e.alt());
+        for (VolumeIndex other : indexes.subList(1, indexes.size())) {
+            for (VolumeIndex.Entry e : indexes.get(0).entries()) {
+                VolumeIndex.Entry o = other.find(e.key(), e.alt());
                 if (!e.deleted() && (o == null || o.offset() != e.offset())) {
                     return "differs";
                 }
@@ -438,8 +463,8 @@ public final class EncodeThroughput implements Callable<Integer> {
             units[u] = ByteBuffer.wrap(b);
         }
         try (ErasureCodec c = ErasureCodec.create(kind, k, r)) {
-            ByteBuffer[] data = java.util.Arrays.copyOfRange(units, 0, k);
-            ByteBuffer[] parity = java.util.Arrays.copyOfRange(units, k, k + r);
+            ByteBuffer[] data = Arrays.copyOfRange(units, 0, k);
+            ByteBuffer[] parity = Arrays.copyOfRange(units, k, k + r);
             Runnable once = streaming ? () -> encode(c, units, unit) : () -> c.encode(data, parity);
             long w0 = System.nanoTime();
             while (System.nanoTime() - w0 < 1_000_000_000L) { // warm-up
@@ -459,8 +484,8 @@ public final class EncodeThroughput implements Callable<Integer> {
         try {
             c.encode(unit, (u, off, dst) -> dst.put(units[u].duplicate().position((int) off).limit((int) off + dst.remaining())),
                     (u, off, src) -> units[u].duplicate().position((int) off).put(src));
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -2,14 +2,16 @@ package io.hayloft.bench.raid;
 
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
-import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.BlockFixer;
+import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.serverkit.io.FileTrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -84,7 +86,7 @@ public final class RaidRecoveryBench implements Callable<Integer> {
                 for (int round = 0; round < rounds; round++) {
                     // A store with the median block count dies (another one each round).
                     Map<String, Integer> perStore = new HashMap<>();
-                    Map<String, io.hayloft.raid.Cluster.StoreRef> refs = raid.cluster().stores();
+                    Map<String, Cluster.StoreRef> refs = raid.cluster().stores();
                     for (StripeMap m : raid.cluster().stripeMaps()) {
                         for (StripeMap.Stripe st : m.stripes()) {
                             st.blocks().forEach(b -> perStore.merge(b.store(), 1, Integer::sum));
@@ -111,7 +113,7 @@ public final class RaidRecoveryBench implements Callable<Integer> {
                 double seconds = RaidBench.median(times);
                 first = first == null ? seconds : first;
                 System.out.printf(Locale.ROOT, "%-6d %8d %8.1f %12d %10.2f %18s %8.2f %9d%n", n, stripes, (double) lost / rounds,
-                        bytes / rounds, seconds, java.util.Arrays.toString(java.util.Arrays.stream(times)
+                        bytes / rounds, seconds, Arrays.toString(Arrays.stream(times)
                                 .map(t -> Math.round(t * 100) / 100.0).toArray()), first / seconds, failures);
             } finally {
                 FileTrees.delete(dir);

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -106,7 +107,7 @@ public final class StoreLoad implements Callable<Integer> {
             throw new IllegalArgumentException("--target cache needs --store HOST:PORT (the store behind the cache), got " + store);
         }
         sizeTable = parseSizes();
-        int maxSize = java.util.Arrays.stream(sizeTable).max().orElse(0);
+        int maxSize = Arrays.stream(sizeTable).max().orElse(0);
         boolean viaCache = target.equals("cache");
         try (HttpConn c = viaCache ? new HttpConn(store.substring(0, store.lastIndexOf(':')),
                 Integer.parseInt(store.substring(store.lastIndexOf(':') + 1))) : new HttpConn(host, port)) {
@@ -127,7 +128,7 @@ public final class StoreLoad implements Callable<Integer> {
                     }
                     if (writeFiles != null) {
                         Files.createDirectories(writeFiles);
-                        Files.write(writeFiles.resolve(Long.toString(k)), java.util.Arrays.copyOf(buf, n));
+                        Files.write(writeFiles.resolve(Long.toString(k)), Arrays.copyOf(buf, n));
                     }
                 }
                 System.out.println("preloaded " + preload + " objects");

@@ -15,6 +15,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -253,11 +258,11 @@ public final class StoreMicro {
                 }
             }
             v.flushIndex();
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
-            java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
-            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(readers + writers);
-            List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong reads = new AtomicLong();
+            AtomicLong writes = new AtomicLong();
+            ExecutorService pool = Executors.newFixedThreadPool(readers + writers);
+            List<Future<?>> fs = new ArrayList<>();
             for (int r = 0; r < readers; r++) {
                 int seed = r;
                 fs.add(pool.submit(() -> {
@@ -289,7 +294,7 @@ public final class StoreMicro {
             long t0 = System.nanoTime();
             Thread.sleep(seconds * 1000L); // the measurement window
             stop.set(true);
-            for (java.util.concurrent.Future<?> f : fs) {
+            for (Future<?> f : fs) {
                 f.get();
             }
             double secs = (System.nanoTime() - t0) / 1e9;

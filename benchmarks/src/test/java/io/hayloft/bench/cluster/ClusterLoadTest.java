@@ -1,5 +1,6 @@
 package io.hayloft.bench.cluster;
 
+import org.assertj.core.data.Offset;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -81,7 +82,7 @@ class ClusterLoadTest {
         assertThat(m.get(3).ratio()).isEqualTo(0.5);
         // an even count takes the mean of the middle two ratios, and the lower middle round
         List<ClusterLoad.Row> two = ClusterLoad.medians(List.of(rounds.get(0), rounds.get(1)));
-        assertThat(two.get(1).ratio()).isCloseTo(0.35, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(two.get(1).ratio()).isCloseTo(0.35, Offset.offset(1e-9));
         assertThat(two.get(0)).isSameAs(rounds.get(1).get(0));
         assertThat(ClusterLoad.medians(List.of(rounds.get(0)))).isSameAs(rounds.get(0));
     }

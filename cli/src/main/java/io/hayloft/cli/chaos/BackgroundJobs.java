@@ -1,11 +1,12 @@
 package io.hayloft.cli.chaos;
 
-import io.hayloft.format.directory.VolumeInfo;
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.DrainJob;
@@ -13,18 +14,22 @@ import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ReclaimJob;
 import io.hayloft.raid.Scrubber;
 import io.hayloft.raid.ThreadPoolRunner;
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The background jobs of a concurrent schedule, each on its own thread with its own random
@@ -52,7 +57,7 @@ final class BackgroundJobs {
         }
 
         String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -63,7 +68,7 @@ final class BackgroundJobs {
             .connectTimeout(Duration.ofSeconds(2)).build();
     private volatile boolean stopping;
     /** Counted down by {@link #stop}: ends the pauses between jobs (a job in flight is never interrupted). */
-    private final java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch stop = new CountDownLatch(1);
 
     BackgroundJobs(ConcurrentChaosRun run) {
         this.run = run;
@@ -94,7 +99,7 @@ final class BackgroundJobs {
             while (!stopping && !run.aborted()) {
                 try {
                     // pacing between jobs, ended early by stop()
-                    stop.await(job.minPause + rnd.nextInt(job.maxPause - job.minPause), java.util.concurrent.TimeUnit.MILLISECONDS);
+                    stop.await(job.minPause + rnd.nextInt(job.maxPause - job.minPause), TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     return;
                 }
@@ -197,7 +202,7 @@ final class BackgroundJobs {
         }
         long v = ids.get(pick % ids.size());
         what[0] = "compact volume " + v + " on store " + i;
-        HttpRequest req = HttpRequest.newBuilder(io.hayloft.client.http.HttpTransport.create().uri(cluster.storeAddress(i),
+        HttpRequest req = HttpRequest.newBuilder(HttpTransport.create().uri(cluster.storeAddress(i),
                         "/admin/volumes/" + v + "/compact"))
                 .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.noBody()).build();
         HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
@@ -208,7 +213,7 @@ final class BackgroundJobs {
             what[0] += " -> " + resp.statusCode() + " " + resp.body();
             return null; // the volume went away (coded, dropped, moved) or is compacting already
         }
-        throw new java.io.IOException("compaction answered " + resp.statusCode() + " " + resp.body());
+        throw new IOException("compaction answered " + resp.statusCode() + " " + resp.body());
     }
 
     private String drain(Random rnd, ThreadPoolRunner runner, String[] what) throws Exception {
@@ -225,7 +230,7 @@ final class BackgroundJobs {
                     return r.replicasMoved() + " replicas moved, " + r.blocksCopied() + " blocks copied, " + r.blocksRebuilt()
                             + " rebuilt, " + r.indexesMoved() + " indexes moved" + (r.storeWasDown() ? " (store was down)" : "")
                             + (attempt > 1 ? " at attempt " + attempt : "") + "; restored";
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     if (attempt == 3) {
                         throw e;
                     }
@@ -246,13 +251,13 @@ final class BackgroundJobs {
             BlockFixer.Report scrubbed = damage.isEmpty() ? null : fixer.repairAll(damage);
             BlockFixer.Report missing = fixer.repairAll();
             if (scrubbed != null && !scrubbed.failures().isEmpty()) {
-                throw new java.io.IOException("repair of scrub findings failed: " + scrubbed.failures());
+                throw new IOException("repair of scrub findings failed: " + scrubbed.failures());
             }
             return missing;
         });
         what[0] = "fix" + (damage.isEmpty() ? "" : " (" + damage.size() + " stripes the scrubber found)");
         if (!r.failures().isEmpty()) {
-            throw new java.io.IOException(r.blocks() + " blocks rebuilt, failures " + r.failures());
+            throw new IOException(r.blocks() + " blocks rebuilt, failures " + r.failures());
         }
         return r.blocks() == 0 && damage.isEmpty() ? null : r.blocks() + " blocks rebuilt in " + r.stripes() + " stripes";
     }

@@ -1,17 +1,18 @@
 package io.hayloft.cli.chaos;
 
-import io.hayloft.format.directory.VolumeInfo;
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PartialFailureException;
+import io.hayloft.client.PhotoStat;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
-import io.hayloft.serverkit.io.Disk;
-import io.hayloft.serverkit.io.SimulatedDisk;
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.RaidConfig;
@@ -19,6 +20,8 @@ import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ReclaimJob;
 import io.hayloft.raid.Scrubber;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.serverkit.io.Disk;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,15 +35,18 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ToIntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -74,7 +80,7 @@ final class ChaosRun implements AutoCloseable {
         }
 
         String label() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 
@@ -326,7 +332,7 @@ final class ChaosRun implements AutoCloseable {
             // Cold readers decide deletes from the volume's delete log alone: log it as the client
             // will (idempotent: a key logged before keeps its first entry).
             Futures.await(client.directory().logDeletes(p.volume, List.of(new Wire.DeleteEntry(0, p.key,
-                    String.format(java.util.Locale.ROOT, "%016x", p.cookie), p.alts.size()))));
+                    String.format(Locale.ROOT, "%016x", p.cookie), p.alts.size()))));
             model.delete(p, true);
             return "delete " + p.volume + "/" + p.key + " -> ok";
         } catch (RuntimeException e) {
@@ -343,7 +349,7 @@ final class ChaosRun implements AutoCloseable {
         }
         Model.Needle n = exact.get(rnd.nextInt(exact.size()));
         byte[] data = drawData(rnd);
-        io.hayloft.client.PhotoStat l;
+        PhotoStat l;
         try {
             l = client.stat(n.id);
         } catch (RuntimeException e) {
@@ -462,7 +468,7 @@ final class ChaosRun implements AutoCloseable {
         }
         long v = ids.get(pickVolume % ids.size());
         touchVolume((int) v);
-        HttpRequest req = HttpRequest.newBuilder(io.hayloft.client.http.HttpTransport.create().uri(cluster.storeAddress(i),
+        HttpRequest req = HttpRequest.newBuilder(HttpTransport.create().uri(cluster.storeAddress(i),
                         "/admin/volumes/" + v + "/compact"))
                 .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.noBody()).build();
         HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
@@ -621,13 +627,13 @@ final class ChaosRun implements AutoCloseable {
         StringBuilder b = new StringBuilder("volume " + v + " " + volumeState(v) + ", store down: "
                 + (downStore < 0 ? "none" : "store-" + downStore));
         try {
-            io.hayloft.format.wire.StripeMap map = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner).cluster().stripeMap(v);
+            StripeMap map = new RaidNode(raidConfig("rs", BLOCK_SIZES[0]), runner).cluster().stripeMap(v);
             if (map != null) {
                 b.append(", ").append(map.codec()).append('(').append(map.k()).append(',').append(map.r()).append(") block ")
                         .append(map.blockSize()).append(" bytes ").append(map.volumeBytes()).append(" job ").append(map.job());
-                for (io.hayloft.format.wire.StripeMap.Stripe st : map.stripes()) {
+                for (StripeMap.Stripe st : map.stripes()) {
                     b.append(" s").append(st.index()).append('=');
-                    for (io.hayloft.format.wire.StripeMap.Block bl : st.blocks()) {
+                    for (StripeMap.Block bl : st.blocks()) {
                         b.append(bl.store()).append(':').append(bl.name().substring(bl.name().lastIndexOf('-') + 1)).append(' ');
                     }
                 }
@@ -725,7 +731,7 @@ final class ChaosRun implements AutoCloseable {
      * and its store's index to {@code owners}; listed through each store's Disk, so a simulated disk
      * (which keeps its files in memory) works too.
      */
-    static void blockFiles(EmbeddedCluster cluster, java.util.regex.Pattern names, List<Path> blocks, List<Integer> owners)
+    static void blockFiles(EmbeddedCluster cluster, Pattern names, List<Path> blocks, List<Integer> owners)
             throws IOException {
         for (int i = 0; i < cluster.storeCount(); i++) {
             if (cluster.store(i) == null) {
@@ -757,7 +763,7 @@ final class ChaosRun implements AutoCloseable {
     }
 
     /** One of {@code values}, each drawn with probability proportional to its weight. */
-    static <E> E weighted(Random rnd, E[] values, java.util.function.ToIntFunction<E> weight) {
+    static <E> E weighted(Random rnd, E[] values, ToIntFunction<E> weight) {
         int total = 0;
         for (E e : values) {
             total += weight.applyAsInt(e);
@@ -769,7 +775,7 @@ final class ChaosRun implements AutoCloseable {
                 return e;
             }
         }
-        throw new AssertionError("weights of " + java.util.Arrays.toString(values) + " sum to " + total);
+        throw new AssertionError("weights of " + Arrays.toString(values) + " sum to " + total);
     }
 
     RaidConfig raidConfig(String codec, long blockSize) {
@@ -809,7 +815,7 @@ final class ChaosRun implements AutoCloseable {
     private static String altsText(List<int[]> alts) {
         StringBuilder b = new StringBuilder();
         for (int[] a : alts) {
-            b.append(b.length() == 0 ? "" : " ").append(java.util.Arrays.toString(a).replace(" ", ""));
+            b.append(b.length() == 0 ? "" : " ").append(Arrays.toString(a).replace(" ", ""));
         }
         return b.toString();
     }

@@ -1,5 +1,6 @@
 package io.hayloft.cli.chaos;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -130,26 +131,26 @@ public final class ChaosStats {
     /** A summary table, one figure per line. */
     public String table() {
         StringBuilder b = new StringBuilder();
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "schedules", schedules));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "steps", steps));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "operations", operations));
-        ops.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "op " + k, v)));
-        faults.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "fault " + k, v)));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "faults total", faultCount()));
-        codecs.forEach((k, v) -> b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "coded with " + k, v)));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "schedules", schedules));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "steps", steps));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "operations", operations));
+        ops.forEach((k, v) -> b.append(String.format(Locale.ROOT, "%-28s %d%n", "op " + k, v)));
+        faults.forEach((k, v) -> b.append(String.format(Locale.ROOT, "%-28s %d%n", "fault " + k, v)));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "faults total", faultCount()));
+        codecs.forEach((k, v) -> b.append(String.format(Locale.ROOT, "%-28s %d%n", "coded with " + k, v)));
         if (bytesLost > 0 || tornWrites > 0 || faults.containsKey("power-cut")) {
-            b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "unsynced bytes lost", bytesLost));
-            b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "torn writes", tornWrites));
+            b.append(String.format(Locale.ROOT, "%-28s %d%n", "unsynced bytes lost", bytesLost));
+            b.append(String.format(Locale.ROOT, "%-28s %d%n", "torn writes", tornWrites));
         }
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "photos checked", photosChecked));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "needles checked", needlesChecked));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "in-doubt needles", inDoubt));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "full checks", fullChecks));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "reads checked", readsChecked));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "wrong-cookie reads", wrongCookieReads));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "losses found", losses));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %d%n", "violations", violations));
-        b.append(String.format(java.util.Locale.ROOT, "%-28s %.1f s%n", "wall time", nanos / 1e9));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "photos checked", photosChecked));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "needles checked", needlesChecked));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "in-doubt needles", inDoubt));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "full checks", fullChecks));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "reads checked", readsChecked));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "wrong-cookie reads", wrongCookieReads));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "losses found", losses));
+        b.append(String.format(Locale.ROOT, "%-28s %d%n", "violations", violations));
+        b.append(String.format(Locale.ROOT, "%-28s %.1f s%n", "wall time", nanos / 1e9));
         return b.toString();
     }
 }

@@ -1,22 +1,25 @@
 package io.hayloft.cli.chaos;
 
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.chaos.History.Event;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
-import io.hayloft.serverkit.io.SimulatedDisk;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.wire.PhotoId;
+import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.serverkit.io.SimulatedDisk;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.ConcurrentModificationException;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -183,10 +186,10 @@ final class ConcurrentChaosRun implements AutoCloseable {
     /** What makes {@code t} an encode's or reclaim's refusal of a volume (not a fault's doing), or null. */
     static String refusal(Throwable t) {
         for (Throwable x = t; x != null; x = x.getCause()) { // by type, never by message text
-            if (x instanceof io.hayloft.raid.EncodeJob.IndexMismatchException) {
+            if (x instanceof EncodeJob.IndexMismatchException) {
                 return "IndexMismatchException";
             }
-            if (x instanceof io.hayloft.raid.EncodeJob.NotCleanVolumeException) {
+            if (x instanceof EncodeJob.NotCleanVolumeException) {
                 return "not a clean sealed volume";
             }
         }
@@ -197,7 +200,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
     static String bug(Throwable t) {
         for (Throwable x = t; x != null; x = x.getCause()) {
             if (x instanceof NullPointerException || x instanceof IndexOutOfBoundsException || x instanceof ClassCastException
-                    || x instanceof ArithmeticException || x instanceof java.util.ConcurrentModificationException) {
+                    || x instanceof ArithmeticException || x instanceof ConcurrentModificationException) {
                 return x.toString();
             }
         }
@@ -299,7 +302,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
             }
             String k = e.kind() == Kind.JOB ? "job " + e.job() : e.kind().label();
             if (e.outcome() == Outcome.FAILED || e.outcome() == Outcome.CRASHED) {
-                k += " (" + e.outcome().name().toLowerCase(java.util.Locale.ROOT) + ")";
+                k += " (" + e.outcome().name().toLowerCase(Locale.ROOT) + ")";
             }
             kinds.merge(k, 1L, Long::sum);
             operations++;

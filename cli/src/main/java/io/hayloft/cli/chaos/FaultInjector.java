@@ -3,14 +3,16 @@ package io.hayloft.cli.chaos;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
-import io.hayloft.serverkit.io.Disk;
+import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
+import io.hayloft.serverkit.io.Disk;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,7 +42,7 @@ final class FaultInjector implements Runnable {
         }
 
         String label() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 
@@ -154,7 +156,7 @@ final class FaultInjector implements Runnable {
                 yield "every store killed, the directory stopped; all started";
             }
             case BLOCK_DELETE, BLOCK_CORRUPT -> damageBlock(f == Fault.BLOCK_CORRUPT, r);
-            case RAID_CRASH -> run.raid().crash(r, new io.hayloft.raid.RaidNode(run.raidConfig("rs", ChaosRun.BLOCK_SIZES[0]),
+            case RAID_CRASH -> run.raid().crash(r, new RaidNode(run.raidConfig("rs", ChaosRun.BLOCK_SIZES[0]),
                     runner));
         };
     }

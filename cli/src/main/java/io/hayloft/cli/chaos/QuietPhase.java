@@ -1,12 +1,12 @@
 package io.hayloft.cli.chaos;
 
-import io.hayloft.format.directory.StoreInfo;
-import io.hayloft.format.directory.VolumeInfo;
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.BlockFixer;
@@ -14,8 +14,11 @@ import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ReclaimJob;
 import io.hayloft.raid.Scrubber;
 import io.hayloft.raid.ThreadPoolRunner;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -123,12 +126,12 @@ final class QuietPhase {
             BlockFixer.Report a = damage.isEmpty() ? null : fixer.repairAll(damage);
             BlockFixer.Report b = fixer.repairAll();
             if (a != null && !a.failures().isEmpty() || !b.failures().isEmpty()) {
-                throw new java.io.IOException("repairs failed: " + (a == null ? "" : a.failures() + " ") + b.failures());
+                throw new IOException("repairs failed: " + (a == null ? "" : a.failures() + " ") + b.failures());
             }
             List<Scrubber.Finding> again = new Scrubber(node.cluster(), 1 << 20).cycle(0);
             List<BlockFixer.Damage> left = fixer.scan();
             if (!again.isEmpty() || !left.isEmpty()) {
-                throw new java.io.IOException("after the repairs a scrub finds " + again + " and the scan " + left.size()
+                throw new IOException("after the repairs a scrub finds " + again + " and the scan " + left.size()
                         + " damaged stripes");
             }
             return (found.size() + b.blocks()) + " blocks rebuilt";
@@ -174,7 +177,7 @@ final class QuietPhase {
         try {
             reads.checkAll(model);
             List<Model.Needle> all = model.needles();
-            java.util.Random rnd = ConcurrentChaosRun.random(run.seed(), -1);
+            Random rnd = ConcurrentChaosRun.random(run.seed(), -1);
             for (int i = 0; i < Math.min(50, all.size()); i++) {
                 reads.checkWrongCookie(all.get(rnd.nextInt(all.size())));
             }
@@ -195,7 +198,7 @@ final class QuietPhase {
     }
 
     /** Runs one job of the quiet phase; its failure is a violation. */
-    private boolean job(String kind, java.util.concurrent.Callable<String> job, String what) {
+    private boolean job(String kind, Callable<String> job, String what) {
         long invoke = System.nanoTime();
         try {
             String done = job.call();

@@ -2,7 +2,11 @@ package io.hayloft.cli.chaos;
 
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.serverkit.io.SimulatedDisk;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The process and disk faults the checker injects into one store of an embedded cluster. The store
@@ -35,9 +39,9 @@ interface StoreFaults {
 
             @Override
             public int powerCutDuringWrites(EmbeddedCluster c, Runnable writes, int fallback) throws Exception {
-                java.util.concurrent.atomic.AtomicInteger cut = new java.util.concurrent.atomic.AtomicInteger(-1);
-                java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-                List<SimulatedDisk> armed = new java.util.ArrayList<>();
+                AtomicInteger cut = new AtomicInteger(-1);
+                CountDownLatch done = new CountDownLatch(1);
+                List<SimulatedDisk> armed = new ArrayList<>();
                 for (int i = 0; i < c.storeCount(); i++) {
                     if (c.store(i) != null && c.disk(i) instanceof SimulatedDisk d) {
                         int store = i;
@@ -52,7 +56,7 @@ interface StoreFaults {
                 }
                 try {
                     writes.run();
-                    if (!done.await(5, java.util.concurrent.TimeUnit.SECONDS) && cut.compareAndSet(-1, fallback)) {
+                    if (!done.await(5, TimeUnit.SECONDS) && cut.compareAndSet(-1, fallback)) {
                         ((SimulatedDisk) c.disk(fallback)).powerCut();
                     }
                 } finally {

@@ -1,6 +1,7 @@
 package io.hayloft.cli.client;
 
 import io.hayloft.client.HayloftClient;
+import io.hayloft.client.http.HttpTransport;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
@@ -53,9 +54,9 @@ public final class ClientOptions {
     }
 
     /** The transport for admin calls (the operator verbs), with the same TLS settings as {@link #client()}. */
-    public io.hayloft.client.http.HttpTransport transport() {
+    public HttpTransport transport() {
         checkTimeout();
-        io.hayloft.client.http.HttpTransport.Builder b = io.hayloft.client.http.HttpTransport.builder()
+        HttpTransport.Builder b = HttpTransport.builder()
                 .connectTimeout(Duration.ofSeconds(Math.min(timeoutSeconds, 5))).requestTimeout(Duration.ofSeconds(timeoutSeconds));
         if (present(trustStore)) {
             b.trustStore(trustStore, System.getenv("HAYLOFT_TLS_TRUST_STORE_PASSWORD"));

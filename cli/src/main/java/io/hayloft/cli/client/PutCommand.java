@@ -1,5 +1,6 @@
 package io.hayloft.cli.client;
 
+import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
@@ -50,7 +51,7 @@ public final class PutCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (HayloftClient c = client.client()) {
-            List<PutResult> results = io.hayloft.client.Futures.await(c.putAllUploadsAsync(uploads));
+            List<PutResult> results = Futures.await(c.putAllUploadsAsync(uploads));
             for (int i = 0; i < results.size(); i++) {
                 PutResult r = results.get(i);
                 out.println(r.id() + " " + files.get(i) + (url ? " " + r.url() : ""));

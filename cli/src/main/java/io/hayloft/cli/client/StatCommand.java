@@ -1,16 +1,17 @@
 package io.hayloft.cli.client;
 
-import io.hayloft.format.directory.StoreInfo;
-import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
-import io.hayloft.format.wire.PhotoId;
 import io.hayloft.client.PhotoStat;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.wire.PhotoId;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -46,7 +47,7 @@ public final class StatCommand implements Callable<Integer> {
                 out.println("volume    " + st.volume() + " (" + st.volumeState() + ")");
                 out.println("alts      " + (st.alts().isEmpty() && !st.volumeState().hot() ? "(erasure-coded: not listed)"
                         : st.alts().stream().map(x -> Integer.toUnsignedString(x.alt()) + " (" + x.size() + " bytes)")
-                                .collect(java.util.stream.Collectors.joining(", "))));
+                                .collect(Collectors.joining(", "))));
                 out.println("replicas  " + String.join(" ", st.replicas()));
                 out.println("readFrom  " + String.join(" ", st.places()));
             } else {

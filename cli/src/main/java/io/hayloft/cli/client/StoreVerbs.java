@@ -1,14 +1,15 @@
 package io.hayloft.cli.client;
 
-import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.Progress;
+import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.raid.Cluster;
 import io.hayloft.raid.DrainJob;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidLease;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Locale;
 import picocli.CommandLine.Command;
@@ -97,7 +98,7 @@ final class StoreVerbs {
             }
         }
 
-        private int drain(RaidNode node, PrintWriter out) throws java.io.IOException {
+        private int drain(RaidNode node, PrintWriter out) throws IOException {
             node.recover();
             Bar bar = new Bar(Progress.Factory.of(spec.commandLine().getErr(), progress), store);
             DrainJob.Result r;

@@ -4,17 +4,19 @@ import io.hayloft.client.DirectoryClient;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.http.HttpTransport;
-import io.hayloft.serverkit.io.Disk;
-import io.hayloft.format.wire.Wire;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
 import io.hayloft.store.WriteAuthorizer;
 import io.hayloft.store.cluster.ClusterAuthorizer;
+import io.hayloft.store.cluster.DeleteLogSync;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +24,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,9 +62,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     private DirectoryServer directory;
     private DirectoryClient heartbeats;
     private volatile ScheduledExecutorService timer;
-    private final java.util.concurrent.atomic.AtomicBoolean urgentQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean urgentQueued = new AtomicBoolean();
     private boolean closed;
-    private java.util.function.Consumer<DirectoryConfig> directoryExtras = c -> { };
+    private Consumer<DirectoryConfig> directoryExtras = c -> { };
 
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
@@ -93,10 +99,10 @@ public final class EmbeddedCluster implements AutoCloseable {
      * {@code raidNode}, {@code cacheNodes} or {@code gutterNodes} of servers run beside the cluster.
      */
     public static EmbeddedCluster start(ClusterOptions options, IntFunction<Disk> disks,
-                                        java.util.function.Consumer<DirectoryConfig> directoryExtras)
+                                        Consumer<DirectoryConfig> directoryExtras)
             throws IOException, InterruptedException {
         EmbeddedCluster c = new EmbeddedCluster(options, disks);
-        c.directoryExtras = java.util.Objects.requireNonNull(directoryExtras, "directoryExtras");
+        c.directoryExtras = Objects.requireNonNull(directoryExtras, "directoryExtras");
         try {
             c.startDirectory();
             for (int i = 0; i < c.stores.length; i++) {
@@ -210,7 +216,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         try {
             directory = DirectoryServer.start(c.validate());
         } catch (Exception e) {
-            if (!(e instanceof java.net.BindException) || c.port == 0) {
+            if (!(e instanceof BindException) || c.port == 0) {
                 throw e;
             }
             LOG.warn("directory cannot bind its recorded port {} ({}); taking a free one", c.port, e.getMessage());
@@ -249,7 +255,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             s = startServer(storeConfig(i, layout.storePort(i)), i);
         } catch (Exception e) {
             // Netty rethrows the BindException undeclared.
-            if (!(e instanceof java.net.BindException) || layout.storePort(i) == 0) {
+            if (!(e instanceof BindException) || layout.storePort(i) == 0) {
                 throw e;
             }
             LOG.warn("store {} cannot bind its port {} ({}); taking a free one", i, layout.storePort(i), e.getMessage());
@@ -319,7 +325,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         for (Wire.VolumeReport v : hb.volumes()) {
             reported.add((long) v.id());
         }
-        io.hayloft.store.cluster.DeleteLogSync.sync(s.store(), heartbeats, answer, reported);
+        DeleteLogSync.sync(s.store(), heartbeats, answer, reported);
     }
 
     /** A heartbeat of every store soon, out of turn (a volume turned read-only); one queued at a time. */
@@ -331,7 +337,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                     urgentQueued.set(false);
                     heartbeatQuietly();
                 });
-            } catch (java.util.concurrent.RejectedExecutionException closed) {
+            } catch (RejectedExecutionException closed) {
                 urgentQueued.set(false);
             }
         }

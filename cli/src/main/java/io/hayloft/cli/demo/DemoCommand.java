@@ -1,6 +1,5 @@
 package io.hayloft.cli.demo;
 
-import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.EcCommand;
 import io.hayloft.cli.ec.EcDecoder;
@@ -11,6 +10,7 @@ import io.hayloft.cli.ec.SizeConverter;
 import io.hayloft.cli.ec.StripeLayout;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.erasure.kernel.Kernels;
+import io.hayloft.serverkit.io.FileTrees;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
@@ -19,13 +19,14 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code hayloft demo}: the whole life cycle of Hayloft's photos on an embedded cluster of 15 stores
@@ -267,7 +268,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     private static long median(long[] v) {
         long[] s = v.clone();
-        java.util.Arrays.sort(s);
+        Arrays.sort(s);
         return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 

@@ -1,8 +1,5 @@
 package io.hayloft.cli.demo;
 
-import io.hayloft.format.directory.VolumeInfo;
-import io.hayloft.format.directory.StoreState;
-import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.cli.ec.Progress;
@@ -12,9 +9,13 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PutResult;
 import io.hayloft.client.Upload;
+import io.hayloft.erasure.CodecKind;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.format.wire.StripeMap;
-import io.hayloft.erasure.CodecKind;
+import io.hayloft.format.wire.Wire;
 import io.hayloft.raid.BlockFixer;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
@@ -32,6 +33,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -509,11 +511,11 @@ public final class LifeCycleDemo {
         Futures.await(CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0])));
         // Cold readers decide deletes from each volume's delete log alone: log them as the client
         // will (idempotent: a key logged before keeps its first entry).
-        java.util.Map<Integer, List<io.hayloft.format.wire.Wire.DeleteEntry>> logs = new java.util.TreeMap<>();
+        Map<Integer, List<Wire.DeleteEntry>> logs = new TreeMap<>();
         for (PhotoId id : cold) {
             if (deleted.contains(id.key())) {
-                logs.computeIfAbsent(id.volume(), x -> new ArrayList<>()).add(new io.hayloft.format.wire.Wire.DeleteEntry(0, id.key(),
-                        String.format(java.util.Locale.ROOT, "%016x", id.cookie()), 4));
+                logs.computeIfAbsent(id.volume(), x -> new ArrayList<>()).add(new Wire.DeleteEntry(0, id.key(),
+                        String.format(Locale.ROOT, "%016x", id.cookie()), 4));
             }
         }
         for (var e : logs.entrySet()) {

@@ -1,10 +1,11 @@
 package io.hayloft.cli.directory;
 
-import io.hayloft.serverkit.config.ConfigLoader;
 import io.hayloft.directory.DirectoryBackup;
 import io.hayloft.directory.DirectoryConfig;
+import io.hayloft.serverkit.config.ConfigLoader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -54,7 +55,7 @@ public final class DirectoryRestoreCommand implements Callable<Integer> {
         DirectoryBackup.Restored r = DirectoryBackup.restore(from, Path.of(c.dataDir), keyMargin, volumeMargin);
         PrintWriter out = spec.commandLine().getOut();
         out.printf("restored cluster %s from %s (taken at %s) into %s%n", r.backup().clusterId(), from,
-                java.time.Instant.ofEpochMilli(r.backup().createdMillis()), r.dataDir());
+                Instant.ofEpochMilli(r.backup().createdMillis()), r.dataDir());
         out.printf("key high-water mark %d -> %d, volume sequence %d -> %d%n", r.backup().keyHighWaterMark(),
                 r.keyHighWaterMark(), r.backup().volumeSequence(), r.volumeSequence());
         out.println("photos committed after the backup are not in it. Raid work is held: no raid-node gets the raid lease");

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.zip.CRC32C;
 
 /**
  * {@code hayloft ec decode}: streams the original file back out of an {@code hayloft ec} directory.
@@ -166,7 +167,7 @@ public final class EcDecoder {
     /** Copies an intact data block into the output, checking its CRC32C; returns the damage if it fails. */
     private static BlockScanner.Damage copy(Path dir, Manifest.Block b, long fileOffset, FileChannel dst, ByteBuffer buf,
             Progress bar) {
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         try (FileChannel in = FileChannel.open(dir.resolve(b.file()), StandardOpenOption.READ)) {
             long pos = 0;
             while (pos < b.length()) {

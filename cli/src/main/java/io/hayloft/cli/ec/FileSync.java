@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Locale;
 
 /** Durable file operations: fsync of files and directories, atomic replace. Stateless and thread-safe. */
 public final class FileSync {
@@ -44,7 +45,7 @@ public final class FileSync {
             ch.force(true);
         } catch (IOException e) {
             // Some platforms (Windows) cannot open a directory; Linux, the target, can.
-            if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("win")) {
+            if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("win")) {
                 throw e;
             }
         }

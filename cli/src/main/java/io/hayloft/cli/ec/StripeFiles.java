@@ -2,6 +2,7 @@ package io.hayloft.cli.ec;
 
 import io.hayloft.erasure.UnitReader;
 import io.hayloft.format.io.PositionalIo;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -79,7 +80,7 @@ public final class StripeFiles implements UnitReader, AutoCloseable {
             dst.limit(dst.position() + fromFile);
             try {
                 PositionalIo.readFully(channels[unit], dst, offset);
-            } catch (java.io.EOFException e) {
+            } catch (EOFException e) {
                 throw new IOException(b.file() + " ends before its length " + stored + ": " + e.getMessage(), e);
             }
             dst.limit(limit);

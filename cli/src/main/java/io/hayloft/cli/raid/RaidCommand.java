@@ -1,27 +1,28 @@
 package io.hayloft.cli.raid;
 
-import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.Progress;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.BlockFixer;
+import io.hayloft.raid.Cluster;
 import io.hayloft.raid.EncodeJob;
 import io.hayloft.raid.RaidConfig;
-import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidLease;
 import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ReclaimJob;
-import io.hayloft.format.wire.StripeMap;
 import io.hayloft.raid.ThreadPoolRunner;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code hayloft raid serve|encode|status|fsck|fix|reclaim|recover}: the raid-node daemon and the cold tier
@@ -100,7 +101,7 @@ public final class RaidCommand implements Runnable {
          * rewrites blocks); fails with a message naming the holder when a daemon or another
          * command has it.
          */
-        RaidLease lease(RaidNode node) throws java.io.IOException {
+        RaidLease lease(RaidNode node) throws IOException {
             return RaidLease.acquire(node.cluster(), RaidLease.commandHolder(), LEASE_TTL_MILLIS);
         }
 
@@ -111,7 +112,7 @@ public final class RaidCommand implements Runnable {
         /** One volume's work; throws what the job throws. */
         @FunctionalInterface
         interface VolumeJob {
-            void run(int volume) throws java.io.IOException;
+            void run(int volume) throws IOException;
         }
 
         /**
@@ -126,7 +127,7 @@ public final class RaidCommand implements Runnable {
                 } catch (Cluster.HttpStatusException e) {
                     spec.commandLine().getErr().println("volume " + v + ": " + e.getMessage());
                     exit = Math.max(exit, e.status() == 404 ? Hayloft.EXIT_USAGE : Hayloft.EXIT_FAILED);
-                } catch (java.io.IOException | IllegalStateException e) {
+                } catch (IOException | IllegalStateException e) {
                     spec.commandLine().getErr().println("volume " + v + ": " + verb + " failed: " + e.getMessage());
                     exit = Math.max(exit, Hayloft.EXIT_FAILED);
                 }

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.cli.ec.SizeConverter;
+import io.hayloft.client.http.HttpTransport;
 import java.io.IOException;
 import java.io.PrintWriter;
-import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
 
 /** Prints a running raid-node's {@code GET /status} (docs/raid-api.md) for {@code hayloft raid status --raid-node}. Stateless. */
 final class RaidStatus {
@@ -23,10 +25,10 @@ final class RaidStatus {
         try {
             r = http.call(raidNode, "GET /status", http.request(http.uri(raidNode, "/status")).GET().build(), false,
                     s -> true, HttpTransport.TYPED).get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IOException("raid-node " + raidNode + " cannot be reached: " + e.getCause(), e.getCause());
         }
-        String body = new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+        String body = new String(r.body(), StandardCharsets.UTF_8);
         if (r.statusCode() != 200) {
             out.println("raid-node " + raidNode + " answered " + r.statusCode() + ": " + body);
             return Hayloft.EXIT_FAILED;

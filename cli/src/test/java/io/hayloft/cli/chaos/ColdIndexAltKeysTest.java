@@ -1,7 +1,12 @@
 package io.hayloft.cli.chaos;
 
+import io.hayloft.client.PhotoNotFoundException;
+import io.hayloft.client.PhotoStat;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.directory.VolumeState;
+import io.hayloft.format.wire.PhotoId;
+import java.util.Arrays;
+import org.assertj.core.api.Assertions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.cli.cluster.ClusterOptions;
@@ -71,7 +76,7 @@ class ColdIndexAltKeysTest {
             List<String> wrong = new ArrayList<>();
             for (int i = 0; i < put.size(); i++) {
                 try {
-                    if (!java.util.Arrays.equals(client.get(put.get(i).id()), data.get(i))) {
+                    if (!Arrays.equals(client.get(put.get(i).id()), data.get(i))) {
                         wrong.add(put.get(i).id() + " (other bytes)");
                     }
                 } catch (RuntimeException e) {
@@ -82,7 +87,7 @@ class ColdIndexAltKeysTest {
 
             // stat of a coded photo lists its alternates from the needle index, whichever alternate the id names.
             for (int i = 0; i < 8; i++) {
-                io.hayloft.client.PhotoStat st = client.stat(put.get(i).id());
+                PhotoStat st = client.stat(put.get(i).id());
                 int photo = i / ALTS.length;
                 List<String> expected = new ArrayList<>();
                 for (int a = 0; a < ALTS.length; a++) {
@@ -97,9 +102,9 @@ class ColdIndexAltKeysTest {
             assertThat(v.deletedPhotos()).isEqualTo(1);
             assertThat(v.deletedNeedles()).isEqualTo(ALTS.length);
             for (int a = 0; a < ALTS.length; a++) {
-                io.hayloft.format.wire.PhotoId gone = put.get(ALTS.length * 2 + a).id();
-                org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.get(gone))
-                        .isInstanceOf(io.hayloft.client.PhotoNotFoundException.class);
+                PhotoId gone = put.get(ALTS.length * 2 + a).id();
+                Assertions.assertThatThrownBy(() -> client.get(gone))
+                        .isInstanceOf(PhotoNotFoundException.class);
             }
         }
     }

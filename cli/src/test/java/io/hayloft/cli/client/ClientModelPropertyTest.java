@@ -1,5 +1,7 @@
 package io.hayloft.cli.client;
 
+import io.hayloft.client.Futures;
+import java.util.HashSet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -105,7 +107,7 @@ class ClientModelPropertyTest {
         }
         List<List<PutResult>> results = new ArrayList<>();
         if (batch) {
-            List<PutResult> all = io.hayloft.client.Futures.await(client.putAllUploadsAsync(uploads));
+            List<PutResult> all = Futures.await(client.putAllUploadsAsync(uploads));
             int i = 0;
             for (Upload u : uploads) {
                 int n = contents.get(results.size()).size();
@@ -128,7 +130,7 @@ class ClientModelPropertyTest {
         model.forEach((id, b) -> assertThat(client.get(id)).as("get %s", id).isEqualTo(b));
         for (int i = 0; i < photos.size(); i++) {
             PhotoId first = results.get(i).get(0).id();
-            Set<PhotoStat.Alt> expected = new java.util.HashSet<>();
+            Set<PhotoStat.Alt> expected = new HashSet<>();
             contents.get(i).forEach((alt, b) -> expected.add(new PhotoStat.Alt(alt, b.length)));
             assertThat(Set.copyOf(client.stat(first).alts())).as("stat %s", first).isEqualTo(expected);
         }

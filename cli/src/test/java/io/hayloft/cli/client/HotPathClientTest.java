@@ -1,6 +1,10 @@
 package io.hayloft.cli.client;
 
+import io.hayloft.client.HayloftException;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.directory.VolumeState;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.assertj.core.api.ThrowableAssert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -138,12 +142,12 @@ class HotPathClientTest extends ClientOnClusterTest {
     @Test
     void aBlockingGetDoesItsIoOnTheCallingThread() throws Exception {
         start(options());
-        java.util.List<String> gets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> gets = new CopyOnWriteArrayList<>();
         String directory = cluster.directoryAddress();
         try (HayloftClient c = HayloftClient.builder().directory(cluster.directoryAddress())
-                .requestTimeout(java.time.Duration.ofSeconds(5)).listener(new io.hayloft.client.http.HttpTransport.Listener() {
+                .requestTimeout(Duration.ofSeconds(5)).listener(new HttpTransport.Listener() {
                     @Override
-                    public void onRequest(String target, String method, int status, io.hayloft.client.RemoteException failure,
+                    public void onRequest(String target, String method, int status, RemoteException failure,
                                           long nanos) {
                         if (method.equals("GET") && status == 200 && !target.contains(directory)) { // store reads only
                             gets.add(Thread.currentThread().getName());
@@ -151,7 +155,7 @@ class HotPathClientTest extends ClientOnClusterTest {
                     }
                 }).build()) {
             byte[] data = bytes(1500);
-            io.hayloft.format.wire.PhotoId id = c.put(data).id();
+            PhotoId id = c.put(data).id();
             assertThat(c.get(id)).isEqualTo(data); // the map is cached from here on
             gets.clear();
             String me = Thread.currentThread().getName();
@@ -186,9 +190,9 @@ class HotPathClientTest extends ClientOnClusterTest {
         // A volume the cached map lacks (created since, for a photo just put) is not a missing photo while the
         // directory cannot say (found by the concurrent chaos checker: a delete answered "no such photo").
         PhotoId unmapped = new PhotoId(late.volume() + 1000, late.key(), late.alt(), late.cookie());
-        for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call : List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+        for (ThrowableAssert.ThrowingCallable call : List.<ThrowableAssert.ThrowingCallable>of(
                 () -> client.get(unmapped), () -> client.delete(unmapped), () -> client.stat(unmapped))) {
-            assertThat(catchThrowable(call)).isInstanceOf(io.hayloft.client.HayloftException.class)
+            assertThat(catchThrowable(call)).isInstanceOf(HayloftException.class)
                     .isNotInstanceOf(PhotoNotFoundException.class).hasMessageContaining("directory cannot be reached");
         }
         // A client that never saw the map cannot read.

@@ -1,5 +1,7 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.client.PhotoStat;
+import io.hayloft.client.store.NotFoundException;
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.directory.VolumeState;
@@ -90,10 +92,10 @@ class ClusterEndToEndTest extends ClientOnClusterTest {
             assertThat(Futures.await(reads.get(i))).isEqualTo(model.get(ids.get(i)));
         }
         // Every replica holds every needle.
-        io.hayloft.client.PhotoStat l = client.stat(alts.get(1).id());
+        PhotoStat l = client.stat(alts.get(1).id());
         assertThat(l.replicas()).hasSize(3);
-        assertThat(l.alts()).containsExactlyInAnyOrder(new io.hayloft.client.PhotoStat.Alt(0, big.length),
-                new io.hayloft.client.PhotoStat.Alt(7, thumb.length));
+        assertThat(l.alts()).containsExactlyInAnyOrder(new PhotoStat.Alt(0, big.length),
+                new PhotoStat.Alt(7, thumb.length));
         for (String replica : l.replicas()) {
             assertThat(Futures.await(client.stores().read(replica, alts.get(1).id()))).isEqualTo(thumb);
         }
@@ -104,7 +106,7 @@ class ClusterEndToEndTest extends ClientOnClusterTest {
         assertThatThrownBy(() -> client.get(alts.get(1).id())).isInstanceOf(PhotoNotFoundException.class).hasMessageEndingWith("not found: no such photo");
         for (String replica : l.replicas()) {
             assertThat(catchThrowable(() -> Futures.await(client.stores().read(replica, alts.get(0).id()))))
-                    .isInstanceOf(io.hayloft.client.store.NotFoundException.class);
+                    .isInstanceOf(NotFoundException.class);
         }
         // Deleting again: the stores no longer hold it, so it is not found (and nothing changes).
         assertThatThrownBy(() -> client.delete(alts.get(1).id())).isInstanceOf(PhotoNotFoundException.class);

@@ -1,7 +1,8 @@
 package io.hayloft.cli.cluster;
 
-import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.directory.StoreState;
+import io.hayloft.format.directory.VolumeState;
+import java.io.IOException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -88,7 +89,7 @@ class ConsoleTest {
         return HttpResponses.JSON.readTree(r.body());
     }
 
-    private static int freePort() throws java.io.IOException {
+    private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }

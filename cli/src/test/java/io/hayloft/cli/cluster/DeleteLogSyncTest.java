@@ -1,5 +1,8 @@
 package io.hayloft.cli.cluster;
 
+import java.io.IOException;
+import java.util.Collections;
+import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.client.DirectoryClient;
@@ -158,7 +161,7 @@ class DeleteLogSyncTest {
         cluster.stopStore(0);
         head = delete(vol, kept, 1, 2);
         AtomicBoolean stop = new AtomicBoolean();
-        List<Integer> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Integer> seen = Collections.synchronizedList(new ArrayList<>());
         Thread reader = new Thread(() -> {
             while (!stop.get()) {
                 try {
@@ -216,7 +219,7 @@ class DeleteLogSyncTest {
             }
             // The sync at restart forces the deleted needles, the N.dseq.tmp, then the directory: cut at one of them.
             int at = cutAt;
-            java.util.concurrent.atomic.AtomicInteger forces = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger forces = new AtomicInteger();
             AtomicBoolean armed = new AtomicBoolean(true);
             disk.beforeForce(p -> {
                 if (armed.get() && forces.incrementAndGet() == at) {
@@ -226,7 +229,7 @@ class DeleteLogSyncTest {
             });
             try {
                 cluster.startStore(0);
-            } catch (RuntimeException | java.io.IOException e) {
+            } catch (RuntimeException | IOException e) {
                 assertThat(disk.powerCuts()).as("only the cut may fail the start: %s", e).isEqualTo(1); // cut while opening
             }
             disk.beforeForce(null);

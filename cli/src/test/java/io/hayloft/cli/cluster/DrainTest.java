@@ -1,6 +1,9 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.client.Futures;
 import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.raid.DrainJob;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -116,8 +119,8 @@ class DrainTest {
                 PhotoId any = model.live.keySet().stream().filter(p -> p.key() == k).findFirst().orElseThrow();
                 client.delete(any);
                 // Cold readers go by the volume's delete log alone: log it as the client will (idempotent).
-                io.hayloft.client.Futures.await(client.directory().logDeletes(any.volume(), List.of(
-                        new io.hayloft.format.wire.Wire.DeleteEntry(0, k, String.format("%016x", any.cookie()), 1))));
+                Futures.await(client.directory().logDeletes(any.volume(), List.of(
+                        new Wire.DeleteEntry(0, k, String.format("%016x", any.cookie()), 1))));
                 model.live.keySet().stream().filter(p -> p.key() == k).forEach(model.deleted::add);
             }
         }
@@ -276,7 +279,7 @@ class DrainTest {
                         throw new Crash("crash at " + at);
                     }
                 });
-                assertThatThrownBy(() -> crashing.drain(store, io.hayloft.raid.DrainJob.Listener.NONE))
+                assertThatThrownBy(() -> crashing.drain(store, DrainJob.Listener.NONE))
                         .isInstanceOf(Crash.class).hasMessageContaining("crash at " + at);
                 crashes++;
                 assertReads(client, model);

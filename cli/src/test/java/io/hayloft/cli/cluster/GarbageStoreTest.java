@@ -1,5 +1,7 @@
 package io.hayloft.cli.cluster;
 
+import java.time.Duration;
+import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -39,7 +41,7 @@ class GarbageStoreTest {
     private EmbeddedCluster cluster;
     private HayloftClient client;
     private ServerSocket garbage;
-    private final List<Socket> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Socket> accepted = new CopyOnWriteArrayList<>();
 
     @AfterEach
     void stop() throws Exception {
@@ -118,7 +120,7 @@ class GarbageStoreTest {
     void readsFailOverPastAStoreThatNeverAnswers() throws Exception {
         cluster = EmbeddedCluster.start(ClusterOptions.of(dir).withStores(3, 3).withFsync(false).withTiming(100, 60_000, 3));
         try (HayloftClient c = HayloftClient.builder().directory(cluster.directoryAddress())
-                .requestTimeout(java.time.Duration.ofMillis(500)).build()) {
+                .requestTimeout(Duration.ofMillis(500)).build()) {
             byte[] data = {9, 8, 7, 6};
             PutResult r = c.put(data);
             String victim = c.stat(r.id()).replicas().get(0);

@@ -1,5 +1,7 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.testkit.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -87,7 +89,7 @@ class HalfSecuredStartTest {
 
         StoreServer good = StoreServer.start(store(SECRET, ADMIN));
         closers.add(good);
-        io.hayloft.testkit.Await.until("the secured store registers", () -> directory.directory().stores().size() == 1);
+        Await.until("the secured store registers", () -> directory.directory().stores().size() == 1);
     }
 
     @Test
@@ -162,7 +164,7 @@ class HalfSecuredStartTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
-        io.hayloft.client.http.HttpTransport transport = io.hayloft.client.http.HttpTransport.create();
+        HttpTransport transport = HttpTransport.create();
         assertThatThrownBy(() -> ClusterStance.require("store", "127.0.0.1:" + closed, "clusterSecret", true, "adminToken", true,
                 Duration.ofMillis(300), p -> transport.getPatiently("127.0.0.1:" + closed, "/health", p, ClusterStance.PERIOD)))
                 .isInstanceOf(IllegalStateException.class)

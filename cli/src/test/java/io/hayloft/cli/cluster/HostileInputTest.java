@@ -1,5 +1,10 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.client.Futures;
+import io.hayloft.raid.RaidConfig;
+import io.hayloft.raid.RaidNode;
+import io.hayloft.raid.ThreadPoolRunner;
+import java.util.TreeMap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -187,8 +192,8 @@ class HostileInputTest {
                 + url("/" + store, missing(hot), hot.cookie()));
         // A coded volume: seal the volume of the second photo and encode it with RS(2,1) over the 3 stores.
         PhotoId cold = stored.get(1).id();
-        io.hayloft.client.Futures.await(client.directory().markReadOnly(cold.volume(), "hostile test"));
-        io.hayloft.raid.RaidConfig rc = new io.hayloft.raid.RaidConfig();
+        Futures.await(client.directory().markReadOnly(cold.volume(), "hostile test"));
+        RaidConfig rc = new RaidConfig();
         rc.directory = cluster.directoryAddress();
         rc.adminToken = ADMIN;
         rc.codec = "rs";
@@ -196,8 +201,8 @@ class HostileInputTest {
         rc.r = 1;
         rc.blockSize = 64 << 10;
         rc.spoolDir = dir.toString();
-        try (io.hayloft.raid.ThreadPoolRunner runner = new io.hayloft.raid.ThreadPoolRunner(1)) {
-            new io.hayloft.raid.RaidNode(rc, runner).encode(cold.volume());
+        try (ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
+            new RaidNode(rc, runner).encode(cold.volume());
         }
         pairs.add(cache.address() + " " + url("/cold", cold, cold.cookie() ^ 0x5a5a) + " " + url("/cold", missing(cold), cold.cookie()));
         // The hot needle read right once through the cache first, so the cache answers the wrong cookie itself.
@@ -230,7 +235,7 @@ class HostileInputTest {
 
     /** The status, the headers that are not lengths or dates, the error's code and name, and its message with numbers masked. */
     private static String masked(RawHttp.Response r) throws IOException {
-        Map<String, String> h = new java.util.TreeMap<>(r.headers());
+        Map<String, String> h = new TreeMap<>(r.headers());
         h.remove("content-length");
         h.remove("date");
         JsonNode e = JSON.readTree(r.body()).path("error");

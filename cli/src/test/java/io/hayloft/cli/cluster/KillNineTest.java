@@ -1,5 +1,6 @@
 package io.hayloft.cli.cluster;
 
+import java.nio.file.Files;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.client.Futures;
@@ -57,7 +58,7 @@ class KillNineTest {
                     }
                 }
                 int exit = process.waitFor();
-                String log = java.nio.file.Files.readString(dir.resolve("cluster.log"));
+                String log = Files.readString(dir.resolve("cluster.log"));
                 throw new IllegalStateException("cluster process ended before READY (exit " + exit + "): "
                         + log.substring(Math.max(0, log.length() - 3000)));
             } catch (Exception e) {

@@ -1,5 +1,7 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.raid.Cluster;
+import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -201,7 +203,7 @@ class OperatorVerbsTest {
 
     @Test
     void drainRefusesToRunBesideARaidNode() throws Exception {
-        io.hayloft.raid.Cluster c = new io.hayloft.raid.Cluster(cluster.directoryAddress(), null, java.time.Duration.ofSeconds(5));
+        Cluster c = new Cluster(cluster.directoryAddress(), null, Duration.ofSeconds(5));
         c.acquireLease("raid-node@elsewhere:1", 60_000);
         try {
             Run r = run(cluster, "stores", "drain", "store-5");

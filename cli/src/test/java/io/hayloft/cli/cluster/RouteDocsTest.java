@@ -1,5 +1,6 @@
 package io.hayloft.cli.cluster;
 
+import java.util.Locale;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.cache.CacheServer;
@@ -138,7 +139,7 @@ class RouteDocsTest {
                 continue;
             }
             List<String> cells = cells(t);
-            String first = cells.isEmpty() ? "" : cells.get(0).toLowerCase(java.util.Locale.ROOT);
+            String first = cells.isEmpty() ? "" : cells.get(0).toLowerCase(Locale.ROOT);
             if (first.equals("method") && cells.size() > 1 && cells.get(1).equalsIgnoreCase("path")) {
                 shape = 1;
                 continue;

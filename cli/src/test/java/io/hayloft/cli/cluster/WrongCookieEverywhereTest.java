@@ -1,5 +1,7 @@
 package io.hayloft.cli.cluster;
 
+import java.util.Arrays;
+import java.util.Objects;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.cache.CacheConfig;
@@ -329,7 +331,7 @@ class WrongCookieEverywhereTest {
                         missing.put(id, u.ask().ask(id));
                     }
                 }
-                missing.values().removeIf(java.util.Objects::isNull);
+                missing.values().removeIf(Objects::isNull);
                 int shown = 0;
                 for (Map.Entry<Id, Answer> w : wrong.entrySet()) {
                     for (Map.Entry<Id, Answer> m : missing.entrySet()) {
@@ -426,7 +428,7 @@ class WrongCookieEverywhereTest {
             throws IOException {
         byte[] head = (method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + headers + "Content-Length: "
                 + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] all = java.util.Arrays.copyOf(head, head.length + body.length);
+        byte[] all = Arrays.copyOf(head, head.length + body.length);
         System.arraycopy(body, 0, all, head.length, body.length);
         return RawHttp.exchange(address, all, 10_000);
     }

@@ -1,7 +1,10 @@
 package io.hayloft.cli.deploy;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import io.hayloft.format.directory.BackupManifest;
+import io.hayloft.serverkit.io.Disk;
+import java.nio.file.Files;
+import java.util.zip.CRC32C;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -254,7 +257,7 @@ class DeployAsDocumentedTest {
         String store = addresses.get("store-1");
         byte[] block = new byte[(3 << 20) + 5];
         new Random(11).nextBytes(block);
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(block);
         HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create("http://" + store + "/blocks/deployed-b1"))
                 .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + token)
@@ -268,10 +271,10 @@ class DeployAsDocumentedTest {
         assertThat(got.body()).isEqualTo(block);
         // blocks go to the first of the store's dataDirs
         Path disk1 = dir.resolve("srv/hayloft/store-1/disk1");
-        io.hayloft.serverkit.io.Disk.Direct probe = io.hayloft.serverkit.io.Disk.REAL.openDirect(disk1.resolve("direct-probe"));
+        Disk.Direct probe = Disk.REAL.openDirect(disk1.resolve("direct-probe"));
         if (probe != null) {
             probe.channel().close();
-            java.nio.file.Files.delete(disk1.resolve("direct-probe"));
+            Files.delete(disk1.resolve("direct-probe"));
         }
         String metrics = get(store, "/metrics");
         String counter = "hayloft_store_block_committed_bytes_total";

@@ -3,6 +3,7 @@ package io.hayloft.cli.deploy;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -54,7 +55,7 @@ final class MetricNames {
             }
             boolean call = after < s.length() && s.charAt(after) == '(';
             boolean number = m.start() > 0 && (Character.isDigit(s.charAt(m.start() - 1)) || s.charAt(m.start() - 1) == '.');
-            if (!call && !number && !KEYWORDS.contains(id.toLowerCase(java.util.Locale.ROOT))) {
+            if (!call && !number && !KEYWORDS.contains(id.toLowerCase(Locale.ROOT))) {
                 names.add(id);
             }
         }

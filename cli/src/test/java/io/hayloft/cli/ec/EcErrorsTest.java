@@ -1,5 +1,6 @@
 package io.hayloft.cli.ec;
 
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -76,7 +77,7 @@ class EcErrorsTest {
     void truncatedManifest() throws IOException {
         Path m = dir.resolve(Manifest.FILE_NAME);
         byte[] json = Files.readAllBytes(m);
-        Files.write(m, java.util.Arrays.copyOf(json, json.length / 2));
+        Files.write(m, Arrays.copyOf(json, json.length / 2));
         assertUsage(Cli.run("ec", "verify", dir), "corrupt manifest: not valid JSON");
         assertUsage(Cli.run("ec", "decode", dir, tmp.resolve("o")), "corrupt manifest");
         assertThat(tmp.resolve("o")).doesNotExist();

@@ -1,5 +1,9 @@
 package io.hayloft.cli.raid;
 
+import io.hayloft.client.Futures;
+import io.hayloft.cold.ClusterReads;
+import java.util.HashMap;
+import java.util.concurrent.CompletableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.cli.cluster.ClusterOptions;
@@ -191,7 +195,7 @@ class ConcurrentWritersEncodeTest {
                             photos.put(client.put(data).id(), data);
                         } else if (kind < 7) {
                             Upload photo = Upload.empty();
-                            Map<Integer, byte[]> alts = new java.util.HashMap<>();
+                            Map<Integer, byte[]> alts = new HashMap<>();
                             int n = 1 + random.nextInt(3);
                             while (alts.size() < n) {
                                 int alt = random.nextBoolean() ? EDGE_ALTS[random.nextInt(EDGE_ALTS.length)] : random.nextInt();
@@ -255,7 +259,7 @@ class ConcurrentWritersEncodeTest {
 
     /** Each replica's own index of {@code volume}, as its store holds it. */
     private static List<VolumeIndex> replicaIndexes(Cluster http, int volume) throws IOException {
-        Map<String, io.hayloft.cold.ClusterReads.StoreRef> stores = http.stores();
+        Map<String, ClusterReads.StoreRef> stores = http.stores();
         List<VolumeIndex> out = new ArrayList<>();
         for (String id : http.volume(volume).replicas()) {
             out.add(http.volumeIndex(stores.get(id).address(), volume));
@@ -308,11 +312,11 @@ class ConcurrentWritersEncodeTest {
         List<Map.Entry<PhotoId, byte[]>> all = new ArrayList<>(photos.entrySet());
         for (int from = 0; from < all.size(); from += 16) {
             List<Map.Entry<PhotoId, byte[]>> some = all.subList(from, Math.min(all.size(), from + 16));
-            List<java.util.concurrent.CompletableFuture<byte[]>> reads = new ArrayList<>();
+            List<CompletableFuture<byte[]>> reads = new ArrayList<>();
             some.forEach(e -> reads.add(client.getAsync(e.getKey())));
             for (int i = 0; i < some.size(); i++) {
                 Map.Entry<PhotoId, byte[]> e = some.get(i);
-                assertThat(io.hayloft.client.Futures.await(reads.get(i))).as("photo %s (%d bytes), %s", e.getKey(), e.getValue().length,
+                assertThat(Futures.await(reads.get(i))).as("photo %s (%d bytes), %s", e.getKey(), e.getValue().length,
                         when).isEqualTo(e.getValue());
             }
         }

@@ -1,5 +1,7 @@
 package io.hayloft.cli.raid;
 
+import io.hayloft.client.Futures;
+import io.hayloft.format.wire.Wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.cli.Hayloft;
@@ -51,8 +53,8 @@ class RaidReclaimCommandTest {
                     client.delete(p.id());
                     // Cold readers and reclaim's dead keys go by the volume's delete log alone: log it
                     // as the client will (idempotent once the client logs it itself).
-                    io.hayloft.client.Futures.await(client.directory().logDeletes(volume, List.of(
-                            new io.hayloft.format.wire.Wire.DeleteEntry(0, p.id().key(), String.format("%016x", p.id().cookie()), 1))));
+                    Futures.await(client.directory().logDeletes(volume, List.of(
+                            new Wire.DeleteEntry(0, p.id().key(), String.format("%016x", p.id().cookie()), 1))));
                     deleted.add(p);
                 }
             }

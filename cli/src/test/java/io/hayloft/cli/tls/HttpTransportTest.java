@@ -1,5 +1,7 @@
 package io.hayloft.cli.tls;
 
+import java.security.NoSuchAlgorithmException;
+import javax.net.ssl.SSLContext;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -187,10 +189,10 @@ class HttpTransportTest {
         assertThat(tls.uri("10.0.0.1:80", "/x").toString()).isEqualTo("https://10.0.0.1:80/x");
     }
 
-    private static javax.net.ssl.SSLContext defaultContext() {
+    private static SSLContext defaultContext() {
         try {
-            return javax.net.ssl.SSLContext.getDefault();
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return SSLContext.getDefault();
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -1,6 +1,7 @@
 package io.hayloft.cli.tls;
 
 import io.hayloft.cli.deploy.DeployedProcesses;
+import io.hayloft.testkit.PrometheusText;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -69,7 +70,7 @@ class TlsClusterProcessesTest {
         Process p = pb.redirectError(err.toFile()).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("hayloft %s finished", List.of(args)).isTrue();
-        return new String[] {Integer.toString(p.exitValue()), out, java.nio.file.Files.readString(err)};
+        return new String[] {Integer.toString(p.exitValue()), out, Files.readString(err)};
     }
 
     private HttpResponse<String> send(String method, String url, String token) throws IOException, InterruptedException {
@@ -228,7 +229,7 @@ class TlsClusterProcessesTest {
             double byStores = 0;
             for (String store : stores) {
                 String metrics = send("GET", "https://" + store + "/metrics", ADMIN).body();
-                double n = io.hayloft.testkit.PrometheusText.sum(metrics, "hayloft_encode_stripes_total");
+                double n = PrometheusText.sum(metrics, "hayloft_encode_stripes_total");
                 byStores += Double.isNaN(n) ? 0 : n;
             }
             assertThat(byStores).as("stripes encoded by the stores themselves").isGreaterThanOrEqualTo(1);

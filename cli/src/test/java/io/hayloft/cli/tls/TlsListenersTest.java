@@ -1,5 +1,8 @@
 package io.hayloft.cli.tls;
 
+import io.hayloft.client.store.StoreClient;
+import io.hayloft.client.store.StoreException;
+import io.hayloft.format.wire.PhotoId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -64,9 +67,9 @@ class TlsListenersTest {
             // thread's request over TLS, a store's typed error, and the same refusal of an unknown CA.
             String store = servers.addresses().get("store");
             assertThat(dataHealth(https, store).status()).isEqualTo(200);
-            io.hayloft.client.store.StoreClient stores = new io.hayloft.client.store.StoreClient(https);
-            io.hayloft.format.wire.PhotoId missing = new io.hayloft.format.wire.PhotoId(77, 1, 0, 5);
-            io.hayloft.client.store.StoreException e = (io.hayloft.client.store.StoreException)
+            StoreClient stores = new StoreClient(https);
+            PhotoId missing = new PhotoId(77, 1, 0, 5);
+            StoreException e = (StoreException)
                     catchThrowable(() -> stores.readNow(store, missing));
             assertThat(e.kind()).isEqualTo(RemoteException.Kind.ERROR);
             assertThat(e.httpStatus()).isEqualTo(404);

@@ -6,12 +6,14 @@ import io.hayloft.client.store.StoreClient;
 import io.hayloft.format.ring.CacheRouting;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.format.wire.WriteToken;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -69,7 +71,7 @@ public final class CacheClient {
             if (t == null) {
                 return CompletableFuture.completedFuture(data);
             }
-            Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+            Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
             boolean nodeTrouble = c instanceof RemoteException r && (r.kind() != RemoteException.Kind.ERROR || r.httpStatus() >= 500);
             if (nodeTrouble && i + 1 < prefixes.size()) {
                 return readFrom(prefixes, i + 1, id);
@@ -89,7 +91,7 @@ public final class CacheClient {
         String node = routing.nodeFor(id.key());
         String path = "/" + store + id.needlePath();
         HttpRequest.Builder b = http.request(http.uri(node, path)).PUT(BodyPublishers.ofByteArray(data))
-                .header("X-Hayloft-Crc32c", String.format(java.util.Locale.ROOT, "%08x", crc.getValue()));
+                .header("X-Hayloft-Crc32c", String.format(Locale.ROOT, "%08x", crc.getValue()));
         if (token != null) {
             b.header(WriteToken.HEADER, token);
         }

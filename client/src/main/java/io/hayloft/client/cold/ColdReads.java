@@ -1,16 +1,17 @@
 package io.hayloft.client.cold;
 
-import io.hayloft.client.PhotoStat;
-import io.hayloft.format.wire.VolumeIndex;
-import java.util.ArrayList;
-import java.util.List;
 import io.hayloft.client.HayloftException;
 import io.hayloft.client.PhotoNotFoundException;
-import io.hayloft.format.wire.PhotoId;
+import io.hayloft.client.PhotoStat;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
+import io.hayloft.format.wire.PhotoId;
+import io.hayloft.format.wire.VolumeIndex;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
@@ -30,16 +31,16 @@ public final class ColdReads implements AutoCloseable {
 
     /** @param http the client's transport (its scheme, TLS, retries) */
     public ColdReads(String directory, String adminToken, Duration timeout, Executor executor,
-                     io.hayloft.client.http.HttpTransport http) {
-        this(java.util.List.of(directory), adminToken, timeout, executor, http);
+                     HttpTransport http) {
+        this(List.of(directory), adminToken, timeout, executor, http);
     }
 
     /**
      * @param directories the directory's addresses: a cold read's directory calls go on to the next when one is unreachable
      * @param http the client's transport (its scheme, TLS, retries)
      */
-    public ColdReads(java.util.List<String> directories, String adminToken, Duration timeout, Executor executor,
-                     io.hayloft.client.http.HttpTransport http) {
+    public ColdReads(List<String> directories, String adminToken, Duration timeout, Executor executor,
+                     HttpTransport http) {
         this.reader = new ColdReader(new ClusterReads(directories, adminToken, timeout, http.clusterRpc()));
         this.executor = executor;
     }

@@ -1,5 +1,6 @@
 package io.hayloft.client.http;
 
+import io.hayloft.cold.ClusterRpc;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe: the list is immutable; the preferred index is an atomic shared by all calls.
  */
-public final class AddressList implements io.hayloft.cold.ClusterRpc.Servers {
+public final class AddressList implements ClusterRpc.Servers {
     private final List<String> addresses;
     private final AtomicInteger preferred = new AtomicInteger();
 

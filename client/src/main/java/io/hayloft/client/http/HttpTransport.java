@@ -3,8 +3,12 @@ package io.hayloft.client.http;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.hayloft.client.RemoteException;
+import io.hayloft.client.DirectoryException;
+import io.hayloft.client.Futures;
 import io.hayloft.client.RemoteException.Kind;
+import io.hayloft.client.RemoteException;
+import io.hayloft.client.store.StoreException;
+import io.hayloft.cold.ClusterRpc;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,12 +20,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import javax.net.ssl.SSLContext;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.FileEntity;
 
@@ -97,10 +103,10 @@ public final class HttpTransport {
     /** Decodes an error body into the client's exception type by its code: store (100..199), directory (200..299), else {@link RemoteException}. */
     public static final ErrorFactory TYPED = (server, kind, status, code, name, serverMessage, message, cause) -> {
         if (code >= 100 && code < 200) {
-            return io.hayloft.client.store.StoreException.of(server, kind, status, code, name, serverMessage, message, cause);
+            return StoreException.of(server, kind, status, code, name, serverMessage, message, cause);
         }
         if (code >= 200 && code < 300) {
-            return new io.hayloft.client.DirectoryException(server, kind, status, code, name, serverMessage, message, cause);
+            return new DirectoryException(server, kind, status, code, name, serverMessage, message, cause);
         }
         return new RemoteException(server, kind, status, code, name, serverMessage, message, cause);
     };
@@ -141,7 +147,7 @@ public final class HttpTransport {
      * and raid calls share its one transport: every answer completes the future (the caller reads
      * the status), failures are this transport's {@link RemoteException}s, retries as {@link #call}.
      */
-    public io.hayloft.cold.ClusterRpc clusterRpc() {
+    public ClusterRpc clusterRpc() {
         return new TransportRpc(this);
     }
 
@@ -156,7 +162,7 @@ public final class HttpTransport {
      * @param length the body's length, or -1 for a chunked body (which may end with trailers)
      * @throws IllegalArgumentException for a bad server address
      */
-    public io.hayloft.cold.ClusterRpc.StreamedRequest openRequest(String server, String what, String method,
+    public ClusterRpc.StreamedRequest openRequest(String server, String what, String method,
                                                                   String pathAndQuery, Map<String, String> headers,
                                                                   long length) {
         DataEngine.Target target = data.target(server);
@@ -326,8 +332,8 @@ public final class HttpTransport {
                 s -> s == 200, TYPED, patient, t -> RetryPolicy.Action.SAME_ADDRESS);
         try {
             return f.get().body();
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable c = io.hayloft.client.Futures.unwrap(e);
+        } catch (ExecutionException e) {
+            Throwable c = Futures.unwrap(e);
             throw c instanceof RuntimeException r ? r : new RemoteException(server, Kind.UNREACHABLE, 0, 0, null, null,
                     String.valueOf(c), c);
         }
@@ -357,10 +363,10 @@ public final class HttpTransport {
     /** An answer of a data call ({@link #exchange}): the status, the response headers and the whole body. */
     public static final class Response {
         private final int status;
-        private final org.apache.hc.core5.http.Header[] headers;
+        private final Header[] headers;
         private final byte[] body;
 
-        Response(int status, org.apache.hc.core5.http.Header[] headers, byte[] body) {
+        Response(int status, Header[] headers, byte[] body) {
             this.status = status;
             this.headers = headers;
             this.body = body;
@@ -376,7 +382,7 @@ public final class HttpTransport {
 
         /** The first value of a header ({@code name} in any case), or null. */
         public String header(String name) {
-            for (org.apache.hc.core5.http.Header h : headers) {
+            for (Header h : headers) {
                 if (h.getName().equalsIgnoreCase(name)) {
                     return h.getValue();
                 }

@@ -1,7 +1,9 @@
 package io.hayloft.client.http;
 
+import io.hayloft.client.RemoteException;
 import io.hayloft.cold.ClusterRpc;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.time.Duration;
@@ -9,12 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.core5.function.Supplier;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
@@ -104,7 +108,7 @@ final class StreamedUpload implements ClusterRpc.StreamedRequest {
         }
 
         @Override
-        public java.io.InputStream getContent() {
+        public InputStream getContent() {
             throw new UnsupportedOperationException("a streamed request body is written, not read");
         }
 
@@ -119,7 +123,7 @@ final class StreamedUpload implements ClusterRpc.StreamedRequest {
         }
 
         @Override
-        public org.apache.hc.core5.function.Supplier<List<? extends Header>> getTrailers() {
+        public Supplier<List<? extends Header>> getTrailers() {
             return length < 0 ? () -> trailers : null;
         }
 
@@ -160,7 +164,7 @@ final class StreamedUpload implements ClusterRpc.StreamedRequest {
         } catch (ExecutionException e) {
             close();
             Throwable why = answer.handle((a, t) -> t).getNow(null); // the request's own failure (no connection...)
-            throw failed(why != null ? (why.getCause() != null && why instanceof java.util.concurrent.CompletionException
+            throw failed(why != null ? (why.getCause() != null && why instanceof CompletionException
                     ? why.getCause() : why) : answerFailure(e));
         }
         body = new OutputStream() {
@@ -241,7 +245,7 @@ final class StreamedUpload implements ClusterRpc.StreamedRequest {
     }
 
     private IOException failed(Throwable cause) {
-        io.hayloft.client.RemoteException r = HttpTransport.failure(server, what, cause, HttpTransport.TYPED);
+        RemoteException r = HttpTransport.failure(server, what, cause, HttpTransport.TYPED);
         return new IOException(r.getMessage(), r);
     }
 }

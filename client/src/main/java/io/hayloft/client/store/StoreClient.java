@@ -1,20 +1,27 @@
 package io.hayloft.client.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.client.PhotoStat;
 import io.hayloft.client.RemoteException.Kind;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.wire.BatchBody;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.format.wire.WriteToken;
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
@@ -128,14 +135,14 @@ public final class StoreClient {
     public CompletableFuture<Void> write(String address, PhotoId id, Path file, String token) {
         long size;
         try {
-            if (!java.nio.file.Files.isReadable(file) || java.nio.file.Files.isDirectory(file)) {
+            if (!Files.isReadable(file) || Files.isDirectory(file)) {
                 throw new FileNotFoundException(file.toString());
             }
-            size = java.nio.file.Files.size(file);
-        } catch (FileNotFoundException | java.nio.file.NoSuchFileException e) {
+            size = Files.size(file);
+        } catch (FileNotFoundException | NoSuchFileException e) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("no such file: " + file, e));
-        } catch (java.io.IOException e) {
-            return CompletableFuture.failedFuture(new java.io.UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e));
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e));
         }
         String what = "PUT " + id.needlePath();
         return http.exchangeAsync(address, what, "PUT", id.needlePath(), tokenHeader(token), file, s -> s == 201 || s == 200, ERRORS)
@@ -192,7 +199,7 @@ public final class StoreClient {
      * {@code GET /<volume>/<key>?cookie=<hex>}. Fails with {@link NotFoundException} when there is
      * none (a wrong cookie looks exactly like a missing photo).
      */
-    public CompletableFuture<List<io.hayloft.client.PhotoStat.Alt>> photo(String address, int volume, long key, long cookie) {
+    public CompletableFuture<List<PhotoStat.Alt>> photo(String address, int volume, long key, long cookie) {
         checkVolume(volume);
         String path = keyPath(volume, key, cookie);
         String what = "GET " + path;
@@ -203,7 +210,7 @@ public final class StoreClient {
                 throw new StoreException(address, Kind.BAD_RESPONSE, resp.status(), 0, null, null,
                         address + ": " + what + " answered no \"alts\" array", null);
             }
-            List<io.hayloft.client.PhotoStat.Alt> out = new java.util.ArrayList<>(alts.size());
+            List<PhotoStat.Alt> out = new ArrayList<>(alts.size());
             for (JsonNode a : alts) {
                 long alt = a.path("alt").asLong(-1);
                 long size = a.path("size").asLong(-1);
@@ -211,7 +218,7 @@ public final class StoreClient {
                     throw new StoreException(address, Kind.BAD_RESPONSE, resp.status(), 0, null, null,
                             address + ": " + what + " answered a malformed alternate " + a, null);
                 }
-                out.add(new io.hayloft.client.PhotoStat.Alt((int) alt, size));
+                out.add(new PhotoStat.Alt((int) alt, size));
             }
             return out;
         });
@@ -228,7 +235,7 @@ public final class StoreClient {
         String what = "DELETE " + path;
         return http.exchangeAsync(address, what, "DELETE", path, tokenHeader(token), (byte[]) null,
                 s -> s == 200 || s == 204, ERRORS).thenApply(resp -> {
-            List<Integer> out = new java.util.ArrayList<>();
+            List<Integer> out = new ArrayList<>();
             if (resp.status() == 204 || resp.body().length == 0) {
                 return out;
             }
@@ -245,7 +252,7 @@ public final class StoreClient {
         if (key < 0) {
             throw new IllegalArgumentException("key must be >= 0, was " + key);
         }
-        return "/" + volume + "/" + key + "?cookie=" + io.hayloft.format.wire.PhotoId.hex16(cookie);
+        return "/" + volume + "/" + key + "?cookie=" + PhotoId.hex16(cookie);
     }
 
     /** The store's {@code GET /health} answer. */
@@ -281,8 +288,8 @@ public final class StoreClient {
     }
 
     /** The write token as a request header (none when the cluster is open). */
-    private static java.util.Map<String, String> tokenHeader(String token) {
-        return token == null || token.isEmpty() ? null : java.util.Map.of(TOKEN, token);
+    private static Map<String, String> tokenHeader(String token) {
+        return token == null || token.isEmpty() ? null : Map.of(TOKEN, token);
     }
 
     private static void token(HttpRequest.Builder b, String token) {

@@ -1,5 +1,6 @@
 package io.hayloft.client.http;
 
+import io.hayloft.client.Futures;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -73,7 +74,7 @@ class DataEngineTest {
     @Test
     void asyncReadRunsOnAnIoThread() throws IOException {
         try (RawServer s = new RawServer(r -> RawServer.response(200, "application/octet-stream", new byte[0]))) {
-            assertThat(io.hayloft.client.Futures.await(stores.read(s.address(), ID))).isEmpty();
+            assertThat(Futures.await(stores.read(s.address(), ID))).isEmpty();
             assertThat(calls.threads).hasSize(1);
             assertThat(calls.threads.get(0)).startsWith("hayloft-http-");
         }
@@ -85,8 +86,8 @@ class DataEngineTest {
         byte[] photo = new byte[3000];
         photo[2999] = 9;
         try (RawServer s = new RawServer(r -> RawServer.response(201, "application/json", "{\"volume\":3,\"size\":3000}"))) {
-            io.hayloft.client.Futures.await(stores.write(s.address(), ID, photo, "tok-1"));
-            io.hayloft.client.Futures.await(stores.write(s.address(), ID, new byte[0], "tok-2").exceptionally(t -> null));
+            Futures.await(stores.write(s.address(), ID, photo, "tok-1"));
+            Futures.await(stores.write(s.address(), ID, new byte[0], "tok-2").exceptionally(t -> null));
             assertThat(s.requests().get(0).line()).isEqualTo("PUT " + ID.needlePath() + " HTTP/1.1");
             assertThat(s.requests().get(0).header("X-Hayloft-Token")).isEqualTo("tok-1");
             assertThat(s.requests().get(0).body()).isEqualTo(photo);

@@ -1,5 +1,11 @@
 package io.hayloft.client.http;
 
+import java.io.IOException;
+import java.net.ProtocolException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpTimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.assertj.core.data.Offset;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.client.RemoteException;
@@ -39,7 +45,7 @@ class RetryPolicyPropertiesTest {
         long cap = p.cap(retry).toNanos();
         double exponential = (double) baseNanos * Math.pow(2, retry - 1);
         assertThat(cap).isLessThanOrEqualTo(max.toNanos());
-        assertThat((double) cap).isEqualTo(Math.min((double) max.toNanos(), exponential), org.assertj.core.data.Offset.offset(1.0));
+        assertThat((double) cap).isEqualTo(Math.min((double) max.toNanos(), exponential), Offset.offset(1.0));
         if (retry > 1) {
             assertThat(p.cap(retry - 1).toNanos()).isLessThanOrEqualTo(cap);
         }
@@ -62,7 +68,7 @@ class RetryPolicyPropertiesTest {
         AddressList addressList = AddressList.of(list);
         // The deadline is measured on a clock that moves only when an attempt says so (each takes 0 to 10 ms):
         // "no attempt starts after the deadline" is then exact, not a matter of timing.
-        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong(1_000_000_000L);
+        AtomicLong now = new AtomicLong(1_000_000_000L);
         Random random = new Random(seed);
         RetryPolicy policy = new RetryPolicy(maxAttempts, Duration.ofNanos(1000), Duration.ofNanos(50_000),
                 Duration.ofMillis(deadlineMillis), null, now::get);
@@ -149,16 +155,16 @@ class RetryPolicyPropertiesTest {
         Action expected = status == 503 && mayRepeat ? Action.SAME_ADDRESS : Action.NEVER;
         assertThat(RetryPolicy.standard(answer, mayRepeat)).isEqualTo(expected);
         RemoteException broken = new RemoteException("s:1", Kind.UNREACHABLE, 0, 0, null, null, "x",
-                new java.io.IOException("connection reset"));
+                new IOException("connection reset"));
         assertThat(RetryPolicy.standard(broken, mayRepeat)).isEqualTo(mayRepeat ? Action.NEXT_ADDRESS : Action.NEVER);
         RemoteException timeout = new RemoteException("s:1", Kind.TIMEOUT, 0, 0, null, null, "x",
-                new java.net.http.HttpTimeoutException("request timed out"));
+                new HttpTimeoutException("request timed out"));
         assertThat(RetryPolicy.standard(timeout, mayRepeat)).isEqualTo(mayRepeat ? Action.NEXT_ADDRESS : Action.NEVER);
         RemoteException connectTimeout = new RemoteException("s:1", Kind.TIMEOUT, 0, 0, null, null, "x",
-                new java.net.http.HttpConnectTimeoutException("connect timed out"));
+                new HttpConnectTimeoutException("connect timed out"));
         assertThat(RetryPolicy.standard(connectTimeout, mayRepeat)).isEqualTo(Action.NEXT_ADDRESS);
         RemoteException garbage = new RemoteException("s:1", Kind.BAD_RESPONSE, 0, 0, null, null, "x",
-                new java.net.ProtocolException("Invalid status line"));
+                new ProtocolException("Invalid status line"));
         assertThat(RetryPolicy.standard(garbage, mayRepeat)).isEqualTo(Action.NEVER);
     }
 }

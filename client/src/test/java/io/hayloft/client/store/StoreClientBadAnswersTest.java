@@ -1,5 +1,6 @@
 package io.hayloft.client.store;
 
+import org.assertj.core.api.Assertions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -29,7 +30,7 @@ class StoreClientBadAnswersTest {
             .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofMillis(500)).build());
 
     private static StoreException failure(CompletableFuture<?> f) {
-        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> Futures.await(f));
+        Throwable t = Assertions.catchThrowable(() -> Futures.await(f));
         assertThat(t).isInstanceOf(StoreException.class);
         return (StoreException) t;
     }

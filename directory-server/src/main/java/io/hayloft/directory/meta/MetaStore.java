@@ -1,24 +1,31 @@
 package io.hayloft.directory.meta;
 
-import io.hayloft.format.directory.VolumeInfo;
-import io.hayloft.format.directory.StoreInfo;
-import io.hayloft.format.directory.ReclaimPlan;
-import io.hayloft.format.wire.StripeMap;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.format.directory.ReclaimPlan;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.wire.StripeMap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
+import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
@@ -104,22 +111,22 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle deleteKeys;
     private final String clusterId;
     /** Delete-log head of each volume with a non-empty log; written under {@link #viewLock} after its batch. */
-    private final java.util.concurrent.ConcurrentHashMap<Integer, Long> deleteHeads = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Long> deleteHeads = new ConcurrentHashMap<>();
     private volatile long deleteFloor;
     /**
      * Grows after every change of the store, volume, stripe-map and delete-log views (after the view is
      * updated), so a reader that saw a value computed from views at least that new: the volume map's cache key.
      */
-    private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong changes = new AtomicLong();
     /** Grows after every stripe-map write: a change the volume map does not show but its version covers. */
-    private final java.util.concurrent.atomic.AtomicLong stripeChanges = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong stripeChanges = new AtomicLong();
     /**
      * In-memory views of the stores and volumes families, loaded at open and updated after each
      * synced write under {@link #viewLock}: leases and the volume map read them on every call, and they are
      * few (thousands at most), so no request parses them from RocksDB.
      */
-    private final java.util.concurrent.ConcurrentSkipListMap<String, StoreInfo> storeView = new java.util.concurrent.ConcurrentSkipListMap<>();
-    private final java.util.concurrent.ConcurrentSkipListMap<Integer, VolumeInfo> volumeView = new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<String, StoreInfo> storeView = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<Integer, VolumeInfo> volumeView = new ConcurrentSkipListMap<>();
     private final Object viewLock = new Object();
     private boolean closed;
 
@@ -225,13 +232,13 @@ public final class MetaStore implements AutoCloseable {
         }
         List<ColumnFamilyHandle> hs = new ArrayList<>();
         try (ColumnFamilyOptions cf = new ColumnFamilyOptions(); DBOptions o = new DBOptions().setParanoidChecks(true);
-             org.rocksdb.Options listing = new org.rocksdb.Options()) {
+             Options listing = new Options()) {
             List<ColumnFamilyDescriptor> ds = new ArrayList<>();
             for (byte[] name : RocksDB.listColumnFamilies(listing, path.toString())) {
                 ds.add(new ColumnFamilyDescriptor(name, cf));
             }
             try (RocksDB ro = RocksDB.openReadOnly(o, path.toString(), ds, hs)) {
-                java.util.Map<String, ColumnFamilyHandle> byName = new java.util.HashMap<>();
+                Map<String, ColumnFamilyHandle> byName = new HashMap<>();
                 for (int i = 0; i < ds.size(); i++) {
                     byName.put(new String(ds.get(i).getName(), StandardCharsets.UTF_8), hs.get(i));
                 }
@@ -543,7 +550,7 @@ public final class MetaStore implements AutoCloseable {
         byte[] prefix = volumeKey(volume, key);
         try (RocksIterator it = db.newIterator(deleteKeys)) {
             it.seek(prefix);
-            boolean found = it.isValid() && java.util.Arrays.equals(it.key(), 0, prefix.length, prefix, 0, prefix.length);
+            boolean found = it.isValid() && Arrays.equals(it.key(), 0, prefix.length, prefix, 0, prefix.length);
             it.status();
             return found;
         } catch (RocksDBException e) {

@@ -1,8 +1,15 @@
 package io.hayloft.directory.meta;
 
-import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.StripeMap;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -85,11 +92,11 @@ class MetaStoreTest {
     @Test
     void aVolumeAndItsStripeMapAreWrittenTogetherAndSurviveAReopen() {
         Path db = dir.resolve("db");
-        VolumeInfo v = new VolumeInfo(7, VolumeState.ENCODING, java.util.List.of("a"), 10, 100, 1, "job");
+        VolumeInfo v = new VolumeInfo(7, VolumeState.ENCODING, List.of("a"), 10, 100, 1, "job");
         StripeMap map = new StripeMap(7, "0000abcd", "hh-xor+", 2, 1, 16, 20, StripeMap.PLANNED,
-                java.util.List.of(new StripeMap.Stripe(0, java.util.List.of(new StripeMap.Block("a", "x0", 0, 0),
+                List.of(new StripeMap.Stripe(0, List.of(new StripeMap.Block("a", "x0", 0, 0),
                         new StripeMap.Block("b", "x1", 0, 0), new StripeMap.Block("c", "x2", 0, 0)))),
-                new StripeMap.IndexBlock("i", java.util.List.of("a"), 0, 0));
+                new StripeMap.IndexBlock("i", List.of("a"), 0, 0));
         try (MetaStore m = MetaStore.open(db, true)) {
             m.putVolumeAndStripes(v, map);
         }
@@ -101,7 +108,7 @@ class MetaStoreTest {
             assertThat(m.stripeMap(7)).isNull();
             assertThat(m.volume(7).state()).isEqualTo(VolumeState.READ_ONLY);
             assertThatThrownBy(() -> m.putVolumeAndStripes(new VolumeInfo(8, VolumeState.ENCODING,
-                    java.util.List.of(), 0, 0, 0, null), map)).isInstanceOf(IllegalArgumentException.class)
+                    List.of(), 0, 0, 0, null), map)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("stripe map of volume 7 written with volume 8");
         }
     }
@@ -112,20 +119,20 @@ class MetaStoreTest {
         try (MetaStore m = MetaStore.open(db, true)) {
             m.putStore(new StoreInfo("s1", "127.0.0.1:7001", "r1", 1000, 900, 5, StoreState.UP, 0, null));
         }
-        org.rocksdb.RocksDB.loadLibrary();
-        try (var opts = new org.rocksdb.DBOptions();
-             var cfo = new org.rocksdb.ColumnFamilyOptions()) {
-            java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
-            var descriptors = java.util.List.of(new org.rocksdb.ColumnFamilyDescriptor(org.rocksdb.RocksDB.DEFAULT_COLUMN_FAMILY, cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("stores".getBytes(), cfo), new org.rocksdb.ColumnFamilyDescriptor("volumes".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("photos".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("stripes".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("reclaims".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("deletes".getBytes(), cfo),
-                    new org.rocksdb.ColumnFamilyDescriptor("delete-keys".getBytes(), cfo));
-            try (org.rocksdb.RocksDB raw = org.rocksdb.RocksDB.open(opts, db.toString(), descriptors, handles)) {
-                raw.put(handles.get(0), "format".getBytes(), java.nio.ByteBuffer.allocate(4).putInt(99).array());
-                handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
+        RocksDB.loadLibrary();
+        try (var opts = new DBOptions();
+             var cfo = new ColumnFamilyOptions()) {
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            var descriptors = List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfo),
+                    new ColumnFamilyDescriptor("stores".getBytes(), cfo), new ColumnFamilyDescriptor("volumes".getBytes(), cfo),
+                    new ColumnFamilyDescriptor("photos".getBytes(), cfo),
+                    new ColumnFamilyDescriptor("stripes".getBytes(), cfo),
+                    new ColumnFamilyDescriptor("reclaims".getBytes(), cfo),
+                    new ColumnFamilyDescriptor("deletes".getBytes(), cfo),
+                    new ColumnFamilyDescriptor("delete-keys".getBytes(), cfo));
+            try (RocksDB raw = RocksDB.open(opts, db.toString(), descriptors, handles)) {
+                raw.put(handles.get(0), "format".getBytes(), ByteBuffer.allocate(4).putInt(99).array());
+                handles.forEach(ColumnFamilyHandle::close);
             }
         }
         assertThatThrownBy(() -> MetaStore.open(db, false))
@@ -140,18 +147,18 @@ class MetaStoreTest {
             cluster = m.clusterId();
         }
         // A record of the removed per-photo API (PhotoMeta, version 1) in the legacy photos family.
-        org.rocksdb.RocksDB.loadLibrary();
-        try (var opts = new org.rocksdb.DBOptions();
-             var cfo = new org.rocksdb.ColumnFamilyOptions()) {
-            java.util.List<org.rocksdb.ColumnFamilyHandle> handles = new java.util.ArrayList<>();
-            java.util.List<org.rocksdb.ColumnFamilyDescriptor> descriptors = new java.util.ArrayList<>();
+        RocksDB.loadLibrary();
+        try (var opts = new DBOptions();
+             var cfo = new ColumnFamilyOptions()) {
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
             for (String name : new String[] {"default", "stores", "volumes", "photos", "stripes", "reclaims", "deletes", "delete-keys"}) {
-                descriptors.add(new org.rocksdb.ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfo));
+                descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfo));
             }
-            try (org.rocksdb.RocksDB raw = org.rocksdb.RocksDB.open(opts, db.toString(), descriptors, handles)) {
-                raw.put(handles.get(3), java.nio.ByteBuffer.allocate(8).putLong(42).array(),
+            try (RocksDB raw = RocksDB.open(opts, db.toString(), descriptors, handles)) {
+                raw.put(handles.get(3), ByteBuffer.allocate(8).putLong(42).array(),
                         new byte[] {1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0});
-                handles.forEach(org.rocksdb.ColumnFamilyHandle::close);
+                handles.forEach(ColumnFamilyHandle::close);
             }
         }
         try (MetaStore m = MetaStore.open(db, false)) {

@@ -8,6 +8,7 @@ import io.hayloft.erasure.kernel.GfKernel;
 import io.hayloft.erasure.kernel.PiggybackEncode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -57,7 +58,7 @@ public final class Hitchhiker extends LinearCode {
         int grouped = kind == CodecKind.HH_XOR ? k : k - 1;
         this.groups = partition(grouped, r - 1);
         this.groupOf = new int[k];
-        java.util.Arrays.fill(groupOf, -1);
+        Arrays.fill(groupOf, -1);
         for (int g = 0; g < groups.length; g++) {
             for (int j : groups[g]) {
                 groupOf[j] = g;

@@ -13,10 +13,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The machinery every linear systematic code shares. A unit is cut into {@link #substripes()} equal
@@ -45,8 +49,8 @@ public abstract class LinearCode implements ErasureCodec {
     protected final int chunkSize;
     private final Map<String, Plan> plans = new ConcurrentHashMap<>();
     /** Free chunk buffers by capacity, kept between streaming calls; see {@link #allocate}. */
-    private final Map<Integer, java.util.Deque<ByteBuffer>> scratch = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong scratchBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final Map<Integer, Deque<ByteBuffer>> scratch = new ConcurrentHashMap<>();
+    private final AtomicLong scratchBytes = new AtomicLong();
     private volatile boolean closed;
 
     protected LinearCode(CodecKind kind, int k, int r, int substripes, GfKernel kernel, int chunkSize) {
@@ -492,7 +496,7 @@ public abstract class LinearCode implements ErasureCodec {
         return new Plan(reads, targets.clone(), kernel.prepare(matrix), false);
     }
 
-    private Plan cached(String key, java.util.function.Supplier<Plan> build) {
+    private Plan cached(String key, Supplier<Plan> build) {
         Plan p = plans.get(key);
         if (p != null) {
             return p;
@@ -575,7 +579,7 @@ public abstract class LinearCode implements ErasureCodec {
      */
     private ByteBuffer[] allocate(int count, int size) {
         ByteBuffer[] b = new ByteBuffer[count];
-        java.util.Deque<ByteBuffer> free = scratch.get(size);
+        Deque<ByteBuffer> free = scratch.get(size);
         for (int i = 0; i < count; i++) {
             ByteBuffer x = free == null ? null : free.pollFirst();
             if (x != null) {
@@ -594,7 +598,7 @@ public abstract class LinearCode implements ErasureCodec {
                 scratchBytes.addAndGet(-size);
                 continue;
             }
-            scratch.computeIfAbsent(size, s -> new java.util.concurrent.ConcurrentLinkedDeque<>()).offerFirst(x);
+            scratch.computeIfAbsent(size, s -> new ConcurrentLinkedDeque<>()).offerFirst(x);
         }
     }
 

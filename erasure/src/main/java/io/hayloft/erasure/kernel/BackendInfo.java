@@ -1,6 +1,7 @@
 package io.hayloft.erasure.kernel;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -123,7 +124,7 @@ public final class BackendInfo {
             return "unknown";
         } catch (ClassNotFoundException e) {
             return "not built into this jar";
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             return String.valueOf(e.getCause());
         } catch (Exception | LinkageError e) {
             return e.getMessage() == null ? e.toString() : e.getMessage();

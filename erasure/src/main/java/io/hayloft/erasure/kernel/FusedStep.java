@@ -1,5 +1,8 @@
 package io.hayloft.erasure.kernel;
 
+import java.util.HashSet;
+import java.util.Set;
+
 /**
  * One matrix product of a {@link FusedOp}: {@code buffers[outputs[i]] (^)= sum_j m[i][j] *
  * buffers[inputs[j]]}, with {@code =} or, when {@code accumulate}, {@code ^=}. Indices refer to the
@@ -37,7 +40,7 @@ public final class FusedStep {
             }
             this.matrix[i] = matrix[i].clone();
         }
-        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        Set<Integer> seen = new HashSet<>();
         for (int x : inputs) {
             if (x < 0 || !seen.add(x)) {
                 throw new IllegalArgumentException("input buffer index " + x + " is negative or listed twice");

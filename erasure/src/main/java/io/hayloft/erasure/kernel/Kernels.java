@@ -1,5 +1,6 @@
 package io.hayloft.erasure.kernel;
 
+import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -123,7 +124,7 @@ public final class Kernels {
         } catch (NoClassDefFoundError e) {
             unavailable.put(name, "missing class " + e.getMessage()
                     + (name.equals("vector") ? " (start the JVM with --add-modules jdk.incubator.vector)" : ""));
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             Throwable t = e.getCause() == null ? e : e.getCause();
             unavailable.put(name, String.valueOf(t.getMessage() == null ? t : t.getMessage()));
         } catch (Exception | LinkageError e) {

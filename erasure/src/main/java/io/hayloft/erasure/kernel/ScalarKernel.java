@@ -2,6 +2,7 @@ package io.hayloft.erasure.kernel;
 
 import io.hayloft.erasure.gf.Gf256;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * The pure-Java table-lookup backend: always available, no JVM flags, the reference the other
@@ -133,7 +134,7 @@ public final class ScalarKernel implements GfKernel {
                         fresh = false;
                     }
                     if (fresh) {
-                        java.util.Arrays.fill(o, oo, oo + n, (byte) 0);
+                        Arrays.fill(o, oo, oo + n, (byte) 0);
                     }
                     if (!out[i].hasArray()) {
                         out[i].put(out[i].position() + base, o, oo, n);

@@ -1,5 +1,7 @@
 package io.hayloft.erasure.kernel;
 
+import java.util.Arrays;
+import java.util.Collections;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,7 +35,7 @@ class FusedOpTest {
             for (int x = 0; x < nbuf; x++) {
                 idx.add(x);
             }
-            java.util.Collections.shuffle(idx, rnd);
+            Collections.shuffle(idx, rnd);
             int cols = 1 + rnd.nextInt(Math.min(6, nbuf - 1));
             int rows = 1 + rnd.nextInt(Math.min(4, nbuf - cols));
             int[] in = idx.subList(0, cols).stream().mapToInt(Integer::intValue).toArray();
@@ -62,8 +64,8 @@ class FusedOpTest {
             }
             try (FusedOp op = kernel.prepareFused(steps)) {
                 assertThat(op.buffers()).isLessThanOrEqualTo(nbuf);
-                ByteBuffer[] args = java.util.Arrays.copyOf(got, op.buffers());
-                int[] positions = java.util.Arrays.stream(args).mapToInt(ByteBuffer::position).toArray();
+                ByteBuffer[] args = Arrays.copyOf(got, op.buffers());
+                int[] positions = Arrays.stream(args).mapToInt(ByteBuffer::position).toArray();
                 op.apply(args, len);
                 op.apply(args.clone(), 0);
                 for (int x = 0; x < args.length; x++) {

@@ -1,5 +1,6 @@
 package io.hayloft.erasure.kernel;
 
+import org.assertj.core.api.Assertions;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.ByteBuffer;
@@ -64,7 +65,7 @@ class KernelArgumentsTest {
         assertThatThrownBy(() -> op.apply(in, out, 100))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("input 1 has 90 bytes remaining, needs 100");
         // Nothing was written before the check failed.
-        org.assertj.core.api.Assertions.assertThat(out[0].get(0)).isEqualTo((byte) 42);
+        Assertions.assertThat(out[0].get(0)).isEqualTo((byte) 42);
     }
 
     @ParameterizedTest

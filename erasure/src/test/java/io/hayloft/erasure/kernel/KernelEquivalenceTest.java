@@ -1,5 +1,6 @@
 package io.hayloft.erasure.kernel;
 
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.erasure.gf.Gf256;
@@ -57,7 +58,7 @@ class KernelEquivalenceTest {
             ByteBuffer[] in = new ByteBuffer[k];
             for (int j = 0; j < k; j++) {
                 byte[] b = new byte[len];
-                java.util.Arrays.fill(b, (byte) (j + 1));
+                Arrays.fill(b, (byte) (j + 1));
                 in[j] = j % 2 == 0 ? ByteBuffer.wrap(b) : ByteBuffer.allocateDirect(len).put(b).flip();
             }
             ByteBuffer[] out = {ByteBuffer.allocate(len), ByteBuffer.allocateDirect(len), ByteBuffer.allocate(len),
@@ -110,7 +111,7 @@ class KernelEquivalenceTest {
     @Provide
     Arbitrary<Integer> lengths() {
         return Arbitraries.oneOf(
-                Arbitraries.of(java.util.Arrays.stream(KernelFixtures.EDGE_LENGTHS).boxed().toArray(Integer[]::new)),
+                Arbitraries.of(Arrays.stream(KernelFixtures.EDGE_LENGTHS).boxed().toArray(Integer[]::new)),
                 Arbitraries.integers().between(0, 600),
                 Arbitraries.integers().between(0, 70_000));
     }
@@ -235,9 +236,9 @@ class KernelEquivalenceTest {
             byte[] before = KernelFixtures.whole(out[i]);
             byte[] after = KernelFixtures.whole(expected[i]);
             int p = out[i].position();
-            assertThat(java.util.Arrays.copyOfRange(after, 0, p)).isEqualTo(java.util.Arrays.copyOfRange(before, 0, p));
-            assertThat(java.util.Arrays.copyOfRange(after, p + len, after.length))
-                    .isEqualTo(java.util.Arrays.copyOfRange(before, p + len, before.length));
+            assertThat(Arrays.copyOfRange(after, 0, p)).isEqualTo(Arrays.copyOfRange(before, 0, p));
+            assertThat(Arrays.copyOfRange(after, p + len, after.length))
+                    .isEqualTo(Arrays.copyOfRange(before, p + len, before.length));
         }
         for (GfKernel kernel : Kernels.available()) {
             if (kernel == ScalarKernel.INSTANCE) {

@@ -1,6 +1,8 @@
 package io.hayloft.erasure.kernel;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -77,7 +79,7 @@ final class KernelFixtures {
 
     /** Fails naming the first differing index and a few bytes around it, not thousands of bytes. */
     static void assertSameBytes(byte[] actual, byte[] expected, String what) {
-        int n = java.util.Arrays.mismatch(actual, expected);
+        int n = Arrays.mismatch(actual, expected);
         if (n >= 0) {
             int from = Math.max(0, n - 2);
             throw new AssertionError(what + ": first difference at backing index " + n + " of " + expected.length
@@ -99,7 +101,7 @@ final class KernelFixtures {
     }
 
     /** The reference result of fused steps: each step applied in order with the scalar kernel, on {@code buffers} (indexed by the steps). */
-    static void applySteps(java.util.List<FusedStep> steps, ByteBuffer[] buffers, int len) {
+    static void applySteps(List<FusedStep> steps, ByteBuffer[] buffers, int len) {
         for (FusedStep step : steps) {
             MatrixOp op = ScalarKernel.INSTANCE.prepare(step.matrix());
             ByteBuffer[] in = pick(buffers, step.inputs());

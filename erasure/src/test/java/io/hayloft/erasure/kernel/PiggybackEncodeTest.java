@@ -1,5 +1,10 @@
 package io.hayloft.erasure.kernel;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Assumptions;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,7 +41,7 @@ class PiggybackEncodeTest {
         int k = 1 + rnd.nextInt(12);
         byte[][] m = KernelFixtures.matrix(rnd, r, k, rnd.nextInt(3) == 0 ? 0.2 : 0, 0.1);
         if (rnd.nextInt(3) == 0) {
-            java.util.Arrays.fill(m[1], (byte) 1);
+            Arrays.fill(m[1], (byte) 1);
         }
         int[] group = new int[k];
         for (int j = 0; j < k; j++) {
@@ -59,7 +64,7 @@ class PiggybackEncodeTest {
             }
             try (FusedOp op = kernel.preparePiggyback(encode)) {
                 assertThat(op.buffers()).isEqualTo(nbuf);
-                int[] positions = java.util.Arrays.stream(got).mapToInt(ByteBuffer::position).toArray();
+                int[] positions = Arrays.stream(got).mapToInt(ByteBuffer::position).toArray();
                 op.apply(got, len);
                 op.apply(got.clone(), 0);
                 for (int x = 0; x < nbuf; x++) {
@@ -106,7 +111,7 @@ class PiggybackEncodeTest {
             for (int x = 0; x < 6; x++) {
                 six[x] = ByteBuffer.allocate(8);
             }
-            assertThatThrownBy(() -> op.apply(java.util.Arrays.copyOf(six, 5), 8))
+            assertThatThrownBy(() -> op.apply(Arrays.copyOf(six, 5), 8))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected 8 buffers");
             ByteBuffer[] eight = new ByteBuffer[8];
             for (int x = 0; x < 8; x++) {
@@ -128,7 +133,7 @@ class PiggybackEncodeTest {
     @Example
     void vectorLoopMatchesTheStepsOnEdgeShapes() {
         GfKernel vector = Kernels.available().stream().filter(x -> x.name().equals("vector")).findFirst().orElse(null);
-        org.junit.jupiter.api.Assumptions.assumeTrue(vector != null, "vector backend not available");
+        Assumptions.assumeTrue(vector != null, "vector backend not available");
         Random rnd = new Random(15);
         int[][] groups = {
             {0, 0, 0, 1, 1, 1, 2, 2, 2, -1}, {0, 0, 0, 1, 1, 1, 2, 2, 2, 2}, {0, 1, 2, -1}, {0, 1, 2},
@@ -139,7 +144,7 @@ class PiggybackEncodeTest {
             byte[][] m = KernelFixtures.matrix(rnd, 4, k, 0.1, 0.1);
             for (int variant = 0; variant < 3; variant++) {
                 if (variant == 1) {
-                    java.util.Arrays.fill(m[1], (byte) 1);
+                    Arrays.fill(m[1], (byte) 1);
                 }
                 PiggybackEncode encode = new PiggybackEncode(m, group, variant == 0, variant != 2);
                 for (int len : lengths) {
@@ -158,7 +163,7 @@ class PiggybackEncodeTest {
                     }
                     for (int x = 0; x < nbuf; x++) {
                         KernelFixtures.assertSameBytes(KernelFixtures.whole(buffers[x]), KernelFixtures.whole(expected[x]),
-                                "buffer " + x + " len " + len + " groups " + java.util.Arrays.toString(group) + " variant " + variant);
+                                "buffer " + x + " len " + len + " groups " + Arrays.toString(group) + " variant " + variant);
                     }
                 }
             }
@@ -167,8 +172,8 @@ class PiggybackEncodeTest {
 
     private static boolean supportsGfni() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/cpuinfo")).matches("(?s).*\\bgfni\\b.*avx512bw.*|(?s).*\\bavx512bw\\b.*gfni.*");
-        } catch (java.io.IOException e) {
+            return Files.readString(Path.of("/proc/cpuinfo")).matches("(?s).*\\bgfni\\b.*avx512bw.*|(?s).*\\bavx512bw\\b.*gfni.*");
+        } catch (IOException e) {
             return false;
         }
     }

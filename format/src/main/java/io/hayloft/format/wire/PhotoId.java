@@ -1,5 +1,7 @@
 package io.hayloft.format.wire;
 
+import java.util.HexFormat;
+
 /**
  * Everything needed to read one photo (one needle): logical volume, key, alternate key and cookie.
  * Its text form, used on the command line and in URLs, is {@code volume,key,alt,cookie} with the
@@ -58,7 +60,7 @@ public record PhotoId(int volume, long key, int alt, long cookie) {
         return HEX.toHexDigits(value);
     }
 
-    private static final java.util.HexFormat HEX = java.util.HexFormat.of();
+    private static final HexFormat HEX = HexFormat.of();
 
     @Override
     public String toString() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeState;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The JSON bodies of the directory's hot path and heartbeats ({@code docs/directory-api.md}), shared by the
@@ -132,9 +133,9 @@ public final class Wire {
      * delete-log head of each volume it holds a replica of.
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record HeartbeatAnswer(String storeId, StoreState state, java.util.Map<Integer, Long> deleteHeads) {
+    public record HeartbeatAnswer(String storeId, StoreState state, Map<Integer, Long> deleteHeads) {
         public HeartbeatAnswer {
-            deleteHeads = deleteHeads == null ? java.util.Map.of() : java.util.Map.copyOf(deleteHeads);
+            deleteHeads = deleteHeads == null ? Map.of() : Map.copyOf(deleteHeads);
         }
     }
     /**

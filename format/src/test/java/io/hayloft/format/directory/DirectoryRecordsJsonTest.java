@@ -1,5 +1,6 @@
 package io.hayloft.format.directory;
 
+import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -127,6 +128,6 @@ class DirectoryRecordsJsonTest {
         Wire.HeartbeatAnswer a = roundTrip("{\"storeId\":\"s0\",\"state\":\"FAILED\",\"deleteHeads\":{\"2147483647\":7}}",
                 Wire.HeartbeatAnswer.class);
         assertThat(a.state()).isEqualTo(StoreState.FAILED);
-        assertThat(a.deleteHeads()).containsExactly(java.util.Map.entry(Integer.MAX_VALUE, 7L)); // one entry: a map's order is not kept
+        assertThat(a.deleteHeads()).containsExactly(Map.entry(Integer.MAX_VALUE, 7L)); // one entry: a map's order is not kept
     }
 }

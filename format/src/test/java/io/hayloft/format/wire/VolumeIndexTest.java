@@ -1,5 +1,6 @@
 package io.hayloft.format.wire;
 
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -124,7 +125,7 @@ class VolumeIndexTest {
         ByteBuffer.wrap(v3).putInt(4, 3);
         assertThatThrownBy(() -> VolumeIndex.decode(v3, "blk", 0)).hasMessageContaining("index block blk of volume 9")
                 .hasMessageContaining("format version 3");
-        byte[] shortBlock = java.util.Arrays.copyOf(good, good.length - 1);
+        byte[] shortBlock = Arrays.copyOf(good, good.length - 1);
         assertThatThrownBy(() -> VolumeIndex.decode(shortBlock, "blk", 0)).hasMessageContaining("of volume 9")
                 .hasMessageContaining("says 2 records");
         byte[] unsorted = good.clone();

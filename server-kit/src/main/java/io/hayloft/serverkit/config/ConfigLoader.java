@@ -1,8 +1,10 @@
 package io.hayloft.serverkit.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,6 +12,8 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -35,7 +39,7 @@ public final class ConfigLoader {
      */
     public static <T> T fromArgs(String[] args, Class<T> type) throws IOException {
         Path config = null;
-        java.util.List<String> overrides = new java.util.ArrayList<>();
+        List<String> overrides = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             if ("--config".equals(args[i]) && i + 1 < args.length) {
                 config = Path.of(args[++i]);
@@ -60,7 +64,7 @@ public final class ConfigLoader {
             JsonNode n;
             try {
                 n = YAML.readTree(yaml.toFile());
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 // The parser's own message quotes the offending line, which may hold a secret: say where only.
                 var at = e.getLocation();
                 throw new IllegalArgumentException("config file " + yaml + " is not valid YAML"
@@ -81,10 +85,10 @@ public final class ConfigLoader {
         }
         try {
             return YAML.treeToValue(root, type);
-        } catch (com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException e) {
+        } catch (UnrecognizedPropertyException e) {
             throw new IllegalArgumentException("unknown config key '" + e.getPropertyName() + "'"
                     + (yaml == null ? "" : " in " + yaml) + "; known keys: " + e.getKnownPropertyIds(), e);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("bad config value" + (yaml == null ? "" : " in " + yaml) + ": "
                     + e.getOriginalMessage(), e);
         }

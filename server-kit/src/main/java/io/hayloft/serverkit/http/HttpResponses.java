@@ -1,9 +1,10 @@
 package io.hayloft.serverkit.http;
 
-import io.hayloft.format.errors.ApiError;
-import io.hayloft.format.errors.ApiException;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.hayloft.format.errors.ApiError;
+import io.hayloft.format.errors.ApiException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -33,7 +34,7 @@ public final class HttpResponses {
         byte[] bytes;
         try {
             bytes = JSON.writeValueAsBytes(body);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
         return bytes(status, Unpooled.wrappedBuffer(bytes), "application/json");
@@ -47,7 +48,7 @@ public final class HttpResponses {
     public static byte[] errorBytes(ApiError error, String message) {
         try {
             return JSON.writeValueAsBytes(errorBody(error, message));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -10,10 +10,14 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The HTTP routing of a server: routes of a method set plus a path template ({@code GET HEAD
@@ -135,8 +139,8 @@ public class Router implements RequestHandler {
                     return literalNodes[i];
                 }
             }
-            literals = java.util.Arrays.copyOf(literals, literals.length + 1);
-            literalNodes = java.util.Arrays.copyOf(literalNodes, literalNodes.length + 1);
+            literals = Arrays.copyOf(literals, literals.length + 1);
+            literalNodes = Arrays.copyOf(literalNodes, literalNodes.length + 1);
             literals[literals.length - 1] = s;
             return literalNodes[literalNodes.length - 1] = new Node();
         }
@@ -276,7 +280,7 @@ public class Router implements RequestHandler {
         int end = pathEnd(uri);
         String path;
         if (uri.indexOf('%') >= 0 && uri.indexOf('%') < end) {
-            path = new io.netty.handler.codec.http.QueryStringDecoder(uri).path(); // HttpServer refused bad escapes
+            path = new QueryStringDecoder(uri).path(); // HttpServer refused bad escapes
             end = path.length();
         } else {
             path = uri;
@@ -440,7 +444,7 @@ public class Router implements RequestHandler {
         private final ApiError badParameter;
         private final Node root = new Node();
         private final List<Route> routes = new ArrayList<>();
-        private final java.util.Set<String> names = new java.util.HashSet<>();
+        private final Set<String> names = new HashSet<>();
         private boolean strict;
         private boolean anyStreamed;
         private RequestHandler unmatched;

@@ -3,12 +3,14 @@ package io.hayloft.serverkit.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.stream.ChunkedInput;
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -111,7 +113,7 @@ public final class StreamedResponse extends DefaultFullHttpResponse {
 
         @Deprecated
         @Override
-        public ByteBuf readChunk(io.netty.channel.ChannelHandlerContext ctx) throws IOException {
+        public ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
             return readChunk(ctx.alloc());
         }
 
@@ -129,7 +131,7 @@ public final class StreamedResponse extends DefaultFullHttpResponse {
                 while (nio.hasRemaining()) {
                     int r = channel.read(nio, pos);
                     if (r < 0) {
-                        throw new java.io.EOFException("file ends at " + pos + ", before the end of the range "
+                        throw new EOFException("file ends at " + pos + ", before the end of the range "
                                 + start + "+" + length);
                     }
                     pos += r;

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.UnrecoverableKeyException;
 import java.util.Collections;
 import java.util.Locale;
 import javax.net.ssl.KeyManagerFactory;
@@ -216,7 +217,7 @@ public final class Tls {
             return ks;
         } catch (IOException e) {
             // by the cause's type (PKCS12KeyStore wraps a wrong password's UnrecoverableKeyException), not the message
-            String why = e.getCause() instanceof java.security.UnrecoverableKeyException
+            String why = e.getCause() instanceof UnrecoverableKeyException
                     ? "wrong password" : "not a PKCS#12 keystore (" + e.getMessage() + ")";
             throw new IllegalArgumentException(key + " " + file + ": " + why, e);
         } catch (GeneralSecurityException e) {

@@ -2,9 +2,12 @@ package io.hayloft.serverkit.io;
 
 import io.hayloft.format.io.PositionalIo;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -88,19 +91,19 @@ public interface Disk {
             if (size > Integer.MAX_VALUE - 16) {
                 throw new IOException(file + " is too large to read whole (" + size + " bytes)");
             }
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) size);
+            ByteBuffer b = ByteBuffer.allocate((int) size);
             PositionalIo.readUpTo(ch, b, 0);
-            return java.util.Arrays.copyOf(b.array(), b.position());
+            return Arrays.copyOf(b.array(), b.position());
         }
     }
 
     /** Bytes usable in the file system holding {@code dir} (a simulated disk: Long.MAX_VALUE). */
     default long usableSpace(Path dir) throws IOException {
-        return java.nio.file.Files.getFileStore(dir).getUsableSpace();
+        return Files.getFileStore(dir).getUsableSpace();
     }
 
     /** Total bytes of the file system holding {@code dir} (a simulated disk: Long.MAX_VALUE). */
     default long totalSpace(Path dir) throws IOException {
-        return java.nio.file.Files.getFileStore(dir).getTotalSpace();
+        return Files.getFileStore(dir).getTotalSpace();
     }
 }

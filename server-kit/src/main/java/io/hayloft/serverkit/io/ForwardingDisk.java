@@ -5,6 +5,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A {@link Disk} that passes every call to another; a subclass overrides what it changes (a test's
@@ -15,7 +16,7 @@ public class ForwardingDisk implements Disk {
     private final Disk to;
 
     public ForwardingDisk(Disk to) {
-        this.to = java.util.Objects.requireNonNull(to, "to");
+        this.to = Objects.requireNonNull(to, "to");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.io;
 
+import com.sun.nio.file.ExtendedOpenOption;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -34,7 +35,7 @@ final class RealDisk implements Disk {
         }
         try {
             return new Direct(FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.WRITE, com.sun.nio.file.ExtendedOpenOption.DIRECT), alignment);
+                    StandardOpenOption.WRITE, ExtendedOpenOption.DIRECT), alignment);
         } catch (UnsupportedOperationException | IOException e) {
             return null; // tmpfs and some others: EINVAL. The caller opens it without O_DIRECT
         }

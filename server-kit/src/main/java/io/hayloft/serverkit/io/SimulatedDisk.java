@@ -3,6 +3,7 @@ package io.hayloft.serverkit.io;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
@@ -16,8 +17,8 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /**
@@ -212,12 +213,12 @@ public final class SimulatedDisk implements Disk {
         if (dirs.contains(p) && p.getParent() != null) {
             for (Path q : names.keySet()) {
                 if (p.equals(q.getParent())) {
-                    throw new java.nio.file.DirectoryNotEmptyException(p.toString());
+                    throw new DirectoryNotEmptyException(p.toString());
                 }
             }
             for (Path q : dirs) {
                 if (p.equals(q.getParent())) {
-                    throw new java.nio.file.DirectoryNotEmptyException(p.toString());
+                    throw new DirectoryNotEmptyException(p.toString());
                 }
             }
             dirs.remove(p); // an empty directory: gone at once, like its creation

@@ -5,6 +5,8 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.time.Duration;
+import java.util.stream.LongStream;
 
 /**
  * A Prometheus registry for one server and the {@code /metrics} response in the text exposition
@@ -20,9 +22,9 @@ public final class PrometheusEndpoint {
      * percentiles with {@code histogram_quantile} (docs/grafana/hayloft.json): 1 ms to 10 s, 13 buckets
      * plus {@code +Inf}, few enough to keep a series per op and status cheap.
      */
-    public static final java.time.Duration[] LATENCY_BUCKETS = java.util.stream.LongStream
+    public static final Duration[] LATENCY_BUCKETS = LongStream
             .of(1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000)
-            .mapToObj(java.time.Duration::ofMillis).toArray(java.time.Duration[]::new);
+            .mapToObj(Duration::ofMillis).toArray(Duration[]::new);
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 

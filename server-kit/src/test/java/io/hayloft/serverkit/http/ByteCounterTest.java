@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.http;
 
+import io.netty.util.ReferenceCountUtil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
@@ -71,7 +72,7 @@ class ByteCounterTest {
         Object o;
         int n = 0;
         while ((o = ch.readOutbound()) != null) {
-            io.netty.util.ReferenceCountUtil.release(o);
+            ReferenceCountUtil.release(o);
             n++;
         }
         assertThat(n).isEqualTo(4);

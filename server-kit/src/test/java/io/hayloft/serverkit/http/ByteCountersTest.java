@@ -1,5 +1,11 @@
 package io.hayloft.serverkit.http;
 
+import io.netty.handler.codec.http.FullHttpResponse;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
@@ -19,19 +25,19 @@ import org.junit.jupiter.api.Test;
  * {@code hayloft_http_sent_bytes_total} (plus the heads), streamed bodies included.
  */
 class ByteCountersTest {
-    @org.junit.jupiter.api.io.TempDir
-    java.nio.file.Path dir;
+    @TempDir
+    Path dir;
 
-    private static io.netty.handler.codec.http.FullHttpResponse streamed(java.nio.file.Path file) throws java.io.IOException {
-        java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file);
+    private static FullHttpResponse streamed(Path file) throws IOException {
+        FileChannel ch = FileChannel.open(file);
         return StreamedResponse.fileRange(HttpResponseStatus.OK, ch, 0, ch.size(), "application/octet-stream", ch);
     }
 
     @Test
     void bodiesInAndOutAreCountedOnTheMetricsEndpoint() throws Exception {
         PrometheusEndpoint metrics = new PrometheusEndpoint();
-        java.nio.file.Path file = dir.resolve("body");
-        java.nio.file.Files.write(file, new byte[500_000]);
+        Path file = dir.resolve("body");
+        Files.write(file, new byte[500_000]);
         ExecutorService executor = Executors.newFixedThreadPool(2);
         byte[] answer = new byte[300_000];
         HttpServer server = HttpServer.start("127.0.0.1", 0, HttpLimits.defaults(), req -> req.uri().equals("/metrics")

@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.http;
 
+import io.netty.util.ReferenceCountUtil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
@@ -143,7 +144,7 @@ final class EmbeddedHttp {
         settle();
         Object in;
         while ((in = channel.readInbound()) != null) {
-            io.netty.util.ReferenceCountUtil.release(in);
+            ReferenceCountUtil.release(in);
             throw new AssertionError("a message went past the dispatcher: " + in);
         }
         assertThat(channel.finishAndReleaseAll()).as("nothing left outbound").isFalse();

@@ -1,5 +1,8 @@
 package io.hayloft.serverkit.http;
 
+import io.netty.buffer.Unpooled;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import java.util.concurrent.TimeUnit;
 import static io.hayloft.serverkit.http.EmbeddedHttp.Feed.BYTE_BY_BYTE;
 import static io.hayloft.serverkit.http.EmbeddedHttp.Feed.WHOLE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -236,7 +239,7 @@ class HttpPipelineTest {
         for (EmbeddedHttp.Feed feed : EmbeddedHttp.Feed.values()) {
             EmbeddedHttp h = new EmbeddedHttp(EmbeddedHttp.smallLimits(), echo(new EmbeddedHttp[1], new AtomicInteger()));
             assertThat(h.exchange("POST /a HTTP/1.1\r\nContent-Length: 5\r\n\r\nab", feed)).isEmpty();
-            h.channel.pipeline().fireUserEventTriggered(io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE);
+            h.channel.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
             h.settle();
             assertThat(h.output()).isEqualTo(error(HttpResponseStatus.BAD_REQUEST, CommonErrors.BAD_REQUEST,
                     "connection closed before the request body was complete"));
@@ -280,9 +283,9 @@ class HttpPipelineTest {
     void theIdleTimeoutDoesNotCountTheServersOwnTime() {
         EmbeddedHttp[] h = new EmbeddedHttp[1];
         h[0] = new EmbeddedHttp(EmbeddedHttp.smallLimits(), echo(h, new AtomicInteger()));
-        h[0].channel.writeInbound(io.netty.buffer.Unpooled.copiedBuffer("GET /slow HTTP/1.1\r\n\r\n", StandardCharsets.US_ASCII));
+        h[0].channel.writeInbound(Unpooled.copiedBuffer("GET /slow HTTP/1.1\r\n\r\n", StandardCharsets.US_ASCII));
         assertThat(h[0].executor.isEmpty()).as("the request waits for the executor").isFalse();
-        h[0].channel.advanceTimeBy(5000, java.util.concurrent.TimeUnit.MILLISECONDS);
+        h[0].channel.advanceTimeBy(5000, TimeUnit.MILLISECONDS);
         h[0].channel.runScheduledPendingTasks();
         assertThat(h[0].channel.isOpen()).as("still open while the server works").isTrue();
         h[0].settle();

@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.http;
 
+import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
@@ -67,7 +68,7 @@ class PlainHttpRefusalTest {
         String answer = null;
         for (EmbeddedHttp.Feed feed : EmbeddedHttp.Feed.values()) {
             EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
-            java.util.List<ByteBuf> fed = EmbeddedHttp.feed(ch,
+            List<ByteBuf> fed = EmbeddedHttp.feed(ch,
                     EmbeddedHttp.ascii("POST /x HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"), feed);
             ByteBuf out = ch.readOutbound();
             String text = out.toString(StandardCharsets.UTF_8);
@@ -83,7 +84,7 @@ class PlainHttpRefusalTest {
         for (EmbeddedHttp.Feed feed : EmbeddedHttp.Feed.values()) {
             EmbeddedChannel ch = new EmbeddedChannel(new PlainHttpRefusal());
             byte[] record = {0x16, 0x03, 0x03, 0x00, 0x03, 0x01, 0x02, 0x03};
-            java.util.List<ByteBuf> fed = EmbeddedHttp.feed(ch, record, feed);
+            List<ByteBuf> fed = EmbeddedHttp.feed(ch, record, feed);
             StringBuilder passed = new StringBuilder();
             ByteBuf in;
             while ((in = ch.readInbound()) != null) {

@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.http;
 
+import java.io.IOException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -171,7 +172,7 @@ class RouterTest {
                     throw new IllegalStateException("volume gone");
                 })
                 .route("io", "GET /io", (req, p) -> {
-                    throw new java.io.IOException("disk");
+                    throw new IOException("disk");
                 })
                 .translate(e -> e instanceof IllegalStateException ? CommonErrors.FORBIDDEN.exception(e.getMessage()) : null)
                 .unmatched(req -> {
@@ -180,7 +181,7 @@ class RouterTest {
                 .build();
         assertError(r, "GET", "/fails", 403, CommonErrors.FORBIDDEN);
         assertError(r, "GET", "/a/b", 400, mine);
-        assertThatThrownBy(() -> r.handle(request("GET", "/io"))).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> r.handle(request("GET", "/io"))).isInstanceOf(IOException.class);
         assertThat(r).isNotInstanceOf(StreamedRequestHandler.class);
     }
 

@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.http;
 
+import io.netty.handler.codec.http.FullHttpRequest;
 import static io.hayloft.serverkit.http.EmbeddedHttp.Feed.BYTE_BY_BYTE;
 import static io.hayloft.serverkit.http.EmbeddedHttp.Feed.WHOLE;
 import static io.hayloft.serverkit.http.HttpPipelineTest.error;
@@ -79,7 +80,7 @@ class StreamedPipelineTest {
         }
 
         @Override
-        public FullHttpResponse handle(io.netty.handler.codec.http.FullHttpRequest request) {
+        public FullHttpResponse handle(FullHttpRequest request) {
             aggregated.incrementAndGet();
             return HttpResponses.text(HttpResponseStatus.OK, "whole " + request.content().toString(StandardCharsets.ISO_8859_1),
                     "text/plain");

@@ -1,5 +1,6 @@
 package io.hayloft.serverkit.http;
 
+import io.hayloft.testkit.RawHttp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.testkit.Await;
@@ -189,7 +190,7 @@ class StreamedRequestBodyTest {
         Await.until("the body is aborted", () -> handler.aborts.get() == 1);
         Await.until("nothing in flight", () -> server.inFlight() == 0);
         // a malformed chunk: 400 JSON, the body aborted
-        io.hayloft.testkit.RawHttp.Response bad = io.hayloft.testkit.RawHttp.exchange("127.0.0.1:" + server.port(),
+        RawHttp.Response bad = RawHttp.exchange("127.0.0.1:" + server.port(),
                 "PUT /stream/bad HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n".getBytes(StandardCharsets.US_ASCII),
                 10_000);
         assertThat(bad.status()).isEqualTo(400);

@@ -1,5 +1,8 @@
 package io.hayloft.serverkit.http;
 
+import io.netty.channel.ChannelHandlerContext;
+import java.io.IOException;
+import java.util.Locale;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
@@ -44,7 +47,7 @@ class StreamedResponseTest {
 
         @Deprecated
         @Override
-        public ByteBuf readChunk(io.netty.channel.ChannelHandlerContext ctx) {
+        public ByteBuf readChunk(ChannelHandlerContext ctx) {
             return readChunk(ctx.alloc());
         }
 
@@ -119,13 +122,13 @@ class StreamedResponseTest {
         }
     }
 
-    private static String readHead(InputStream in) throws java.io.IOException {
+    private static String readHead(InputStream in) throws IOException {
         StringBuilder sb = new StringBuilder();
         while (!sb.toString().endsWith("\r\n\r\n")) {
             int c = in.read();
             assertThat(c).as("the head ended early").isNotNegative();
             sb.append((char) c);
         }
-        return sb.toString().toLowerCase(java.util.Locale.ROOT);
+        return sb.toString().toLowerCase(Locale.ROOT);
     }
 }

@@ -2,18 +2,26 @@ package io.hayloft.store.block;
 
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.StoreOperationException.Reason;
+import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.volume.FileIo;
+import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 
@@ -56,10 +64,10 @@ public final class BlockStore {
     /** {@link #inOrderWriter}s around the page cache where the file system allows. */
     private final boolean directWrites;
     /** The in-order writers' staging buffers, kept for the next writers (at most 64). */
-    private final java.util.concurrent.BlockingQueue<ByteBuffer> stages = new java.util.concurrent.ArrayBlockingQueue<>(64);
+    private final BlockingQueue<ByteBuffer> stages = new ArrayBlockingQueue<>(64);
     /** Bytes of blocks committed by {@link Writer}s: [0] around the page cache, [1] through it. */
-    private final java.util.concurrent.atomic.LongAdder[] committed = {new java.util.concurrent.atomic.LongAdder(),
-        new java.util.concurrent.atomic.LongAdder()};
+    private final LongAdder[] committed = {new LongAdder(),
+        new LongAdder()};
     /** Bytes an in-order writer gathers before each write around the page cache. */
     static final int STAGE_BYTES = 1 << 20;
 
@@ -119,7 +127,7 @@ public final class BlockStore {
         synchronized (lock(name)) {
             try {
                 disk.open(p, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
-            } catch (java.nio.file.FileAlreadyExistsException e) {
+            } catch (FileAlreadyExistsException e) {
                 throw new StoreOperationException(Reason.BLOCK_EXISTS, "block " + name + " already exists");
             }
             crcCache.remove(name);
@@ -170,7 +178,7 @@ public final class BlockStore {
     /** Where {@link #putStream} reads a block from: a stream it closes whatever happens. */
     @FunctionalInterface
     public interface StreamSource {
-        java.io.InputStream open() throws IOException;
+        InputStream open() throws IOException;
     }
 
     /**
@@ -190,7 +198,7 @@ public final class BlockStore {
         synchronized (lock(name)) {
             CRC32C crc = new CRC32C();
             boolean done = false;
-            try (java.io.InputStream in = source.open();
+            try (InputStream in = source.open();
                  FileChannel ch = disk.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                          StandardOpenOption.WRITE)) {
                 byte[] chunk = new byte[(int) Math.min(STREAM_CHUNK, Math.max(1, length))];
@@ -199,7 +207,7 @@ public final class BlockStore {
                     int want = (int) Math.min(chunk.length, length - pos);
                     int got = in.readNBytes(chunk, 0, want);
                     if (got < want) {
-                        throw new java.io.EOFException("the source of block " + name + " ended at " + (pos + got)
+                        throw new EOFException("the source of block " + name + " ended at " + (pos + got)
                                 + " of " + length + " bytes");
                     }
                     crc.update(chunk, 0, got);
@@ -232,7 +240,7 @@ public final class BlockStore {
      *
      * <p>Not thread-safe: one thread at a time (a request's calls are serial).
      */
-    public final class Writer implements java.io.Closeable {
+    public final class Writer implements Closeable {
         private final String name;
         private final Path tmp;
         private FileChannel channel;
@@ -415,7 +423,7 @@ public final class BlockStore {
     }
 
     /** Numbers the {@link Writer}s' temporary files. */
-    private static final java.util.concurrent.atomic.AtomicLong WRITERS = new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong WRITERS = new AtomicLong();
 
     /**
      * Bytes of the blocks {@link Writer}s committed since this store opened: written around the page
@@ -445,7 +453,7 @@ public final class BlockStore {
      * {@link #close}). The channel reads the block as it was when opened, even if a put replaces
      * it meanwhile (the rename leaves the open file as it was); an append only adds bytes past the range.
      */
-    public record OpenRange(FileChannel channel, long offset, long length) implements java.io.Closeable {
+    public record OpenRange(FileChannel channel, long offset, long length) implements Closeable {
         @Override
         public void close() throws IOException {
             channel.close();

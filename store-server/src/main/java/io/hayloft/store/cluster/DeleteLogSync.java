@@ -1,8 +1,10 @@
 package io.hayloft.store.cluster;
 
 import io.hayloft.client.DirectoryClient;
+import io.hayloft.client.Futures;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.store.Store;
+import io.hayloft.store.StoreOperationException;
 import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -61,13 +63,13 @@ public final class DeleteLogSync {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (io.hayloft.store.StoreOperationException e) {
-                if (e.reason() != io.hayloft.store.StoreOperationException.Reason.VOLUME_NOT_FOUND) {
+            } catch (StoreOperationException e) {
+                if (e.reason() != StoreOperationException.Reason.VOLUME_NOT_FOUND) {
                     LOG.warn("volume {}: delete-log sync failed; will retry after the next heartbeat", id, e);
                 }
             } catch (Exception e) {
                 LOG.warn("volume {}: delete-log sync failed ({}); will retry after the next heartbeat", id,
-                        io.hayloft.client.Futures.unwrap(e).toString());
+                        Futures.unwrap(e).toString());
             }
         }
     }

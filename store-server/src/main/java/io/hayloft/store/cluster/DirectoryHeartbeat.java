@@ -1,20 +1,33 @@
 package io.hayloft.store.cluster;
 
+import io.hayloft.client.DirectoryClient;
+import io.hayloft.client.Futures;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.io.PositionalIo;
-import io.hayloft.serverkit.io.Disk;
 import io.hayloft.format.wire.Wire;
+import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.Store;
+import io.hayloft.store.volume.FileIo;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
-import io.hayloft.client.http.HttpTransport;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,12 +63,12 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final String adminToken;
     private volatile boolean failing;
-    private final io.hayloft.client.DirectoryClient directoryClient;
+    private final DirectoryClient directoryClient;
     /** Runs the delete-log syncs, one at a time. */
-    private final java.util.concurrent.ExecutorService syncer;
+    private final ExecutorService syncer;
     /** Volumes reported read-only in a heartbeat already: a 409 of a full volume triggers one heartbeat, not one per write. */
-    private final java.util.Set<Long> reportedReadOnly = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicBoolean urgentQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final Set<Long> reportedReadOnly = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean urgentQueued = new AtomicBoolean();
     private final CompletableFuture<Void> firstSync = new CompletableFuture<>();
 
     /**
@@ -90,7 +103,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
         this.rack = rack;
         this.dataDir = dataDir;
         this.http = http;
-        this.directoryClient = new io.hayloft.client.DirectoryClient(http, List.of(directory), this.adminToken);
+        this.directoryClient = new DirectoryClient(http, List.of(directory), this.adminToken);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "hayloft-store-heartbeat");
             t.setDaemon(true);
@@ -118,24 +131,24 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     public static String storeId(Disk disk, Path dataDir, String configured) throws IOException {
         Path file = dataDir.resolve("store.id");
         if (disk.exists(file)) {
-            String stored = new String(disk.readAllBytes(file), java.nio.charset.StandardCharsets.UTF_8).trim();
+            String stored = new String(disk.readAllBytes(file), StandardCharsets.UTF_8).trim();
             if (configured != null && !configured.isBlank() && !configured.equals(stored)) {
                 throw new IllegalArgumentException("storeId '" + configured + "' does not match '" + stored + "' recorded in " + file);
             }
             return stored;
         }
         String id = configured != null && !configured.isBlank() ? configured
-                : "store-" + Long.toHexString(new java.security.SecureRandom().nextLong() & Long.MAX_VALUE);
+                : "store-" + Long.toHexString(new SecureRandom().nextLong() & Long.MAX_VALUE);
         disk.createDirectories(dataDir);
         Path tmp = dataDir.resolve("store.id.tmp");
-        try (var ch = disk.open(tmp, java.nio.file.StandardOpenOption.CREATE,
-                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING, java.nio.file.StandardOpenOption.WRITE)) {
+        try (var ch = disk.open(tmp, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
             PositionalIo.writeFully(ch,
-                    java.nio.ByteBuffer.wrap((id + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)), 0);
+                    ByteBuffer.wrap((id + "\n").getBytes(StandardCharsets.UTF_8)), 0);
             ch.force(true);
         }
         disk.move(tmp, file);
-        io.hayloft.store.volume.FileIo.syncDirectory(disk, dataDir);
+        FileIo.syncDirectory(disk, dataDir);
         return id;
     }
 
@@ -146,7 +159,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     public CompletableFuture<Void> send() {
         try {
             List<Wire.VolumeReport> volumes = new ArrayList<>();
-            java.util.Set<Long> readOnly = new java.util.HashSet<>();
+            Set<Long> readOnly = new HashSet<>();
             List<Long> reported = new ArrayList<>();
             for (Volume v : store.volumes()) {
                 reported.add(v.id());
@@ -160,7 +173,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
             Wire.Heartbeat hb = new Wire.Heartbeat(storeId, address, rack, disk.totalSpace(dataDir), disk.usableSpace(dataDir),
                     volumes);
             return directoryClient.heartbeatAnswer(hb).handle((answer, err) -> {
-                String problem = err != null ? String.valueOf(io.hayloft.client.Futures.unwrap(err).getMessage()) : null;
+                String problem = err != null ? String.valueOf(Futures.unwrap(err).getMessage()) : null;
                 if (problem != null && !failing) {
                     LOG.warn("heartbeat to directory {} failed ({}); will keep trying", directory, problem);
                 } else if (problem == null && failing) {
@@ -212,7 +225,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
                 urgentQueued.set(false);
                 send();
             });
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
+        } catch (RejectedExecutionException closed) {
             urgentQueued.set(false);
         }
     }

@@ -1,24 +1,27 @@
 package io.hayloft.store.http;
 
-import io.hayloft.format.errors.StoreErrors;
+import io.hayloft.client.RemoteException;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.errors.ApiError;
 import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.errors.StoreErrors;
+import io.hayloft.format.needle.Needle;
+import io.hayloft.format.wire.BatchBody;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.serverkit.http.RouteParams;
 import io.hayloft.serverkit.http.Router;
 import io.hayloft.serverkit.http.StreamedRequestHandler;
 import io.hayloft.serverkit.http.StreamedResponse;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
-import io.hayloft.format.wire.BatchBody;
-import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.store.Store;
 import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.WriteAuthorizer;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Compactor;
-import io.hayloft.format.needle.Needle;
 import io.hayloft.store.volume.Volume;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -26,11 +29,21 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import java.io.EOFException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,22 +65,22 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     static final long STREAM_THRESHOLD = 1 << 20;
 
     private final Router router;
-    private final java.util.concurrent.ConcurrentHashMap<String, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
     private final Store store;
     private final WriteAuthorizer authorizer;
     private final PrometheusEndpoint metrics;
     private final VolumePuller puller;
-    private final io.hayloft.client.http.HttpTransport peers;
+    private final HttpTransport peers;
     private final StripeEncodeEndpoint encoder;
     private final long maxBlockBytes;
 
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics) {
-        this(store, authorizer, metrics, io.hayloft.client.http.HttpTransport.builder().build());
+        this(store, authorizer, metrics, HttpTransport.builder().build());
     }
 
     /** @param peers the store's transport for its calls to other stores (volume pulls, stripe encodes) */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
-                            io.hayloft.client.http.HttpTransport peers) {
+                            HttpTransport peers) {
         this(store, authorizer, metrics, peers, true, null);
     }
 
@@ -76,7 +89,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
      * @param directory     the directory's host:port, asked whether a stripe's encode job is still planned; null: not asked
      */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
-                            io.hayloft.client.http.HttpTransport peers, boolean encodeStripes, String directory) {
+                            HttpTransport peers, boolean encodeStripes, String directory) {
         this(store, authorizer, metrics, peers, encodeStripes, directory, DEFAULT_MAX_BLOCK_BYTES);
     }
 
@@ -85,7 +98,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
 
     /** @param maxBlockBytes the longest block a streamed {@code PUT /blocks/<name>} may write; longer: 413 */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
-                            io.hayloft.client.http.HttpTransport peers, boolean encodeStripes, String directory,
+                            HttpTransport peers, boolean encodeStripes, String directory,
                             long maxBlockBytes) {
         if (maxBlockBytes < 0) {
             throw new IllegalArgumentException("maxBlockBytes must be >= 0, got " + maxBlockBytes);
@@ -99,7 +112,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
         this.metrics = metrics;
         this.router = routes(encodeStripes);
         for (boolean direct : new boolean[] {true, false}) {
-            io.micrometer.core.instrument.FunctionCounter.builder("hayloft_store_block_committed_bytes", store.blocks(),
+            FunctionCounter.builder("hayloft_store_block_committed_bytes", store.blocks(),
                             b -> b.committedBytes(direct))
                     .description("bytes of blocks written by a streamed put or a stripe encode and committed, by how they were "
                             + "written: direct (around the page cache) or page_cache")
@@ -199,12 +212,12 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
 
     /** {@code PUT /blocks/<name>} is streamed; everything else is aggregated. */
     @Override
-    public boolean streamsBody(io.netty.handler.codec.http.HttpRequest head) {
+    public boolean streamsBody(HttpRequest head) {
         return ((StreamedRequestHandler) router).streamsBody(head);
     }
 
     @Override
-    public RequestBody openBody(io.netty.handler.codec.http.HttpRequest head) throws Exception {
+    public RequestBody openBody(HttpRequest head) throws Exception {
         return ((StreamedRequestHandler) router).openBody(head);
     }
 
@@ -213,11 +226,11 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
      * other block writes), the declared {@code Content-Length} against {@code maxBlockBytes} (413) and
      * the {@value #CRC_HEADER} header (400), then opens the block's {@link BlockStore.Writer}.
      */
-    private RequestBody openBlockPut(io.netty.handler.codec.http.HttpRequest head, RouteParams p) {
+    private RequestBody openBlockPut(HttpRequest head, RouteParams p) {
         try {
             String name = BlockStore.checkName(p.string("name"));
             authorizer.authorize(head, "block.put", -1);
-            long declared = io.netty.handler.codec.http.HttpUtil.getContentLength(head, -1L);
+            long declared = HttpUtil.getContentLength(head, -1L);
             if (declared > maxBlockBytes) {
                 throw CommonErrors.BODY_TOO_LARGE.exception("block " + name + " of " + declared
                         + " bytes is longer than the store's maxBlockBytes (" + maxBlockBytes + " bytes)");
@@ -231,7 +244,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                 }
 
                 @Override
-                public FullHttpResponse end(io.netty.handler.codec.http.HttpHeaders trailers) throws Exception {
+                public FullHttpResponse end(HttpHeaders trailers) throws Exception {
                     return put.end(trailers);
                 }
 
@@ -240,8 +253,8 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                     put.abort();
                 }
             };
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -272,7 +285,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
 
     /** The {@code op} tag of a route's requests. */
     private static String op(String route, HttpMethod m) {
-        String method = m.name().toLowerCase(java.util.Locale.ROOT);
+        String method = m.name().toLowerCase(Locale.ROOT);
         return switch (route) {
             case "needle", "key" -> route + "." + method;
             case "blocks", "block", "block.put" -> "block." + method;
@@ -447,7 +460,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
                     int got = content.readableBytes();
                     if (content.writeBytes(range.channel(), range.offset() + got, (int) range.length() - got) < 0) {
                         content.release();
-                        throw new java.io.EOFException("block " + name + " ended before " + range.length() + " bytes");
+                        throw new EOFException("block " + name + " ended before " + range.length() + " bytes");
                     }
                 }
                 return HttpResponses.bytes(HttpResponseStatus.OK, content, OCTETS);
@@ -499,28 +512,28 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
         BlockStore.BlockInfo info;
         try {
             info = bs.putStream(name, length, () -> {
-                java.io.InputStream in;
+                InputStream in;
                 try {
-                    in = peers.openStream(from, "GET " + path, path, null, io.hayloft.client.http.HttpTransport.TYPED);
-                } catch (io.hayloft.client.RemoteException e) {
+                    in = peers.openStream(from, "GET " + path, path, null, HttpTransport.TYPED);
+                } catch (RemoteException e) {
                     if (e.httpStatus() == 404) {
                         throw new StoreOperationException(StoreOperationException.Reason.BLOCK_NOT_FOUND, "pull: block " + source + " on "
                                 + from + ": " + e.getMessage());
                     }
                     throw new SourceFailure("GET " + path + " on " + from + ": " + e.getMessage(), e);
                 }
-                return new java.io.FilterInputStream(in) {
+                return new FilterInputStream(in) {
                     @Override
-                    public int read(byte[] b, int off, int len) throws java.io.IOException {
+                    public int read(byte[] b, int off, int len) throws IOException {
                         try {
                             return super.read(b, off, len);
-                        } catch (java.io.IOException e) {
+                        } catch (IOException e) {
                             throw new SourceFailure("reading block " + source + " from " + from + ": " + e, e);
                         }
                     }
                 };
             });
-        } catch (SourceFailure | java.io.EOFException e) {
+        } catch (SourceFailure | EOFException e) {
             throw new ApiException(StoreErrors.PULL_SOURCE_FAILED, "pull of block " + source + " from " + from
                     + " failed; block " + name + " left as it was: " + e.getMessage());
         }
@@ -529,7 +542,7 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     }
 
     /** A failure of the source store of a block pull (not of this store's disk). */
-    private static final class SourceFailure extends java.io.IOException {
+    private static final class SourceFailure extends IOException {
         SourceFailure(String message, Throwable cause) {
             super(message, cause);
         }

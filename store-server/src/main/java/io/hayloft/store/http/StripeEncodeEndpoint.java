@@ -1,25 +1,30 @@
 package io.hayloft.store.http;
 
-import io.hayloft.format.errors.StoreErrors;
-import io.hayloft.format.errors.ApiException;
-import io.hayloft.format.errors.CommonErrors;
-import io.hayloft.format.io.PositionalIo;
-import io.hayloft.serverkit.http.HttpResponses;
-import io.hayloft.format.wire.Wire;
-import io.hayloft.erasure.CodecKind;
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.cold.ClusterBlockWrites;
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ClusterRpc;
 import io.hayloft.cold.StripeEncoder;
+import io.hayloft.erasure.CodecKind;
+import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.CommonErrors;
+import io.hayloft.format.errors.StoreErrors;
+import io.hayloft.format.io.PositionalIo;
+import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.wire.Wire;
+import io.hayloft.serverkit.http.HttpResponses;
 import io.hayloft.store.Store;
 import io.hayloft.store.block.BlockStore;
 import io.hayloft.store.volume.Volume;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBufInputStream;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.time.Duration;
@@ -32,8 +37,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,7 +83,7 @@ final class StripeEncodeEndpoint {
     private final String directory;
 
     /** @param directory the directory's host:port, asked whether the job is still planned; null: never asked */
-    StripeEncodeEndpoint(Store store, io.hayloft.client.http.HttpTransport peers, MeterRegistry registry, String directory) {
+    StripeEncodeEndpoint(Store store, HttpTransport peers, MeterRegistry registry, String directory) {
         this.store = store;
         this.directory = directory;
         this.peers = peers.clusterRpc();
@@ -135,7 +140,7 @@ final class StripeEncodeEndpoint {
     private static Wire.EncodeStripeRequest parse(FullHttpRequest req) {
         Wire.EncodeStripeRequest r;
         try {
-            r = io.hayloft.client.http.HttpTransport.JSON.readValue((java.io.InputStream) new io.netty.buffer.ByteBufInputStream(req.content().duplicate()), Wire.EncodeStripeRequest.class);
+            r = HttpTransport.JSON.readValue((InputStream) new ByteBufInputStream(req.content().duplicate()), Wire.EncodeStripeRequest.class);
         } catch (IOException | RuntimeException e) {
             throw bad("body is not an encode-stripe request (JSON Wire.EncodeStripeRequest): " + e.getMessage());
         }
@@ -339,14 +344,14 @@ final class StripeEncodeEndpoint {
         if (directory == null || job == null || job.isEmpty()) {
             return;
         }
-        io.hayloft.format.wire.StripeMap m;
+        StripeMap m;
         try {
             m = peer.stripeMap((int) volume);
         } catch (IOException e) {
             throw StoreErrors.PEER_FAILED.exception("cannot ask the directory at " + directory + " whether encode job " + job
                     + " of volume " + volume + " is still planned: " + e.getMessage());
         }
-        if (m == null || !job.equals(m.job()) || !io.hayloft.format.wire.StripeMap.PLANNED.equals(m.status())) {
+        if (m == null || !job.equals(m.job()) || !StripeMap.PLANNED.equals(m.status())) {
             throw StoreErrors.JOB_NOT_PLANNED.exception("encode job " + job + " of volume " + volume + " is not planned in the directory ("
                     + (m == null ? "no stripe map" : "job " + m.job() + " " + m.status()) + "); stopped");
         }
@@ -381,7 +386,7 @@ final class StripeEncodeEndpoint {
      * Block writes on other stores through the store's transport, with the caller's admin token (the
      * cluster's admin token opens every store's block endpoints).
      */
-    static final class PeerBlocks extends io.hayloft.cold.ClusterBlockWrites {
+    static final class PeerBlocks extends ClusterBlockWrites {
         PeerBlocks(ClusterRpc rpc, String directory, String authorization, Duration timeout) {
             super(directory == null ? "" : directory, authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null, timeout, rpc);
         }

@@ -1,19 +1,21 @@
 package io.hayloft.store.http;
 
-import io.hayloft.format.errors.StoreErrors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.client.Futures;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.errors.ApiException;
+import io.hayloft.format.errors.StoreErrors;
 import io.hayloft.store.Store;
-import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.StoreOperationException.Reason;
+import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.volume.Volume;
 import java.io.IOException;
 import java.net.URI;
-import io.hayloft.client.http.HttpTransport;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 
 /**
  * {@code POST /admin/volumes/<id>/pull?from=HOST:PORT}: this store copies a sealed replica from
@@ -58,8 +60,8 @@ final class VolumePuller {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("GET " + uri + " interrupted", e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            Throwable c = io.hayloft.client.Futures.unwrap(e);
+        } catch (ExecutionException e) {
+            Throwable c = Futures.unwrap(e);
             throw new IOException("pull: GET " + uri + " failed: " + c, c);
         }
         if (r.statusCode() == 404) {

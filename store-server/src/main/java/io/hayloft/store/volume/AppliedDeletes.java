@@ -2,6 +2,7 @@ package io.hayloft.store.volume;
 
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.io.Disk;
+import io.hayloft.store.StoreOperationException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -74,7 +75,7 @@ public final class AppliedDeletes {
         }
         int version = b.getInt(OFF_VERSION);
         if (version != VERSION) {
-            throw new io.hayloft.store.StoreOperationException(io.hayloft.store.StoreOperationException.Reason.UNSUPPORTED_FORMAT,
+            throw new StoreOperationException(StoreOperationException.Reason.UNSUPPORTED_FORMAT,
                     file + ": delete-sequence file version " + version + " is not supported (only " + VERSION + ")");
         }
         CRC32C crc = new CRC32C();

@@ -2,12 +2,13 @@ package io.hayloft.store.volume;
 
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.StoreOperationException.Reason;
+import io.hayloft.store.StoreOperationException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
@@ -130,7 +131,7 @@ public final class CompactionCommit {
 
     private static void deleteExisting(Disk disk, Path file) throws IOException {
         if (!disk.deleteIfExists(file)) {
-            throw new java.nio.file.NoSuchFileException(file.toString());
+            throw new NoSuchFileException(file.toString());
         }
     }
 

@@ -1,6 +1,11 @@
 package io.hayloft.store.volume;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongConsumer;
 
 /**
  * The in-memory index of one volume: (key, alternate key) &rarr; (offset, length, deleted) for every
@@ -55,8 +60,8 @@ public final class NeedleIndex {
     private static final long DELETED = 1L << 8;
     private static final long FP_MASK = 0xFF;
 
-    private static final java.lang.invoke.VarHandle SLOT =
-            java.lang.invoke.MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle SLOT =
+            MethodHandles.arrayElementVarHandle(long[].class);
 
     /** The two arrays, published together. */
     private static final class Table {
@@ -250,7 +255,7 @@ public final class NeedleIndex {
      * replaced) and possibly of other keys: candidates, to confirm against the needle header on
      * disk and {@link #isLiveAt}.
      */
-    public void offsetsOfKey(long key, java.util.function.LongConsumer visitor) {
+    public void offsetsOfKey(long key, LongConsumer visitor) {
         int tag = keyTag(key);
         Table t = table;
         int[] tags = t.tags;
@@ -342,8 +347,8 @@ public final class NeedleIndex {
 
         public void add(long key, int alt, long offset, long length, boolean isDeleted) {
             if (n == tags.length) {
-                tags = java.util.Arrays.copyOf(tags, n * 2);
-                values = java.util.Arrays.copyOf(values, n * 2);
+                tags = Arrays.copyOf(tags, n * 2);
+                values = Arrays.copyOf(values, n * 2);
             }
             long h = hash(key, alt);
             tags[n] = (int) h;
@@ -360,10 +365,10 @@ public final class NeedleIndex {
             // each other although every alternate key of a key shares its tag.
             sortByFingerprint(tags, values, n, idxTags, idxSlots);
             radixSortByTag(tags, values, n, idxTags, idxSlots);
-            java.util.Arrays.fill(idxTags, 0);
-            java.util.Arrays.fill(idxSlots, 0);
-            List<Long> overflow = new java.util.ArrayList<>();
-            List<Integer> overflowTags = new java.util.ArrayList<>();
+            Arrays.fill(idxTags, 0);
+            Arrays.fill(idxSlots, 0);
+            List<Long> overflow = new ArrayList<>();
+            List<Integer> overflowTags = new ArrayList<>();
             long[] group = new long[4];
             int last = -1;
             int i = 0;
@@ -373,7 +378,7 @@ public final class NeedleIndex {
                 int g = 0;
                 for (; i < n && tags[i] == tag && (values[i] & FP_MASK) == fp; i++) {
                     if (g == group.length) {
-                        group = java.util.Arrays.copyOf(group, g * 2);
+                        group = Arrays.copyOf(group, g * 2);
                     }
                     g = merge(group, g, values[i], same);
                 }
@@ -470,7 +475,7 @@ public final class NeedleIndex {
         long[] dstV = tmpValues;
         int[] counts = new int[256];
         for (int shift = 0; shift < 32; shift += 8) {
-            java.util.Arrays.fill(counts, 0);
+            Arrays.fill(counts, 0);
             for (int i = 0; i < n; i++) {
                 counts[(srcT[i] >>> shift) & 0xFF]++;
             }
@@ -497,7 +502,7 @@ public final class NeedleIndex {
     }
 
     /** Visits every entry: packed values, for statistics and the {@code .idx} rewrite. */
-    public void forEach(java.util.function.LongConsumer visitor) {
+    public void forEach(LongConsumer visitor) {
         for (long s : table.slots) {
             if (s != 0) {
                 visitor.accept(s);

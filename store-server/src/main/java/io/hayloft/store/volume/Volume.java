@@ -1,11 +1,13 @@
 package io.hayloft.store.volume;
 
+import io.hayloft.format.errors.CommonErrors;
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
 import io.hayloft.format.needle.Superblock;
+import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.serverkit.io.Disk;
-import io.hayloft.store.StoreOperationException;
 import io.hayloft.store.StoreOperationException.Reason;
+import io.hayloft.store.StoreOperationException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,10 +16,15 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +89,7 @@ public final class Volume implements Closeable {
         /** The changes covered by the last completed fsync. */
         volatile long durableSeq;
         /** Open {@link RawRange}s of this segment; {@link Integer#MIN_VALUE} added once it is retired. */
-        private final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
+        private final AtomicInteger streams = new AtomicInteger();
 
         Segment(FileChannel channel, NeedleIndex index, IdxFile idx, long end) {
             this.channel = channel;
@@ -376,7 +383,7 @@ public final class Volume implements Closeable {
      *
      * @return a view of the data within the supplied buffer
      */
-    public ByteBuffer read(long key, int alt, long cookie, java.util.function.IntFunction<ByteBuffer> allocator)
+    public ByteBuffer read(long key, int alt, long cookie, IntFunction<ByteBuffer> allocator)
             throws IOException {
         return readChecked(key, alt, cookie, allocator).data();
     }
@@ -390,7 +397,7 @@ public final class Volume implements Closeable {
      * the data: the read computes it once, in the same pass that checks the needle's stored CRC
      * (combined with the CRC of the header fields, see {@link Crc32c#combine}). Takes no lock.
      */
-    public NeedleRead readChecked(long key, int alt, long cookie, java.util.function.IntFunction<ByteBuffer> allocator)
+    public NeedleRead readChecked(long key, int alt, long cookie, IntFunction<ByteBuffer> allocator)
             throws IOException {
         while (true) {
             checkOpen();
@@ -413,7 +420,7 @@ public final class Volume implements Closeable {
     }
 
     private NeedleRead readFrom(Segment s, long key, int alt, long cookie,
-                                java.util.function.IntFunction<ByteBuffer> allocator) throws IOException {
+                                IntFunction<ByteBuffer> allocator) throws IOException {
         long e = s.index.first(key, alt);
         if (e != 0 && NeedleIndex.isDeleted(e)) {
             // a tombstone: of (key, alt), or of another key sharing its fingerprint? ask the disk
@@ -456,7 +463,7 @@ public final class Volume implements Closeable {
         return new NeedleRead(Needle.data(b), dataCrc[0]);
     }
 
-    private static ByteBuffer readAt(Segment s, long off, long length, java.util.function.IntFunction<ByteBuffer> allocator)
+    private static ByteBuffer readAt(Segment s, long off, long length, IntFunction<ByteBuffer> allocator)
             throws IOException {
         ByteBuffer b = allocator.apply((int) length);
         PositionalIo.readUpTo(s.channel, b, off);
@@ -465,7 +472,7 @@ public final class Volume implements Closeable {
     }
 
     private StoreOperationException notFound(long key, int alt) {
-        return new StoreOperationException(Reason.NEEDLE_NOT_FOUND, io.hayloft.format.errors.CommonErrors.needleNotFound(id, key, alt));
+        return new StoreOperationException(Reason.NEEDLE_NOT_FOUND, CommonErrors.needleNotFound(id, key, alt));
     }
 
     /**
@@ -602,7 +609,7 @@ public final class Volume implements Closeable {
         private final Segment segment;
         private final long offset;
         private final long length;
-        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        private final AtomicBoolean closed = new AtomicBoolean();
 
         RawRange(Segment segment, long offset, long length) {
             this.segment = segment;
@@ -691,7 +698,7 @@ public final class Volume implements Closeable {
      * @throws StoreOperationException {@link Reason#CORRUPT_FILE} when the index names a place that holds no
      *                        needle of that length
      */
-    public List<io.hayloft.format.wire.VolumeIndex.Entry> indexListing() throws IOException {
+    public List<VolumeIndex.Entry> indexListing() throws IOException {
         swapLock.readLock().lock();
         try {
             checkOpen();
@@ -702,7 +709,7 @@ public final class Volume implements Closeable {
                 int[] n = {0};
                 s.index.forEach(p -> packed[n[0]++] = p);
             }
-            List<io.hayloft.format.wire.VolumeIndex.Entry> out = new java.util.ArrayList<>(packed.length);
+            List<VolumeIndex.Entry> out = new ArrayList<>(packed.length);
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
             ByteBuffer f = ByteBuffer.allocate(Needle.FOOTER_SIZE);
             for (long p : packed) {
@@ -726,8 +733,8 @@ public final class Volume implements Closeable {
                 // Deleted when the index or the header says so: a delete's flag is forced in the file before
                 // its .idx record, so after a power cut the index checkpoint can lack a delete the file has.
                 boolean deleted = NeedleIndex.isDeleted(p) || (Needle.flags(h) & Needle.FLAG_DELETED) != 0;
-                out.add(new io.hayloft.format.wire.VolumeIndex.Entry(Needle.key(h), Needle.alt(h),
-                        deleted ? io.hayloft.format.wire.VolumeIndex.FLAG_DELETED : 0, off, (int) len, (int) size, f.getInt(4)));
+                out.add(new VolumeIndex.Entry(Needle.key(h), Needle.alt(h),
+                        deleted ? VolumeIndex.FLAG_DELETED : 0, off, (int) len, (int) size, f.getInt(4)));
             }
             return out;
         } finally {
@@ -817,13 +824,13 @@ public final class Volume implements Closeable {
             synchronized (s.index) {
                 s.index.offsetsOfKey(key, off -> {
                     if (n[0] == holder[0].length) {
-                        holder[0] = java.util.Arrays.copyOf(holder[0], n[0] * 2);
+                        holder[0] = Arrays.copyOf(holder[0], n[0] * 2);
                     }
                     holder[0][n[0]++] = off;
                 });
             }
             found = holder[0];
-            List<LiveAlt> out = new java.util.ArrayList<>();
+            List<LiveAlt> out = new ArrayList<>();
             ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
             for (int i = 0; i < n[0]; i++) {
                 long off = found[i];
@@ -860,7 +867,7 @@ public final class Volume implements Closeable {
     public List<Integer> deleteKey(long key, long cookie) throws IOException {
         // No lock around the loop: each delete takes appendLock itself and waits for its fsync
         // outside it (a lock held here would put that fsync under the writers' lock).
-        List<Integer> deleted = new java.util.ArrayList<>();
+        List<Integer> deleted = new ArrayList<>();
         for (LiveAlt a : liveAlts(key, cookie)) {
             try {
                 delete(key, a.alt(), cookie);
@@ -900,7 +907,7 @@ public final class Volume implements Closeable {
             if (t != null) {
                 try {
                     t.channel.force(false);
-                } catch (java.nio.channels.ClosedChannelException aborted) {
+                } catch (ClosedChannelException aborted) {
                     // the compaction was abandoned: its copy is discarded, the volume file holds the deletes
                 }
             }

@@ -154,7 +154,7 @@ final class VolumeRecovery {
     }
 
     /** Reads and checks the needle at {@code offset} of a volume file. */
-    static boolean validAt(java.nio.channels.FileChannel ch, long offset) throws java.io.IOException {
+    static boolean validAt(FileChannel ch, long offset) throws IOException {
         ByteBuffer h = ByteBuffer.allocate(Needle.HEADER_SIZE);
         PositionalIo.readUpTo(ch, h, offset);
         h.flip();

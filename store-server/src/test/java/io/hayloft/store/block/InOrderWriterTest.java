@@ -1,5 +1,9 @@
 package io.hayloft.store.block;
 
+import io.hayloft.serverkit.io.FileTrees;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -163,9 +167,9 @@ class InOrderWriterTest {
         // refused at the commit's only write (a block shorter than the stage) the same way
         try (BlockStore.Writer w = blocks.inOrderWriter("g")) {
             w.append(ByteBuffer.wrap(data, 0, 10));
-            w.commit(crc(java.util.Arrays.copyOf(data, 10)));
+            w.commit(crc(Arrays.copyOf(data, 10)));
         }
-        assertThat(read(blocks, "g")).isEqualTo(java.util.Arrays.copyOf(data, 10));
+        assertThat(read(blocks, "g")).isEqualTo(Arrays.copyOf(data, 10));
         assertThat(leftovers(dir)).isEmpty();
     }
 
@@ -191,14 +195,14 @@ class InOrderWriterTest {
             }
             assertThat(read(blocks, "t")).isEqualTo(data);
         } finally {
-            io.hayloft.serverkit.io.FileTrees.delete(d);
+            FileTrees.delete(d);
         }
     }
 
     /** Bytes of direct buffers this JVM holds now. */
     private static long directMemory() {
-        return java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
-                .filter(b -> b.getName().equals("direct")).mapToLong(java.lang.management.BufferPoolMXBean::getMemoryUsed).sum();
+        return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(b -> b.getName().equals("direct")).mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
     }
 
     private static byte[] read(BlockStore blocks, String name) throws IOException {

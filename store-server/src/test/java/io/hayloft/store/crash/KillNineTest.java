@@ -1,5 +1,6 @@
 package io.hayloft.store.crash;
 
+import java.io.IOException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
@@ -59,7 +60,7 @@ class KillNineTest {
                 while (out.readLine() != null) {
                     // keep the pipe empty
                 }
-            } catch (java.io.IOException ignored) {
+            } catch (IOException ignored) {
                 // the process died
             }
         });

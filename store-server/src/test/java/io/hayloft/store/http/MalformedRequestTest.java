@@ -1,5 +1,6 @@
 package io.hayloft.store.http;
 
+import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.store.StoreConfig;
@@ -66,7 +67,7 @@ class MalformedRequestTest {
     @Test
     void garbageGets400() throws Exception {
         byte[] junk = new byte[300];
-        new java.util.Random(3).nextBytes(junk);
+        new Random(3).nextBytes(junk);
         junk[junk.length - 4] = '\r';
         junk[junk.length - 3] = '\n';
         junk[junk.length - 2] = '\r';

@@ -1,5 +1,6 @@
 package io.hayloft.store.http;
 
+import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.store.StoreConfig;
@@ -30,7 +31,7 @@ class NeedleHeadersTest {
         try (StoreServer s = StoreServer.start(c.validate())) {
             s.store().create(1);
             byte[] data = new byte[5000];
-            new java.util.Random(3).nextBytes(data);
+            new Random(3).nextBytes(data);
             s.volume(1).write(9, 2, 0xabcL, ByteBuffer.wrap(data));
             CRC32C crc = new CRC32C();
             crc.update(data);

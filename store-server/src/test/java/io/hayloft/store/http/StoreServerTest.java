@@ -1,5 +1,10 @@
 package io.hayloft.store.http;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.errors.ApiException;
@@ -124,7 +129,7 @@ class StoreServerTest {
         for (int alt = 0; alt < 4; alt++) {
             assertThat(http.get("/1/7/" + alt + "?cookie=feed").body()).isEqualTo(data(1000 * (alt + 1), alt));
         }
-        TestHttp.Reply truncated = http.post("/1/batch", java.util.Arrays.copyOf(bytes, 30));
+        TestHttp.Reply truncated = http.post("/1/batch", Arrays.copyOf(bytes, 30));
         assertThat(truncated.status()).isEqualTo(400);
         assertThat(truncated.json().at("/error/message").asText()).contains("record 0");
     }
@@ -188,7 +193,7 @@ class StoreServerTest {
         System.arraycopy(b, 0, whole, 1000, 500);
         assertThat(http.get("/blocks/s1.b0").body()).isEqualTo(whole);
         assertThat(http.get("/blocks/s1.b0?offset=990&length=20").body())
-                .isEqualTo(java.util.Arrays.copyOfRange(whole, 990, 1010));
+                .isEqualTo(Arrays.copyOfRange(whole, 990, 1010));
         assertThat(http.get("/blocks/s1.b0?offset=1490&length=20").errorCode()).isEqualTo(110);
         assertThat(http.put("/blocks/s1.b1", b).status()).isEqualTo(201);
         CRC32C crc = new CRC32C();
@@ -251,21 +256,21 @@ class StoreServerTest {
         c.maxConcurrentRequests = 1;
         server = StoreServer.start(c, auth);
         http = new TestHttp(server.port());
-        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
-        java.net.URI base = java.net.URI.create("http://127.0.0.1:" + server.port());
-        CompletableFuture<java.net.http.HttpResponse<String>> blocked = client.sendAsync(
-                java.net.http.HttpRequest.newBuilder(base.resolve("/1/1/0?cookie=1")).header("x-block", "1")
-                        .PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(new byte[10])).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpClient client = HttpClient.newHttpClient();
+        URI base = URI.create("http://127.0.0.1:" + server.port());
+        CompletableFuture<HttpResponse<String>> blocked = client.sendAsync(
+                HttpRequest.newBuilder(base.resolve("/1/1/0?cookie=1")).header("x-block", "1")
+                        .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[10])).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         TestHttp.Reply overloaded = http.get("/health");
         assertThat(overloaded.status()).isEqualTo(503);
         assertThat(overloaded.errorCode()).isEqualTo(8);
         release.countDown();
         assertThat(blocked.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
-        java.net.http.HttpResponse<String> denied = client.send(java.net.http.HttpRequest.newBuilder(base.resolve("/1/2/0?cookie=1"))
-                .header("x-deny", "1").PUT(java.net.http.HttpRequest.BodyPublishers.ofByteArray(new byte[10])).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> denied = client.send(HttpRequest.newBuilder(base.resolve("/1/2/0?cookie=1"))
+                .header("x-deny", "1").PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[10])).build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(denied.statusCode()).isEqualTo(403);
         assertThat(denied.body()).contains("\"code\":11").contains("write token missing");
     }

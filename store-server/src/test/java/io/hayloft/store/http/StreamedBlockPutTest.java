@@ -1,5 +1,12 @@
 package io.hayloft.store.http;
 
+import io.hayloft.serverkit.io.Disk;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -104,13 +111,13 @@ class StreamedBlockPutTest {
     }
 
     private TestHttp.Reply send(String method, String path, byte[] body, String... headers) throws Exception {
-        java.net.http.HttpRequest.Builder b = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + address + path))
-                .timeout(Duration.ofSeconds(30)).method(method, java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + address + path))
+                .timeout(Duration.ofSeconds(30)).method(method, HttpRequest.BodyPublishers.ofByteArray(body));
         for (int i = 0; i < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
         }
-        java.net.http.HttpResponse<byte[]> r = java.net.http.HttpClient.newHttpClient().send(b.build(),
-                java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = HttpClient.newHttpClient().send(b.build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         return new TestHttp.Reply(r.statusCode(), r.body(), r);
     }
 
@@ -144,8 +151,8 @@ class StreamedBlockPutTest {
         }
         assertThat(files()).allMatch(f -> f.endsWith(".blk"));
         // every byte committed, around the page cache where this file system allows it (directBlockWrites: true)
-        long total = java.util.Arrays.stream(sizes).asLongStream().sum() + plain.length;
-        io.hayloft.serverkit.io.Disk.Direct probe = io.hayloft.serverkit.io.Disk.REAL.openDirect(dir.resolve("probe"));
+        long total = Arrays.stream(sizes).asLongStream().sum() + plain.length;
+        Disk.Direct probe = Disk.REAL.openDirect(dir.resolve("probe"));
         if (probe != null) {
             probe.channel().close();
         }
@@ -185,7 +192,7 @@ class StreamedBlockPutTest {
                 up.write(ByteBuffer.wrap(next));
                 up.finish(crc(next) + 1);
             }
-        }).isInstanceOf(java.io.IOException.class).hasMessageContaining("CRC32C");
+        }).isInstanceOf(IOException.class).hasMessageContaining("CRC32C");
     }
 
     private boolean noTemp() {

@@ -1,5 +1,11 @@
 package io.hayloft.store.http;
 
+import io.hayloft.erasure.CodecKind;
+import io.hayloft.erasure.ErasureCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.store.StoreConfig;
@@ -77,7 +83,7 @@ class StripeEncodeEndpointTest extends OneVolumeStoreTest {
         // the block files hold the volume: unit 0 is its first 4096 bytes (zero-padded)
         byte[] volume = http.get("/volumes/1/raw?offset=0&length=" + size()).body();
         byte[] unit0 = http.get("/blocks/v1-j1-s0-u0").body();
-        assertThat(java.util.Arrays.copyOf(unit0, volume.length)).isEqualTo(volume);
+        assertThat(Arrays.copyOf(unit0, volume.length)).isEqualTo(volume);
         assertThat(http.get("/metrics").body()).asString(StandardCharsets.UTF_8)
                 .contains("hayloft_encode_stripes_total 2.0").contains("hayloft_encode_read_bytes_total");
     }
@@ -96,8 +102,8 @@ class StripeEncodeEndpointTest extends OneVolumeStoreTest {
             StripeEncodeEndpoint.betweenPasses = () -> {
                 try {
                     server.store().volume(1).delete(43, 7, Long.parseUnsignedLong("abcdef0124", 16));
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             };
             TestHttp.Reply r = encode(1, request(size));
@@ -116,13 +122,13 @@ class StripeEncodeEndpointTest extends OneVolumeStoreTest {
         byte[] unit0 = http.get("/blocks/v1-j1-s0-u0").body();
         byte[] unit1 = http.get("/blocks/v1-j1-s0-u1").body();
         byte[] parity = http.get("/blocks/v1-j1-s0-u2").body();
-        byte[] data = java.util.Arrays.copyOf(volume, 8192);
-        assertThat(java.util.Arrays.copyOfRange(data, 0, 4096)).isEqualTo(unit0);
-        assertThat(java.util.Arrays.copyOfRange(data, 4096, 8192)).isEqualTo(unit1);
-        java.nio.ByteBuffer expected = java.nio.ByteBuffer.allocate(4096);
-        try (io.hayloft.erasure.ErasureCodec codec = io.hayloft.erasure.ErasureCodec.create(io.hayloft.erasure.CodecKind.RS, 2, 1)) {
-            codec.encode(new java.nio.ByteBuffer[] {java.nio.ByteBuffer.wrap(unit0), java.nio.ByteBuffer.wrap(unit1)},
-                    new java.nio.ByteBuffer[] {expected});
+        byte[] data = Arrays.copyOf(volume, 8192);
+        assertThat(Arrays.copyOfRange(data, 0, 4096)).isEqualTo(unit0);
+        assertThat(Arrays.copyOfRange(data, 4096, 8192)).isEqualTo(unit1);
+        ByteBuffer expected = ByteBuffer.allocate(4096);
+        try (ErasureCodec codec = ErasureCodec.create(CodecKind.RS, 2, 1)) {
+            codec.encode(new ByteBuffer[] {ByteBuffer.wrap(unit0), ByteBuffer.wrap(unit1)},
+                    new ByteBuffer[] {expected});
         }
         assertThat(parity).as("parity of the data blocks").isEqualTo(expected.array());
     }

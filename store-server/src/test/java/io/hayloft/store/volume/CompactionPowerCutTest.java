@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -62,7 +63,7 @@ class CompactionPowerCutTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void aPowerCutBeforeEachFsyncOfACompactionRecovers() throws Exception {
         SimulatedDisk probe = new SimulatedDisk(0);
         probe.createDirectories(DIR);

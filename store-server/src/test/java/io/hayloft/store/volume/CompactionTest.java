@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import org.assertj.core.api.Assertions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.store.volume.CompactionCommit.SimulatedCrash;
@@ -132,7 +133,7 @@ class CompactionTest {
     void aCorruptMarkerStopsTheOpenWithAClearError() throws Exception {
         populate().close();
         Files.write(dir.resolve("1.compact"), new byte[] {1, 2, 3});
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Volume.open(dir, 1, OPTS))
+        Assertions.assertThatThrownBy(() -> Volume.open(dir, 1, OPTS))
                 .hasMessageContaining("not a valid compaction marker");
     }
 

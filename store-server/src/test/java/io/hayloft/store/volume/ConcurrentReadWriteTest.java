@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.store.StoreOperationException;
@@ -61,7 +62,7 @@ class ConcurrentReadWriteTest {
         try (Volume v = Volume.create(dir, 3, opts)) {
             // (writer, i) -> highest acknowledged version, or DELETED
             Map<Long, Integer> acked = new ConcurrentHashMap<>();
-            java.util.Set<Long> deleting = ConcurrentHashMap.newKeySet();
+            Set<Long> deleting = ConcurrentHashMap.newKeySet();
             AtomicBoolean writing = new AtomicBoolean(true);
             AtomicLong reads = new AtomicLong();
             ExecutorService pool = Executors.newFixedThreadPool(WRITERS + READERS + 1);

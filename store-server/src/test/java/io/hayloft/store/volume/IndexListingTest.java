@@ -1,6 +1,8 @@
 package io.hayloft.store.volume;
 
 import io.hayloft.format.needle.Needle;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.format.wire.VolumeIndex;
@@ -69,8 +71,8 @@ class IndexListingTest {
             }
             victimOffset = VolumeIndex.of(4, v.indexListing()).find(102, -1).offset();
         }
-        try (java.nio.channels.FileChannel dat = java.nio.channels.FileChannel.open(dir.resolve("4.dat"),
-                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+        try (FileChannel dat = FileChannel.open(dir.resolve("4.dat"),
+                StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             ByteBuffer flag = ByteBuffer.allocate(1);
             dat.read(flag, victimOffset + Needle.OFF_FLAGS);
             dat.write(ByteBuffer.wrap(new byte[] {(byte) (flag.get(0) | Needle.FLAG_DELETED)}), victimOffset + Needle.OFF_FLAGS);

@@ -1,5 +1,6 @@
 package io.hayloft.store.volume;
 
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.store.StoreOperationException;
@@ -36,7 +37,7 @@ class KeyAltsTest {
 
     private static ByteBuffer data(int n) {
         byte[] b = new byte[n];
-        java.util.Arrays.fill(b, (byte) n);
+        Arrays.fill(b, (byte) n);
         return ByteBuffer.wrap(b);
     }
 

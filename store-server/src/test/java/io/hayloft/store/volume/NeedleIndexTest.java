@@ -1,5 +1,15 @@
 package io.hayloft.store.volume;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -66,7 +76,7 @@ class NeedleIndexTest {
             return x[0] == y[0] && x[1] == y[1];
         };
         long off = 32;
-        java.util.List<long[]> written = new java.util.ArrayList<>();
+        List<long[]> written = new ArrayList<>();
         for (int i = 0; i < 100_000; i++) {
             int r = rnd.nextInt(10);
             if (r == 0 && !written.isEmpty()) { // a delete record of an earlier needle
@@ -142,30 +152,30 @@ class NeedleIndexTest {
         NeedleIndex idx = new NeedleIndex(0); // grows many times on the way
         long[] keys = {0, 1, -1, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 32};
         int[] alts = {0, 1, 150, Integer.MIN_VALUE, -1};
-        java.util.Map<Long, java.util.Set<Long>> expected = new java.util.HashMap<>();
+        Map<Long, Set<Long>> expected = new HashMap<>();
         long off = 32;
         for (int round = 0; round < 200; round++) {
             for (long k : keys) {
                 long key = k + round * 7919L;
                 for (int alt : alts) {
                     put(idx, key, alt, off, 64, false);
-                    expected.computeIfAbsent(key, x -> new java.util.HashSet<>()).add(off);
+                    expected.computeIfAbsent(key, x -> new HashSet<>()).add(off);
                     off += 64;
                 }
             }
         }
         for (var e : expected.entrySet()) {
-            java.util.Set<Long> got = new java.util.HashSet<>();
+            Set<Long> got = new HashSet<>();
             idx.offsetsOfKey(e.getKey(), got::add);
             assertThat(got).as("key %s", Long.toUnsignedString(e.getKey())).containsAll(e.getValue());
             assertThat(got.size()).isLessThan(e.getValue().size() + 3); // a shared 32-bit tag is rare
         }
-        java.util.Set<Long> none = new java.util.HashSet<>();
+        Set<Long> none = new HashSet<>();
         idx.offsetsOfKey(424242424242L, none::add);
         assertThat(none).isEmpty();
 
         // The same needles through the bulk build of a restart: every alt of a key still in its probe run.
-        java.util.Map<Long, long[]> at = new java.util.HashMap<>();
+        Map<Long, long[]> at = new HashMap<>();
         NeedleIndex.Builder b = new NeedleIndex.Builder(16);
         long o = 32;
         for (int round = 0; round < 200; round++) {
@@ -178,9 +188,9 @@ class NeedleIndexTest {
                 }
             }
         }
-        NeedleIndex built = b.build((x, y) -> java.util.Arrays.equals(at.get(x), at.get(y)));
+        NeedleIndex built = b.build((x, y) -> Arrays.equals(at.get(x), at.get(y)));
         for (var e : expected.entrySet()) {
-            java.util.Set<Long> got = new java.util.HashSet<>();
+            Set<Long> got = new HashSet<>();
             built.offsetsOfKey(e.getKey(), got::add);
             assertThat(got).as("built, key %s", Long.toUnsignedString(e.getKey())).containsAll(e.getValue());
         }
@@ -204,10 +214,10 @@ class NeedleIndexTest {
     void lockFreeReadersSeeEveryPublishedEntryWhileTheTableGrows() throws Exception {
         NeedleIndex idx = new NeedleIndex(0);
         int n = 300_000;
-        java.util.concurrent.atomic.AtomicInteger published = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        AtomicInteger published = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(3);
         NeedleIndex.KeyCheck byOffset = (off, key, alt) -> off == 8 * (key + 1) || off == 8 * (key + 1) + (1L << 33);
-        java.util.concurrent.Future<?> writer = pool.submit(() -> {
+        Future<?> writer = pool.submit(() -> {
             for (int k = 0; k < n; k++) {
                 synchronized (idx) {
                     idx.put(k, (int) (k * 7L), 8L * (k + 1), 8, false, byOffset);
@@ -222,7 +232,7 @@ class NeedleIndexTest {
             }
             return null;
         });
-        java.util.List<java.util.concurrent.Future<Integer>> readers = new java.util.ArrayList<>();
+        List<Future<Integer>> readers = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
             int seed = r;
             readers.add(pool.submit(() -> {
@@ -244,9 +254,9 @@ class NeedleIndexTest {
                 return checked;
             }));
         }
-        writer.get(2, java.util.concurrent.TimeUnit.MINUTES);
-        for (java.util.concurrent.Future<Integer> r : readers) {
-            assertThat(r.get(1, java.util.concurrent.TimeUnit.MINUTES)).isPositive();
+        writer.get(2, TimeUnit.MINUTES);
+        for (Future<Integer> r : readers) {
+            assertThat(r.get(1, TimeUnit.MINUTES)).isPositive();
         }
         pool.shutdown();
         assertThat(idx.size()).isEqualTo(n);

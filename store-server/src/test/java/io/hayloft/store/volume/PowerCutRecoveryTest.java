@@ -2,6 +2,7 @@ package io.hayloft.store.volume;
 
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.needle.Needle;
+import io.hayloft.store.StoreOperationException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.serverkit.io.SimulatedDisk;
@@ -114,9 +115,9 @@ class PowerCutRecoveryTest {
                                 .isEqualTo(VolumeTest.array(VolumeTest.bytes(200 + i * 300, i)));
                         assertThat(present).as("seed %d: needles survive as a prefix", seed).isEqualTo(i);
                         present++;
-                    } catch (io.hayloft.store.StoreOperationException e) {
+                    } catch (StoreOperationException e) {
                         assertThat(e.reason()).as("seed %d needle %d", seed, i)
-                                .isEqualTo(io.hayloft.store.StoreOperationException.Reason.NEEDLE_NOT_FOUND);
+                                .isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
                     }
                 }
                 r.write(100, 0, 9, VolumeTest.bytes(10, 100));

@@ -2,6 +2,9 @@ package io.hayloft.store.volume;
 
 import io.hayloft.format.needle.Needle;
 import io.hayloft.format.needle.Superblock;
+import io.hayloft.store.StoreOperationException;
+import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
@@ -100,9 +103,9 @@ class RecoveryTest {
         Needle.encode(n, 1, 999, 0, 0, VolumeTest.bytes(300, 9));
         byte[] needle = n.array();
         byte[] tail = switch (kind) {
-            case "half-header" -> java.util.Arrays.copyOf(needle, 20);
-            case "half-needle" -> java.util.Arrays.copyOf(needle, 200);
-            case "garbage" -> new Random(1).ints(500, 0, 256).collect(java.io.ByteArrayOutputStream::new,
+            case "half-header" -> Arrays.copyOf(needle, 20);
+            case "half-needle" -> Arrays.copyOf(needle, 200);
+            case "garbage" -> new Random(1).ints(500, 0, 256).collect(ByteArrayOutputStream::new,
                     (o, b) -> o.write(b), (a, b) -> { }).toByteArray();
             case "bad-crc" -> {
                 byte[] c = needle.clone();
@@ -148,7 +151,7 @@ class RecoveryTest {
         try (Volume r = Volume.open(dir, 1, OPTS)) {
             model.verify(r);
             assertThat(VolumeTest.catchStore(() -> r.read(10, 1, 0xC00C1E + 10)).reason())
-                    .isEqualTo(io.hayloft.store.StoreOperationException.Reason.NEEDLE_NOT_FOUND);
+                    .isEqualTo(StoreOperationException.Reason.NEEDLE_NOT_FOUND);
         }
     }
 

@@ -4,6 +4,7 @@ import io.hayloft.erasure.kernel.AbstractMatrixOp;
 import java.lang.ref.Cleaner;
 import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -85,7 +86,7 @@ final class IsalMatrixOp extends AbstractMatrixOp {
                 }
             }
         }
-        return java.util.Arrays.copyOf(idx, n);
+        return Arrays.copyOf(idx, n);
     }
 
     @Override

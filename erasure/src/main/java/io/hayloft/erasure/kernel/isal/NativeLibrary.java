@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
 
@@ -172,7 +173,7 @@ final class NativeLibrary {
         try {
             byte[][] data = new byte[3][64];
             for (int j = 0; j < 3; j++) {
-                java.util.Arrays.fill(data[j], (byte) (j + 1));
+                Arrays.fill(data[j], (byte) (j + 1));
             }
             byte[][] parity = new byte[2][64];
             long heap = IsalNative.HEAP;

@@ -4,6 +4,7 @@ import io.hayloft.erasure.gf.Gf256;
 import io.hayloft.erasure.kernel.AbstractMatrixOp;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -90,7 +91,7 @@ final class VectorOp extends AbstractMatrixOp {
                 }
             }
         }
-        return new Group(row, size, java.util.Arrays.copyOf(active, na), java.util.Arrays.copyOf(kinds, na), tables);
+        return new Group(row, size, Arrays.copyOf(active, na), Arrays.copyOf(kinds, na), tables);
     }
 
     @Override

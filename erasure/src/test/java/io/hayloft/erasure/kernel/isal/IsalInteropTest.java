@@ -1,5 +1,6 @@
 package io.hayloft.erasure.kernel.isal;
 
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.erasure.CodecKind;
@@ -108,7 +109,7 @@ class IsalInteropTest {
         decoder.decode(units, erased);
         for (int u = 0; u < k + r; u++) {
             assertThat(bytes(units[u])).as("unit %d after losing %s, %s, decoded on %s", u,
-                    java.util.Arrays.toString(erased), what, dec.name()).isEqualTo(original[u]);
+                    Arrays.toString(erased), what, dec.name()).isEqualTo(original[u]);
         }
     }
 }

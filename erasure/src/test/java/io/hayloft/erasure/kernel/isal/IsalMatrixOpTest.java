@@ -1,5 +1,8 @@
 package io.hayloft.erasure.kernel.isal;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -163,7 +166,7 @@ class IsalMatrixOpTest {
                 row[rnd.nextInt(cols)] = 0;
                 row[0] = 0;
                 if (t % 5 == 0) {
-                    java.util.Arrays.fill(row, (byte) 0);
+                    Arrays.fill(row, (byte) 0);
                 }
             }
             int len = 1 + rnd.nextInt(5000);
@@ -379,7 +382,7 @@ class IsalMatrixOpTest {
         assertThat(isal.isalVersion()).matches("\\d+\\.\\d+.*");
         assertThat(isal.dispatched()).startsWith("ec_encode_data_");
         assertThat(isal.description()).contains(isal.isalVersion()).contains(isal.kernelFamily());
-        String flags = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/cpuinfo"));
+        String flags = Files.readString(Path.of("/proc/cpuinfo"));
         String[] v = isal.isalVersion().split("\\.");
         boolean gfniBuild = Integer.parseInt(v[0]) > 2 || (Integer.parseInt(v[0]) == 2 && Integer.parseInt(v[1]) >= 31);
         if (gfniBuild && flags.contains(" gfni") && flags.contains(" avx512bw") && flags.contains(" avx512vl")) {
