@@ -31,7 +31,7 @@ final class IsalFusedOp extends AbstractFusedOp {
     /**
      * Bytes per buffer per tile: the 28 buffers of a Hitchhiker (10,4) chunk take 896 KiB, within a
      * 1 MiB L2; smaller tiles pay ISA-L's fixed cost per call more often (the tile sizes are compared
-     * in docs/benchmarks.md).
+     * in docs/benchmarks-history.md).
      */
     static final int TILE = 32 * 1024;
 

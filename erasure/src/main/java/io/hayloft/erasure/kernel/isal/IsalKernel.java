@@ -70,7 +70,7 @@ public final class IsalKernel implements GfKernel {
      * staggered by a different multiple of 64 bytes within a page for each call. Equal-sized
      * {@code ByteBuffer.allocateDirect} buffers of 64 KiB and more all start at the same offset in
      * a page, so the 14 streams of an RS(10,4) encode fall into the same cache sets; staggered, they
-     * spread over the sets (plain and staggered buffers are compared in docs/benchmarks.md).
+     * spread over the sets (plain and staggered buffers are compared in docs/benchmarks-history.md).
      */
     @Override
     public ByteBuffer allocate(int size) {

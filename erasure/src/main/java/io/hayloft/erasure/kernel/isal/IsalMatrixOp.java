@@ -22,7 +22,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Accumulate ({@code out ^= m * in}) encodes 32 KiB tiles into native scratch and XORs them in:
  * on RS(10,4) at 1 MiB that measured faster than one {@code ec_encode_data_update} pass per input
- * (see docs/benchmarks.md, "ISA-L native backend").
+ * (see docs/benchmarks-history.md, "ISA-L native backend").
  *
  * <p>Thread-safe: any number of threads may apply concurrently (they share a read lock).
  * {@link #close()} takes the write lock, so it waits for applies in flight, frees the tables once,

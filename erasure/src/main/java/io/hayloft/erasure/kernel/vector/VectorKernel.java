@@ -24,7 +24,7 @@ import jdk.incubator.vector.VectorSpecies;
  * </ul>
  * The JDK feature version ({@code Runtime.version().feature()}) is part of {@link #description()}
  * but does not change the choice: every supported JDK runs this same kernel (its throughput per JDK
- * is in docs/benchmarks.md).
+ * is in docs/benchmarks-history.md).
  * The high nibble is taken with a shift of 64-bit lanes (one instruction) and a mask, never a byte-lane
  * shift (about nine). Methods holding vectors are never split into helpers that take or return vectors:
  * a helper that C2 does not inline boxes every vector and runs about 40 times slower.
