@@ -5,6 +5,7 @@
 # and the ratio after/before. Each build is a checkout with its jars built
 # (mvn -B -DskipTests package). Usage:
 #   benchmarks/scripts/compare-builds.sh BEFORE_DIR AFTER_DIR [rounds] [seconds] [warmup]
+# SECTIONS="cluster store" (default) picks what runs; e.g. SECTIONS=store for the store load alone.
 # Output: one table (docs/benchmarks.md "Structure changes, before and after"); raw logs under $OUT
 # (default a temp dir, kept).
 set -euo pipefail
@@ -52,8 +53,8 @@ for r in $(seq 1 "$rounds"); do
   for label in "${order[@]}"; do
     if [ "$label" = before ]; then b="$before"; else b="$after"; fi
     echo "round $r: $label" >&2
-    cluster_load "$b" "$label" "$r"
-    store_load "$b" "$label" "$r"
+    [[ " ${SECTIONS:-cluster store} " == *" cluster "* ]] && cluster_load "$b" "$label" "$r"
+    [[ " ${SECTIONS:-cluster store} " == *" store "* ]] && store_load "$b" "$label" "$r"
   done
 done
 python3 "$(dirname "${BASH_SOURCE[0]}")/compare-builds.py" "$out" "$rounds"
