@@ -1,6 +1,7 @@
 package io.hayloft.client.http;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.Futures;
 import io.hayloft.client.RemoteException;
@@ -142,21 +143,15 @@ final class Failures {
 
     /** Parses a JSON answer, or fails with a {@link Kind#BAD_RESPONSE} error naming the server. */
     static <T> T json(String server, String what, byte[] body, Class<T> type, HttpTransport.ErrorFactory errors) {
-        try {
-            T v = HttpTransport.JSON.readValue(body, type);
-            if (v == null) {
-                throw new IOException("empty body");
-            }
-            return v;
-        } catch (IOException | RuntimeException e) {
-            throw errors.create(server, Kind.BAD_RESPONSE, 200, 0, null, null,
-                    server + ": " + what + " answered a body that is not the expected JSON (" + type.getSimpleName() + "): "
-                            + firstLine(e) + "; body starts '" + snippet(body) + "'", e);
-        }
+        return json(server, what, body, HttpTransport.JSON.getTypeFactory().constructType(type), errors);
     }
 
     /** {@link #json(String, String, byte[], Class, HttpTransport.ErrorFactory)} for generic types. */
     static <T> T json(String server, String what, byte[] body, TypeReference<T> type, HttpTransport.ErrorFactory errors) {
+        return json(server, what, body, HttpTransport.JSON.getTypeFactory().constructType(type), errors);
+    }
+
+    private static <T> T json(String server, String what, byte[] body, JavaType type, HttpTransport.ErrorFactory errors) {
         try {
             T v = HttpTransport.JSON.readValue(body, type);
             if (v == null) {
@@ -165,8 +160,8 @@ final class Failures {
             return v;
         } catch (IOException | RuntimeException e) {
             throw errors.create(server, Kind.BAD_RESPONSE, 200, 0, null, null,
-                    server + ": " + what + " answered a body that is not the expected JSON: " + firstLine(e)
-                            + "; body starts '" + snippet(body) + "'", e);
+                    server + ": " + what + " answered a body that is not the expected JSON (" + type.getRawClass().getSimpleName()
+                            + "): " + firstLine(e) + "; body starts '" + snippet(body) + "'", e);
         }
     }
 

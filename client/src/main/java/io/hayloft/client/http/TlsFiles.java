@@ -1,12 +1,8 @@
 package io.hayloft.client.http;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.hayloft.format.io.KeyStoreFiles;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.security.UnrecoverableKeyException;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -29,11 +25,11 @@ final class TlsFiles {
     static SSLContext context(String trustStore, String trustPassword, String keyStore, String keyPassword) {
         try {
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(load("trustStore", trustStore, trustPassword));
+            tmf.init(KeyStoreFiles.load("trustStore", trustStore, trustPassword));
             KeyManagerFactory kmf = null;
             if (keyStore != null) {
                 kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-                kmf.init(load("keyStore", keyStore, keyPassword), chars(keyPassword));
+                kmf.init(KeyStoreFiles.load("keyStore", keyStore, keyPassword), KeyStoreFiles.chars(keyPassword));
             }
             SSLContext ctx = SSLContext.getInstance("TLS");
             ctx.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
@@ -44,26 +40,5 @@ final class TlsFiles {
         }
     }
 
-    private static KeyStore load(String what, String file, String password) {
-        Path p = Path.of(file);
-        if (!Files.isRegularFile(p)) {
-            throw new IllegalArgumentException(what + " " + file + ": no such file");
-        }
-        try (InputStream in = Files.newInputStream(p)) {
-            KeyStore ks = KeyStore.getInstance("PKCS12");
-            ks.load(in, chars(password));
-            return ks;
-        } catch (IOException e) {
-            // by the cause's type (PKCS12KeyStore wraps a wrong password's UnrecoverableKeyException), not the message
-            String why = e.getCause() instanceof UnrecoverableKeyException
-                    ? "wrong password" : "not a PKCS#12 keystore (" + e.getMessage() + ")";
-            throw new IllegalArgumentException(what + " " + file + ": " + why, e);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException(what + " " + file + ": cannot be read (" + e.getMessage() + ")", e);
-        }
-    }
 
-    private static char[] chars(String password) {
-        return password == null ? new char[0] : password.toCharArray();
-    }
 }

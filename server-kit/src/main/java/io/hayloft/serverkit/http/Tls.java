@@ -1,15 +1,12 @@
 package io.hayloft.serverkit.http;
 
+import io.hayloft.format.io.KeyStoreFiles;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.security.UnrecoverableKeyException;
 import java.util.Collections;
 import java.util.Locale;
 import javax.net.ssl.KeyManagerFactory;
@@ -109,13 +106,13 @@ public final class Tls {
                 }
             }
             if (keyStore != null) {
-                KeyStore ks = open("tlsKeyStore", keyStore, keyStorePassword);
+                KeyStore ks = KeyStoreFiles.load("tlsKeyStore", keyStore, keyStorePassword);
                 if (!hasKey(ks)) {
                     throw new IllegalArgumentException("tlsKeyStore " + keyStore + ": holds no private key entry");
                 }
             }
             if (trustStore != null) {
-                KeyStore ts = open("tlsTrustStore", trustStore, trustStorePassword);
+                KeyStore ts = KeyStoreFiles.load("tlsTrustStore", trustStore, trustStorePassword);
                 if (!hasCertificate(ts)) {
                     throw new IllegalArgumentException("tlsTrustStore " + trustStore + ": holds no certificate");
                 }
@@ -185,7 +182,7 @@ public final class Tls {
     private static KeyManagerFactory keyManagers(String key, String file, String password) {
         try {
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            kmf.init(open(key, file, password), chars(password));
+            kmf.init(KeyStoreFiles.load(key, file, password), KeyStoreFiles.chars(password));
             return kmf;
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException(key + " " + file + ": cannot use its key: " + e.getMessage(), e);
@@ -195,35 +192,13 @@ public final class Tls {
     private static TrustManagerFactory trustManagers(String key, String file, String password) {
         try {
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(open(key, file, password));
+            tmf.init(KeyStoreFiles.load(key, file, password));
             return tmf;
         } catch (GeneralSecurityException e) {
             throw new IllegalArgumentException(key + " " + file + ": cannot use its certificates: " + e.getMessage(), e);
         }
     }
 
-    /** Loads a PKCS#12 file; the error names the configuration key and the file, never the password. */
-    private static KeyStore open(String key, String file, String password) {
-        Path p = Path.of(file);
-        if (!Files.isRegularFile(p)) {
-            throw new IllegalArgumentException(key + " " + file + ": no such file");
-        }
-        if (!Files.isReadable(p)) {
-            throw new IllegalArgumentException(key + " " + file + ": not readable");
-        }
-        try (InputStream in = Files.newInputStream(p)) {
-            KeyStore ks = KeyStore.getInstance("PKCS12");
-            ks.load(in, chars(password));
-            return ks;
-        } catch (IOException e) {
-            // by the cause's type (PKCS12KeyStore wraps a wrong password's UnrecoverableKeyException), not the message
-            String why = e.getCause() instanceof UnrecoverableKeyException
-                    ? "wrong password" : "not a PKCS#12 keystore (" + e.getMessage() + ")";
-            throw new IllegalArgumentException(key + " " + file + ": " + why, e);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException(key + " " + file + ": cannot be read (" + e.getMessage() + ")", e);
-        }
-    }
 
     private static boolean hasKey(KeyStore ks) {
         try {
@@ -255,7 +230,4 @@ public final class Tls {
         return s == null || s.isBlank() ? null : s;
     }
 
-    private static char[] chars(String password) {
-        return password == null ? new char[0] : password.toCharArray();
-    }
 }
