@@ -25,5 +25,19 @@ public final class DirectoryErrors {
     public static final ApiError BACKUP_TARGET_EXISTS = new ApiError(220, "BACKUP_TARGET_EXISTS", 409);
     /** The checkpoint could not be written (disk full, permissions, I/O error); the message says why. */
     public static final ApiError BACKUP_FAILED = new ApiError(221, "BACKUP_FAILED", 500);
+    /**
+     * A directory replica that is not the Raft group's leader was asked for a change or a read that
+     * must be linearizable: 421 Misdirected Request, with the leader's HTTP address ({@code host:port})
+     * in the error object's {@code leader} field and the {@code X-Hayloft-Leader} header when it knows
+     * one. Clients retry at that address at once (docs/directory-api.md "Replicated directory").
+     */
+    public static final ApiError NOT_LEADER = new ApiError(230, "NOT_LEADER", 421);
+    /** The directory's group has no leader now (an election is running, or this replica is cut off from a majority): retry. */
+    public static final ApiError NO_LEADER = new ApiError(231, "NO_LEADER", 503);
+    /**
+     * A raid-node's commit named a raid lease epoch that is no longer the lease's (another raid-node
+     * took it, or it ran out): nothing was changed. The raid-node must stop and take the lease again.
+     */
+    public static final ApiError LEASE_LOST = new ApiError(232, "LEASE_LOST", 409);
     public static final ApiError UNAUTHORIZED = new ApiError(205, "UNAUTHORIZED", 401);
 }

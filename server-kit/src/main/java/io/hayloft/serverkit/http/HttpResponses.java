@@ -62,9 +62,27 @@ public final class HttpResponses {
         return root;
     }
 
+    /**
+     * The JSON error of {@code e}, with its extra fields in the error object; a {@code leader} field is
+     * also sent as the header {@value #LEADER_HEADER} (a directory follower's {@code NOT_LEADER}).
+     */
     public static FullHttpResponse error(ApiException e) {
-        return error(e.error(), e.getMessage());
+        if (e.fields().isEmpty()) {
+            return error(e.error(), e.getMessage());
+        }
+        ObjectNode root = errorBody(e.error(), e.getMessage());
+        ObjectNode o = (ObjectNode) root.get("error");
+        e.fields().forEach(o::put);
+        FullHttpResponse r = json(HttpResponseStatus.valueOf(e.error().status()), root);
+        String leader = e.fields().get("leader");
+        if (leader != null) {
+            r.headers().set(LEADER_HEADER, leader);
+        }
+        return r;
     }
+
+    /** Header of a directory follower's answer naming the leader's HTTP address ({@code host:port}). */
+    public static final String LEADER_HEADER = "X-Hayloft-Leader";
 
     public static FullHttpResponse text(HttpResponseStatus status, String text, String contentType) {
         return bytes(status, Unpooled.copiedBuffer(text, StandardCharsets.UTF_8), contentType);
