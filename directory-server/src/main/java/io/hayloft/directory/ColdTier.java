@@ -1,6 +1,7 @@
 package io.hayloft.directory;
 
 import io.hayloft.format.errors.DirectoryErrors;
+import io.hayloft.directory.meta.LogEntry;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.format.directory.ReclaimPlan;
 import io.hayloft.format.directory.ReclaimSwap;
@@ -50,15 +51,21 @@ public final class ColdTier {
 
     /** Records the intent of an encode job: the volume goes to ENCODING with its planned map, in one batch. */
     public VolumeInfo beginEncoding(StripeMap plan) {
+        return beginEncoding(plan, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public VolumeInfo beginEncoding(StripeMap plan, LogEntry.Fence fence) {
         validate(plan);
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(plan.volume());
             if (v.state() != VolumeState.READ_ONLY) {
                 throw DirectoryErrors.WRONG_STATE.exception("volume " + v.id() + " is " + v.state()
                         + "; only a READ_ONLY volume can be encoded");
             }
             VolumeInfo enc = v.withState(VolumeState.ENCODING, "encode job " + plan.job());
-            meta.putVolumeAndStripes(enc, plan.withStatus(StripeMap.PLANNED));
+            w.putVolumeAndStripes(enc, plan.withStatus(StripeMap.PLANNED));
             LOG.info("volume {}: encoding as job {} ({} stripes, {} {}+{})", v.id(), plan.job(), plan.stripes().size(),
                     plan.codec(), plan.k(), plan.r());
             return enc;
@@ -67,8 +74,14 @@ public final class ColdTier {
 
     /** Commits a verified stripe map and the state ERASURE_CODED in one batch; the replicas are still listed. */
     public VolumeInfo commitEncoding(StripeMap map) {
+        return commitEncoding(map, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public VolumeInfo commitEncoding(StripeMap map, LogEntry.Fence fence) {
         validate(map);
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(map.volume());
             StripeMap plan = meta.stripeMap(map.volume());
             if (v.state() == VolumeState.ERASURE_CODED && plan != null && plan.job().equals(map.job())) {
@@ -87,7 +100,7 @@ public final class ColdTier {
                 }
             }
             VolumeInfo ec = v.withState(VolumeState.ERASURE_CODED, "encoded by job " + map.job());
-            meta.putVolumeAndStripes(ec, map.withStatus(StripeMap.COMMITTED));
+            w.putVolumeAndStripes(ec, map.withStatus(StripeMap.COMMITTED));
             LOG.info("volume {}: ERASURE_CODED by job {}", v.id(), map.job());
             return ec;
         }
@@ -95,7 +108,13 @@ public final class ColdTier {
 
     /** Rolls an encode job back: the volume returns to READ_ONLY and its planned map is dropped, in one batch. */
     public VolumeInfo abortEncoding(int volumeId, String job) {
+        return abortEncoding(volumeId, job, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public VolumeInfo abortEncoding(int volumeId, String job, LogEntry.Fence fence) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             StripeMap plan = meta.stripeMap(volumeId);
             if (v.state() == VolumeState.READ_ONLY && plan == null) {
@@ -106,7 +125,7 @@ public final class ColdTier {
                         + "; no encode job " + job + " to abort");
             }
             VolumeInfo ro = v.withState(VolumeState.READ_ONLY, "encode job " + job + " rolled back");
-            meta.putVolumeAndStripes(ro, null);
+            w.putVolumeAndStripes(ro, null);
             LOG.info("volume {}: encode job {} rolled back", volumeId, job);
             return ro;
         }
@@ -114,14 +133,20 @@ public final class ColdTier {
 
     /** The raid-node deleted every replica of an erasure-coded volume. */
     public VolumeInfo replicasDropped(int volumeId) {
+        return replicasDropped(volumeId, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public VolumeInfo replicasDropped(int volumeId, LogEntry.Fence fence) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             if (v.state() != VolumeState.ERASURE_CODED) {
                 throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " is " + v.state()
                         + "; replicas are dropped only after ERASURE_CODED");
             }
             VolumeInfo out = v.withReplicas(List.of());
-            meta.putVolume(out);
+            w.putVolume(out);
             return out;
         }
     }
@@ -131,7 +156,13 @@ public final class ColdTier {
      * {@code expected} there (so two fixers never overwrite each other's work).
      */
     public StripeMap replaceBlock(int volumeId, int stripe, int unit, String expected, StripeMap.Block rebuilt) {
+        return replaceBlock(volumeId, stripe, unit, expected, rebuilt, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public StripeMap replaceBlock(int volumeId, int stripe, int unit, String expected, StripeMap.Block rebuilt, LogEntry.Fence fence) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             StripeMap m = stripeMap(volumeId);
             if (!StripeMap.COMMITTED.equals(m.status())) {
                 throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " stripe map is " + m.status());
@@ -146,7 +177,7 @@ public final class ColdTier {
                         + " is " + old.store() + "/" + old.name() + ", not " + expected);
             }
             StripeMap out = m.withBlock(stripe, unit, rebuilt);
-            meta.putStripeMap(out);
+            w.putStripeMap(out);
             LOG.info("volume {} block {}/{}: {}/{} replaced by {}/{}", volumeId, stripe, unit, old.store(), old.name(),
                     rebuilt.store(), rebuilt.name());
             return out;
@@ -181,8 +212,14 @@ public final class ColdTier {
      * recorded plan.
      */
     public ReclaimPlan beginReclaim(StripeMap plan, String expect) {
+        return beginReclaim(plan, expect, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public ReclaimPlan beginReclaim(StripeMap plan, String expect, LogEntry.Fence fence) {
         validate(plan);
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(plan.volume());
             StripeMap committed = committedMap(v, "reclaim");
             ReclaimPlan pending = meta.reclaim(v.id());
@@ -201,7 +238,7 @@ public final class ColdTier {
                 throw DirectoryHttp.badRequest("reclaim job " + plan.job() + " must differ from the committed job of volume " + v.id());
             }
             ReclaimPlan p = new ReclaimPlan(expect, v.deletedPhotos(), v.deletedNeedles(), plan.withStatus(StripeMap.PLANNED));
-            meta.putReclaim(p);
+            w.putReclaim(p);
             LOG.info("volume {}: reclaim job {} planned to replace job {} ({} stripes)", v.id(), plan.job(), expect,
                     plan.stripes().size());
             return p;
@@ -215,8 +252,14 @@ public final class ColdTier {
      * same job answers with {@code replaced} null.
      */
     public ReclaimSwap commitReclaim(StripeMap map, String expect) {
+        return commitReclaim(map, expect, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public ReclaimSwap commitReclaim(StripeMap map, String expect, LogEntry.Fence fence) {
         validate(map);
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(map.volume());
             StripeMap committed = committedMap(v, "swap");
             ReclaimPlan pending = meta.reclaim(v.id());
@@ -242,7 +285,7 @@ public final class ColdTier {
             VolumeInfo out = v.withDeletes(Math.max(0, v.deletedPhotos() - pending.deletedPhotos()),
                     Math.max(0, v.deletedNeedles() - pending.deletedNeedles()))
                     .withState(v.state(), "reclaimed by job " + map.job() + " (was job " + committed.job() + ")");
-            meta.swapStripes(out, map.withStatus(StripeMap.COMMITTED));
+            w.swapStripes(out, map.withStatus(StripeMap.COMMITTED));
             LOG.info("volume {}: reclaim job {} replaced job {} ({} → {} stripes)", v.id(), map.job(), committed.job(),
                     committed.stripes().size(), map.stripes().size());
             return new ReclaimSwap(out, committed);
@@ -251,7 +294,13 @@ public final class ColdTier {
 
     /** Drops a pending reclaim whose blocks the raid-node deleted; answers the volume. Idempotent. */
     public VolumeInfo abortReclaim(int volumeId, String job) {
+        return abortReclaim(volumeId, job, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public VolumeInfo abortReclaim(int volumeId, String job, LogEntry.Fence fence) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             ReclaimPlan pending = meta.reclaim(volumeId);
             if (pending == null) {
@@ -261,7 +310,7 @@ public final class ColdTier {
                 throw DirectoryErrors.JOB_MISMATCH.exception("volume " + volumeId + " has reclaim job "
                         + pending.plan().job() + " pending, not " + job);
             }
-            meta.deleteReclaim(volumeId);
+            w.deleteReclaim(volumeId);
             LOG.info("volume {}: reclaim job {} rolled back", volumeId, job);
             return v;
         }

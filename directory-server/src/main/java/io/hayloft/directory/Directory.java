@@ -1,6 +1,7 @@
 package io.hayloft.directory;
 
 import io.hayloft.directory.meta.KeyAllocator;
+import io.hayloft.directory.meta.LogEntry;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.StoreState;
@@ -41,6 +42,7 @@ public final class Directory {
 
     private final DirectoryConfig config;
     private final MetaStore meta;
+    private final ChangeLog log;
     private final StoreAdmin stores;
     private final Clock clock;
     private final AtomicInteger rotation = new AtomicInteger();
@@ -50,13 +52,20 @@ public final class Directory {
     private final HotPath hotPath;
     private boolean shutDown;
 
+    /** A single directory: changes are applied to {@code meta} at once. */
     public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
+        this(config, meta, new LocalChangeLog(meta, () -> config.host + ":" + config.port), stores, clock);
+    }
+
+    /** A directory whose changes go through {@code log} (a replica of a Raft group, or a single directory). */
+    public Directory(DirectoryConfig config, MetaStore meta, ChangeLog log, StoreAdmin stores, Clock clock) {
         this.config = config;
         this.meta = meta;
+        this.log = log;
         this.stores = stores;
         this.clock = clock;
         this.cold = new ColdTier(this);
-        this.raidLeases = new RaidLeases(meta, clock);
+        this.raidLeases = new RaidLeases(meta, log, clock);
         this.verbs = new OperatorVerbs(this);
         this.hotPath = new HotPath(this, new KeyAllocator(meta, config.keyRangeSize),
                 config.secured() ? new WriteToken(config.clusterSecret) : null, clock);
@@ -99,6 +108,16 @@ public final class Directory {
         return meta;
     }
 
+    /** A write begun on the change log, fenced by a raid lease when {@code fence} is not null. */
+    ChangeLog.Writer writer(LogEntry.Fence fence) {
+        return fence == null ? log.begin() : log.begin(fence);
+    }
+
+    /** Where this directory's changes go (docs/operations.md "A replicated directory"). */
+    public ChangeLog log() {
+        return log;
+    }
+
     // ------------------------------------------------------------------ stores
 
     private static final Pattern STORE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
@@ -133,6 +152,7 @@ public final class Directory {
     /** Registers a store on its first heartbeat; afterwards updates its space and its volumes' sizes. */
     public synchronized StoreInfo heartbeat(Wire.Heartbeat hb) {
         checkHeartbeat(hb);
+        ChangeLog.Writer w = log.begin();
         long now = clock.millis();
         StoreInfo s = meta.store(hb.storeId());
         if (s == null) {
@@ -143,7 +163,7 @@ public final class Directory {
             s = new StoreInfo(s.id(), hb.address(), hb.rack() == null ? s.rack() : hb.rack(), hb.capacityBytes(),
                     hb.freeBytes(), now, s.state(), s.failures(), s.lastError());
         }
-        meta.putStore(s);
+        w.putStore(s);
         for (Wire.VolumeReport r : hb.volumes()) {
             VolumeInfo v = meta.volume(r.id());
             if (v == null && r.id() >= meta.volumeSequence()) {
@@ -151,7 +171,7 @@ public final class Directory {
                 // volume. Never hand its id out again (DirectoryBackup).
                 LOG.warn("store {} holds volume {}, which this directory never created (restored from an older backup?); "
                         + "volume ids up to it will not be used", s.id(), r.id());
-                meta.raiseCounters(0, r.id() + 1L);
+                w.raiseCounters(0, r.id() + 1L);
             }
             if (v == null || !v.replicas().contains(s.id())) {
                 continue;
@@ -168,7 +188,7 @@ public final class Directory {
                 }
             }
             if (!updated.equals(v)) {
-                meta.putVolume(updated);
+                w.putVolume(updated);
             }
         }
         return s;
@@ -180,12 +200,13 @@ public final class Directory {
 
     /** An operator brings a FAILED, DRAINING or DRAINED store back to UP; its volumes stay read-only. */
     public synchronized StoreInfo restore(String storeId) {
+        ChangeLog.Writer w = log.begin();
         StoreInfo s = meta.store(storeId);
         if (s == null) {
             throw DirectoryErrors.UNKNOWN_STORE.exception("no store " + storeId);
         }
         StoreInfo up = s.withState(StoreState.UP, 0, null);
-        meta.putStore(up);
+        w.putStore(up);
         LOG.info("store {} restored by operator", storeId);
         return up;
     }
@@ -200,9 +221,10 @@ public final class Directory {
 
     /** The health checker's verdict on one probe. */
     synchronized void probeResult(String storeId, String error, int consecutiveSuccesses) {
-        if (shutDown) {
-            return;
+        if (shutDown || !log.leads()) {
+            return; // the leader's work: a follower's verdict would be refused
         }
+        ChangeLog.Writer w = log.begin();
         StoreInfo s = meta.store(storeId);
         if (s == null) {
             return;
@@ -211,9 +233,9 @@ public final class Directory {
             if (s.state() == StoreState.FAILED && config.autoRestore && consecutiveSuccesses >= config.failureThreshold
                     && !OperatorVerbs.byOperator(s)) {
                 LOG.info("store {} passed {} probes in a row; restored", storeId, consecutiveSuccesses);
-                meta.putStore(s.withState(StoreState.UP, 0, null));
+                w.putStore(s.withState(StoreState.UP, 0, null));
             } else if (s.failures() != 0) {
-                meta.putStore(s.withState(s.state(), 0, s.lastError()));
+                w.putStore(s.withState(s.state(), 0, s.lastError()));
             }
             return;
         }
@@ -221,25 +243,25 @@ public final class Directory {
         if (s.state() == StoreState.UP && failures >= config.failureThreshold) {
             LOG.warn("store {} at {} failed {} probes in a row ({}); marking it FAILED and its volumes read-only",
                     storeId, s.address(), failures, error);
-            fail(s, failures, error);
+            fail(w, s, failures, error);
         } else {
-            meta.putStore(s.withState(s.state(), failures, error));
+            w.putStore(s.withState(s.state(), failures, error));
         }
     }
 
     /** Marks a store FAILED and each of its writable volumes READ_ONLY (the health checker's verdict, or an operator's). */
-    synchronized StoreInfo fail(StoreInfo s, int failures, String error) {
+    synchronized StoreInfo fail(ChangeLog.Writer w, StoreInfo s, int failures, String error) {
         StoreInfo failed = s.withState(StoreState.FAILED, failures, error);
-        meta.putStore(failed);
-        sealVolumesOn(s.id(), "store " + s.id() + " failed: " + error);
+        w.putStore(failed);
+        sealVolumesOn(w, s.id(), "store " + s.id() + " failed: " + error);
         return failed;
     }
 
     /** Marks every writable volume with a replica on {@code storeId} READ_ONLY with {@code reason}. */
-    synchronized void sealVolumesOn(String storeId, String reason) {
+    synchronized void sealVolumesOn(ChangeLog.Writer w, String storeId, String reason) {
         for (VolumeInfo v : meta.volumes()) {
             if (v.state() == VolumeState.WRITABLE && v.replicas().contains(storeId)) {
-                meta.putVolume(v.withState(VolumeState.READ_ONLY, reason));
+                w.putVolume(v.withState(VolumeState.READ_ONLY, reason));
                 LOG.info("volume {} marked read-only: {}", v.id(), reason);
             }
         }
@@ -260,12 +282,13 @@ public final class Directory {
     }
 
     public synchronized VolumeInfo markReadOnly(int id, String reason) {
+        ChangeLog.Writer w = log.begin();
         VolumeInfo v = volume(id);
         if (v.state() != VolumeState.WRITABLE) {
             return v;
         }
         VolumeInfo ro = v.withState(VolumeState.READ_ONLY, reason == null || reason.isBlank() ? "operator" : reason);
-        meta.putVolume(ro);
+        w.putVolume(ro);
         LOG.info("volume {} marked read-only: {}", id, ro.reason());
         return ro;
     }
@@ -279,6 +302,7 @@ public final class Directory {
         if (count < 1 || count > 100) {
             throw DirectoryHttp.badRequest("count must be in 1..100, was " + count);
         }
+        ChangeLog.Writer w = log.begin();
         List<VolumeInfo> created = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Map<String, Integer> perStore = new HashMap<>();
@@ -293,9 +317,10 @@ public final class Directory {
                 throw DirectoryErrors.NO_PLACEMENT.exception("a volume needs " + config.replication
                         + " healthy stores, " + up + " are up");
             }
-            int id = meta.nextVolumeId();
+            int id = (int) meta.volumeSequence();
+            w.raiseCounters(0, id + 1L);
             VolumeInfo v = new VolumeInfo(id, VolumeState.WRITABLE, chosen, 0, config.volumeLimitBytes, clock.millis(), null);
-            meta.putVolume(v.withState(VolumeState.READ_ONLY, "being created"));
+            w.putVolume(v.withState(VolumeState.READ_ONLY, "being created"));
             List<CompletableFuture<Void>> calls = new ArrayList<>();
             for (String storeId : chosen) {
                 calls.add(stores.createVolume(meta.store(storeId).address(), id));
@@ -315,10 +340,10 @@ public final class Directory {
                 // Only the replicas that were made: the health checker probes a store's volumes, and a
                 // replica that was never created (the store died or lost power meanwhile) would fail
                 // that store for ever (found by the life-cycle checker, seed 3003 step 49).
-                meta.putVolume(v.withReplicas(made).withState(VolumeState.READ_ONLY, failure));
+                w.putVolume(v.withReplicas(made).withState(VolumeState.READ_ONLY, failure));
                 throw DirectoryErrors.NO_PLACEMENT.exception("volume " + id + ": " + failure);
             }
-            meta.putVolume(v);
+            w.putVolume(v);
             LOG.info("created logical volume {} on stores {}", id, chosen);
             created.add(v);
         }

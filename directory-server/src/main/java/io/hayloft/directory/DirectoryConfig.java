@@ -3,7 +3,9 @@ package io.hayloft.directory;
 import io.hayloft.format.ring.CacheRouting;
 import io.hayloft.serverkit.http.Tls;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Configuration of a directory server, read from YAML with command-line overrides by
@@ -36,6 +38,16 @@ import java.util.List;
  *                                      require; the directory's own calls to stores in phase 2
  * tlsTrustStorePassword (none)         its password
  * tlsClientAuth        none            none, or require: mutual TLS, only clients with a trusted certificate
+ * raft                 (none)          this directory is one replica of a Raft group (docs/operations.md
+ *                                      "A replicated directory"); absent: a single directory
+ * raft.id                              this replica's id, one of raft.peers
+ * raft.peers                           every replica: {id, raft: host:port of its Raft RPC, http: host:port of its HTTP API}
+ * raft.electionTimeoutMillis 500       a follower that hears nothing from the leader for this long (to twice it)
+ *                                      starts an election
+ * raft.snapshotEvery   10000           entries between snapshots (RocksDB checkpoints); the log before a snapshot is purged
+ * raft.commitTimeoutMillis 5000        a change not committed by a majority within this long is answered NO_LEADER (503)
+ * raft.bindHost        (peer's host)   address both listeners bind to (e.g. 0.0.0.0), when not the hosts of this replica's entry
+ * raft.logSegmentBytes 8388608         size of a Raft log segment file; closed segments below a snapshot are purged
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -65,6 +77,44 @@ public final class DirectoryConfig {
     public String tlsTrustStore;
     public String tlsTrustStorePassword;
     public String tlsClientAuth = "none";
+    public Raft raft;
+
+    /** The {@code raft} section: this replica's id and every replica of the group. */
+    public static final class Raft {
+        public String id;
+        public List<Peer> peers = new ArrayList<>();
+        public long electionTimeoutMillis = 500;
+        public long snapshotEvery = 10_000;
+        public long commitTimeoutMillis = 5000;
+        public String bindHost;
+        public long logSegmentBytes = 8L << 20;
+
+        /** This replica's entry of {@link #peers}. */
+        public Peer self() {
+            return peers.stream().filter(p -> p.id.equals(id)).findFirst().orElseThrow();
+        }
+    }
+
+    /** One replica of the group: {@code {id, raft: host:port, http: host:port}}. */
+    public static final class Peer {
+        public String id;
+        public String raft;
+        public String http;
+
+        public Peer() {
+        }
+
+        public Peer(String id, String raft, String http) {
+            this.id = id;
+            this.raft = raft;
+            this.http = http;
+        }
+    }
+
+    /** Whether this directory is a replica of a Raft group. */
+    public boolean replicated() {
+        return raft != null;
+    }
 
     /** Checks every value; the error names the key and the bad value. */
     public DirectoryConfig validate() {
@@ -87,6 +137,25 @@ public final class DirectoryConfig {
         if (raidNode != null && !raidNode.isEmpty()) {
             String why = hostPortProblem(raidNode);
             check(why == null, "raidNode must be host:port, was '" + raidNode + "': " + why);
+        }
+        if (raft != null) {
+            check(raft.id != null && !raft.id.isBlank(), "raft.id is required in the raft section");
+            check(raft.peers != null && !raft.peers.isEmpty(), "raft.peers must list every replica of the group");
+            Set<String> ids = new HashSet<>();
+            for (Peer p : raft.peers) {
+                check(p != null && p.id != null && p.id.matches("[A-Za-z0-9._-]{1,64}"),
+                        "every raft.peers entry needs an id of 1..64 characters [A-Za-z0-9._-], got " + (p == null ? "null" : p.id));
+                check(ids.add(p.id), "raft.peers lists " + p.id + " twice");
+                check(p.raft != null && hostPortProblem(p.raft) == null, "raft.peers " + p.id + ": raft must be host:port, was '"
+                        + p.raft + "'" + (p.raft == null ? "" : ": " + hostPortProblem(p.raft)));
+                check(p.http != null && hostPortProblem(p.http) == null, "raft.peers " + p.id + ": http must be host:port, was '"
+                        + p.http + "'" + (p.http == null ? "" : ": " + hostPortProblem(p.http)));
+            }
+            check(ids.contains(raft.id), "raft.id " + raft.id + " is not one of raft.peers " + ids);
+            check(raft.electionTimeoutMillis >= 50, "raft.electionTimeoutMillis must be >= 50, was " + raft.electionTimeoutMillis);
+            check(raft.snapshotEvery >= 1, "raft.snapshotEvery must be >= 1, was " + raft.snapshotEvery);
+            check(raft.logSegmentBytes >= 16 << 10, "raft.logSegmentBytes must be >= 16384, was " + raft.logSegmentBytes);
+            check(raft.commitTimeoutMillis >= 100, "raft.commitTimeoutMillis must be >= 100, was " + raft.commitTimeoutMillis);
         }
         tls().validate();
         if ("cache".equals(readPolicy)) {

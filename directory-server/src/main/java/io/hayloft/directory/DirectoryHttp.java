@@ -2,6 +2,8 @@ package io.hayloft.directory;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.directory.meta.LogEntry;
+import io.hayloft.directory.raft.RaftChangeLog;
 import io.hayloft.format.directory.DeadKeys;
 import io.hayloft.format.directory.Health;
 import io.hayloft.format.directory.RaidHold;
@@ -45,6 +47,8 @@ public final class DirectoryHttp implements RequestHandler {
     private final DirectoryMetrics gauges;
     private final Console console;
     private final Router router;
+    private final PeerStatusClient peerClient;
+    private final boolean replicated;
 
     public DirectoryHttp(Directory directory, PrometheusEndpoint metrics) {
         this(directory, metrics, null);
@@ -55,11 +59,13 @@ public final class DirectoryHttp implements RequestHandler {
         this.directory = directory;
         this.metrics = metrics;
         this.gauges = new DirectoryMetrics(directory, metrics.registry(), Clock.systemUTC());
-        this.console = new Console(directory, peers == null ? new PeerStatusClient(Console.PEER_TIMEOUT)
-                : new PeerStatusClient(peers, Console.PEER_TIMEOUT), Clock.systemUTC());
+        this.peerClient = peers == null ? new PeerStatusClient(Console.PEER_TIMEOUT)
+                : new PeerStatusClient(peers, Console.PEER_TIMEOUT);
+        this.console = new Console(directory, peerClient, Clock.systemUTC());
         String t = directory.config().adminToken;
         this.adminToken = Secrets.token(t);
         this.router = routes();
+        this.replicated = !(directory.log() instanceof LocalChangeLog);
     }
 
     static ApiException badRequest(String message) {
@@ -109,21 +115,21 @@ public final class DirectoryHttp implements RequestHandler {
                     admin(req);
                     int stripe = p.int32("stripe");
                     int unit = p.int32("unit");
-                    return ok(directory.cold().replaceBlock(id, stripe, unit, p.query("expect"), body(req, StripeMap.Block.class)));
+                    return ok(directory.cold().replaceBlock(id, stripe, unit, p.query("expect"), body(req, StripeMap.Block.class), fence(req)));
                 })
                 .route("encoding", "POST DELETE /v1/volumes/{volume}/encoding", (req, p) -> {
                     int id = p.int32("volume");
                     admin(req);
                     if (req.method().equals(HttpMethod.DELETE)) {
                         String job = p.query("job");
-                        return ok(directory.cold().abortEncoding(id, job == null ? "" : job));
+                        return ok(directory.cold().abortEncoding(id, job == null ? "" : job, fence(req)));
                     }
-                    return ok(directory.cold().beginEncoding(checkVolume(body(req, StripeMap.class), id)));
+                    return ok(directory.cold().beginEncoding(checkVolume(body(req, StripeMap.class), id), fence(req)));
                 })
                 .route("encoding.commit", "POST /v1/volumes/{volume}/encoding/commit", (req, p) -> {
                     int id = p.int32("volume");
                     admin(req);
-                    return ok(directory.cold().commitEncoding(checkVolume(body(req, StripeMap.class), id)));
+                    return ok(directory.cold().commitEncoding(checkVolume(body(req, StripeMap.class), id), fence(req)));
                 })
                 .route("reclaim", "GET POST DELETE /v1/volumes/{volume}/reclaim", (req, p) -> {
                     int id = p.int32("volume");
@@ -133,14 +139,14 @@ public final class DirectoryHttp implements RequestHandler {
                     }
                     admin(req);
                     if (req.method().equals(HttpMethod.DELETE)) {
-                        return ok(cold.abortReclaim(id, query(p, "job")));
+                        return ok(cold.abortReclaim(id, query(p, "job"), fence(req)));
                     }
-                    return ok(cold.beginReclaim(checkVolume(body(req, StripeMap.class), id), query(p, "expect")));
+                    return ok(cold.beginReclaim(checkVolume(body(req, StripeMap.class), id), query(p, "expect"), fence(req)));
                 })
                 .route("reclaim.commit", "POST /v1/volumes/{volume}/reclaim/commit", (req, p) -> {
                     int id = p.int32("volume");
                     admin(req);
-                    return ok(directory.cold().commitReclaim(checkVolume(body(req, StripeMap.class), id), query(p, "expect")));
+                    return ok(directory.cold().commitReclaim(checkVolume(body(req, StripeMap.class), id), query(p, "expect"), fence(req)));
                 })
                 .route("dead-keys", "POST /v1/volumes/{volume}/dead-keys", (req, p) -> {
                     int id = p.int32("volume");
@@ -150,7 +156,7 @@ public final class DirectoryHttp implements RequestHandler {
                 .route("replicas-dropped", "POST /v1/volumes/{volume}/replicas-dropped", (req, p) -> {
                     int id = p.int32("volume");
                     admin(req);
-                    return ok(directory.cold().replicasDropped(id));
+                    return ok(directory.cold().replicasDropped(id, fence(req)));
                 })
                 .route("backup", "POST /v1/backup", (req, p) -> {
                     admin(req);
@@ -191,6 +197,33 @@ public final class DirectoryHttp implements RequestHandler {
                     admin(req);
                     return ok(directory.verbs().drained(p.string("store")));
                 })
+                .route("group", "GET /v1/group", (req, p) -> ok(GroupView.of(directory.log(), peerClient)))
+                .route("group.self", "GET /v1/group/self", (req, p) -> ok(GroupView.self(directory.log())))
+                .route("group.peers", "POST /v1/group/peers", (req, p) -> {
+                    admin(req);
+                    DirectoryConfig.Peer peer = body(req, DirectoryConfig.Peer.class);
+                    GroupView.check(peer);
+                    raft().addPeer(peer);
+                    return ok(GroupView.of(directory.log(), peerClient));
+                })
+                .route("group.peer", "DELETE /v1/group/peers/{id}", (req, p) -> {
+                    admin(req);
+                    raft().removePeer(p.string("id"));
+                    return ok(GroupView.of(directory.log(), peerClient));
+                })
+                .route("group.leader", "POST /v1/group/leader", (req, p) -> {
+                    admin(req);
+                    Object id = body(req, new TypeReference<Map<String, Object>>() { }).get("id");
+                    if (!(id instanceof String s) || s.isBlank()) {
+                        throw badRequest("a leader transfer needs {\"id\": replica id}");
+                    }
+                    raft().transferLeader(s);
+                    return ok(GroupView.of(directory.log(), peerClient));
+                })
+                .route("group.snapshot", "POST /v1/group/snapshot", (req, p) -> {
+                    admin(req);
+                    return ok(Map.of("snapshotIndex", directory.log().snapshot()));
+                })
                 .observe(this::record)
                 .build();
     }
@@ -200,9 +233,56 @@ public final class DirectoryHttp implements RequestHandler {
         return router;
     }
 
+    /**
+     * Answers a request. On a replica of a Raft group, only what may come from any replica's own state
+     * is answered by a follower ({@link #answeredByAnyReplica}); everything else first passes the
+     * change log's barrier, which answers NOT_LEADER (421, naming the leader) on a follower, and on the
+     * leader makes the read linearizable.
+     */
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+        if (replicated && !answeredByAnyReplica(req.uri())) {
+            try {
+                directory.log().begin();
+            } catch (ApiException e) {
+                return HttpResponses.error(e);
+            }
+        }
         return router.handle(req);
+    }
+
+    /** Paths any replica answers from its own applied state: health, metrics, the console, the volume map, the group. */
+    static boolean answeredByAnyReplica(String uri) {
+        int q = uri.indexOf('?');
+        String path = q < 0 ? uri : uri.substring(0, q);
+        return path.equals("/health") || path.equals("/metrics") || path.equals("/ui") || path.startsWith("/ui/")
+                || path.equals("/v1/volume-map") || path.equals("/v1/group") || path.equals("/v1/group/self")
+                || path.equals("/v1/console");
+    }
+
+    private RaftChangeLog raft() {
+        if (directory.log() instanceof RaftChangeLog r) {
+            return r;
+        }
+        throw DirectoryErrors.WRONG_STATE.exception("this directory is a single process, not a replica of a Raft group "
+                + "(no raft section in its configuration)");
+    }
+
+    /** Header of a raid-node's commit: the epoch of the raid lease it holds (docs/directory-api.md "Raid lease"). */
+    public static final String RAID_EPOCH_HEADER = "X-Hayloft-Raid-Epoch";
+
+    /** The raid lease a commit is fenced by, from {@value #RAID_EPOCH_HEADER}; null when the request names none. */
+    private LogEntry.Fence fence(FullHttpRequest req) {
+        String e = req.headers().get(RAID_EPOCH_HEADER);
+        if (e == null) {
+            return null;
+        }
+        try {
+            return new LogEntry.Fence(Long.parseLong(e.trim()), Clock.systemUTC().millis());
+        } catch (NumberFormatException x) {
+            throw badRequest(RAID_EPOCH_HEADER + " must be a raid lease epoch (an integer), was '"
+                    + (e.length() > 40 ? e.substring(0, 40) + "..." : e) + "'");
+        }
     }
 
     /** Records a request in {@code hayloft_directory_requests{op,route,status}}. */

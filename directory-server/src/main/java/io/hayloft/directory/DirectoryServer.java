@@ -2,6 +2,8 @@ package io.hayloft.directory;
 
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.directory.raft.RaftChangeLog;
+import java.io.IOException;
 import io.hayloft.serverkit.http.HttpLimits;
 import io.hayloft.serverkit.http.HttpServer;
 import io.hayloft.serverkit.http.Router;
@@ -27,6 +29,7 @@ public final class DirectoryServer implements AutoCloseable {
 
     private final DirectoryConfig config;
     private final MetaStore meta;
+    private final ChangeLog log;
     private final Directory directory;
     private final HealthChecker health;
     private final ExecutorService executor;
@@ -35,9 +38,30 @@ public final class DirectoryServer implements AutoCloseable {
     private boolean closed;
 
     private DirectoryServer(DirectoryConfig config, StoreAdmin stores) throws InterruptedException {
-        this.config = config;
-        this.meta = MetaStore.open(Path.of(config.validate().dataDir), config.init);
+        this.config = config.validate();
+        Path dataDir = Path.of(config.dataDir);
+        if (config.replicated()) {
+            // A replica serves HTTP at its own peer entry's address (raft.bindHost, when set, for both listeners).
+            DirectoryConfig.Peer self = config.raft.self();
+            int colon = self.http.lastIndexOf(':');
+            config.host = config.raft.bindHost != null ? config.raft.bindHost : self.http.substring(0, colon);
+            config.port = Integer.parseInt(self.http.substring(colon + 1));
+            this.meta = MetaStore.openReplica(RaftChangeLog.databaseDir(dataDir), config.init);
+        } else {
+            this.meta = MetaStore.open(dataDir, config.init);
+        }
+        ChangeLog changeLog = null;
         try {
+            if (config.replicated()) {
+                try {
+                    changeLog = RaftChangeLog.start(config.raft, dataDir, meta);
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot start the Raft replica " + config.raft.id + ": " + e.getMessage(), e);
+                }
+            } else {
+                changeLog = new LocalChangeLog(meta, this::address);
+            }
+            this.log = changeLog;
             if (!config.secured()) {
                 LOG.warn("NO CLUSTER SECRET CONFIGURED: this cluster is OPEN. Anyone who can reach a store can write to it. "
                         + "Set clusterSecret (and adminToken) in the directory and store configs for production.");
@@ -53,7 +77,7 @@ public final class DirectoryServer implements AutoCloseable {
             HttpTransport transport = tb.build();
             StoreAdmin admin = stores != null ? stores
                     : new HttpStoreAdmin(transport, Duration.ofMillis(config.probeTimeoutMillis), config.adminToken);
-            this.directory = new Directory(config, meta, admin, Clock.systemUTC());
+            this.directory = new Directory(config, meta, log, admin, Clock.systemUTC());
             this.executor = Executors.newFixedThreadPool(Math.max(4, Runtime.getRuntime().availableProcessors() * 2), r -> {
                 Thread t = new Thread(r, "hayloft-directory-worker");
                 t.setDaemon(true);
@@ -65,9 +89,15 @@ public final class DirectoryServer implements AutoCloseable {
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), api, executor, 0,
                     config.tls().serverContext());
             this.http.bindMetrics(metrics.registry());
+            if (log instanceof RaftChangeLog raft) {
+                raft.bindMetrics(metrics.registry());
+            }
             this.health = new HealthChecker(directory, admin);
             LOG.info("directory {} serving on {}:{} (data {})", meta.clusterId(), config.host, http.port(), config.dataDir);
         } catch (RuntimeException | InterruptedException e) {
+            if (changeLog != null) {
+                changeLog.close();
+            }
             meta.close();
             throw e;
         }
@@ -101,6 +131,11 @@ public final class DirectoryServer implements AutoCloseable {
         return directory;
     }
 
+    /** Where this directory's changes go: itself, or its Raft group. */
+    public ChangeLog changeLog() {
+        return log;
+    }
+
     public HealthChecker healthChecker() {
         return health;
     }
@@ -120,6 +155,7 @@ public final class DirectoryServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        log.close();
         meta.close();
     }
 }

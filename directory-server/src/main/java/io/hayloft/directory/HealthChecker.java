@@ -52,8 +52,8 @@ public final class HealthChecker implements AutoCloseable {
 
     /** One round of probes; public so tests and operators can force one. */
     public void round() {
-        if (closed) {
-            return;
+        if (closed || !directory.log().leads()) {
+            return; // the leader's work (a replica that takes over starts probing at its next round)
         }
         try {
             for (StoreInfo s : directory.stores()) {

@@ -96,8 +96,9 @@ public final class HotPath {
             }
             exclude.add(id);
         }
+        ChangeLog.Writer w = directory.log().begin(); // leads, and reads what every earlier leader committed
         VolumeInfo v = directory.pickWritable(exclude);
-        long first = keys.allocate(req.keys());
+        long first = keys.allocate(req.keys(), w.term(), hwm -> w.raiseCounters(hwm, 0));
         long expires = clock.millis() + directory.config().tokenTtlMillis;
         String token = tokens == null ? "" : tokens.sign(v.id(), first, req.keys(), expires);
         List<String> replicas = new ArrayList<>();
@@ -193,6 +194,7 @@ public final class HotPath {
         Map<Long, DeleteRecord> answer = new LinkedHashMap<>();
         long head;
         synchronized (directory) {
+            ChangeLog.Writer w = directory.log().begin();
             VolumeInfo v = directory.volume(volumeId);
             head = meta.deleteHead(volumeId);
             long next = meta.nextDeleteSeq(volumeId);
@@ -211,7 +213,7 @@ public final class HotPath {
             if (!fresh.isEmpty()) {
                 VolumeInfo counted = v.state().cold()
                         ? v.withDeletes(v.deletedPhotos() + fresh.size(), v.deletedNeedles() + needles) : null;
-                head = meta.appendDeletes(volumeId, fresh, counted);
+                head = w.appendDeletes(volumeId, fresh, counted);
             }
         }
         String token = tokens == null ? "" : tokens.sign(volumeId, min, (int) (max - min + 1),

@@ -43,10 +43,11 @@ public final class OperatorVerbs {
     /** {@code POST /v1/stores/{id}/fail}: the store FAILED and its writable volumes READ_ONLY, as the health checker does. */
     public StoreInfo fail(String storeId, String reason) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.log().begin();
             StoreInfo s = store(storeId);
             String why = OPERATOR + (reason == null || reason.isBlank() ? "failed by hand" : reason);
             LOG.warn("store {} failed by an operator ({}); its volumes become read-only", storeId, why);
-            return directory.fail(s, s.failures(), why);
+            return directory.fail(w, s, s.failures(), why);
         }
     }
 
@@ -57,10 +58,11 @@ public final class OperatorVerbs {
      */
     public StoreInfo drain(String storeId) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.log().begin();
             StoreInfo s = store(storeId);
             StoreInfo draining = s.state() == StoreState.DRAINING ? s : s.withState(StoreState.DRAINING, s.failures(), s.lastError());
-            meta.putStore(draining);
-            directory.sealVolumesOn(storeId, "store " + storeId + " draining");
+            w.putStore(draining);
+            directory.sealVolumesOn(w, storeId, "store " + storeId + " draining");
             if (s.state() != StoreState.DRAINING) {
                 LOG.info("store {} draining (was {})", storeId, s.state());
             }
@@ -75,6 +77,7 @@ public final class OperatorVerbs {
      */
     public StoreInfo drained(String storeId) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.log().begin();
             StoreInfo s = store(storeId);
             if (s.state() == StoreState.DRAINED) {
                 return s;
@@ -88,7 +91,7 @@ public final class OperatorVerbs {
                         + String.join(", ", left.subList(0, Math.min(5, left.size()))) + (left.size() > 5 ? ", ..." : ""));
             }
             StoreInfo done = s.withState(StoreState.DRAINED, s.failures(), s.lastError());
-            meta.putStore(done);
+            w.putStore(done);
             LOG.info("store {} drained", storeId);
             return done;
         }
@@ -120,6 +123,7 @@ public final class OperatorVerbs {
      */
     public VolumeInfo moveReplica(int volumeId, String from, String to) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.log().begin();
             VolumeInfo v = directory.volume(volumeId);
             StoreInfo target = store(to);
             List<String> replicas = new ArrayList<>(v.replicas());
@@ -142,7 +146,7 @@ public final class OperatorVerbs {
             }
             replicas.set(replicas.indexOf(from), to);
             VolumeInfo out = v.withReplicas(replicas);
-            meta.putVolume(out);
+            w.putVolume(out);
             LOG.info("volume {}: replica moved from {} to {}", volumeId, from, to);
             return out;
         }
@@ -154,6 +158,7 @@ public final class OperatorVerbs {
      */
     public StripeMap moveIndex(int volumeId, String from, String to) {
         synchronized (directory) {
+            ChangeLog.Writer w = directory.log().begin();
             directory.volume(volumeId);
             StoreInfo target = store(to);
             StripeMap m = directory.cold().stripeMap(volumeId);
@@ -175,7 +180,7 @@ public final class OperatorVerbs {
             StripeMap out = new StripeMap(m.volume(), m.job(), m.codec(), m.k(), m.r(), m.blockSize(), m.volumeBytes(),
                     m.status(), m.stripes(), new StripeMap.IndexBlock(m.index().name(), holders, m.index().length(),
                     m.index().crc32c()));
-            meta.putStripeMap(out);
+            w.putStripeMap(out);
             LOG.info("volume {}: needle index copy moved from {} to {}", volumeId, from, to);
             return out;
         }

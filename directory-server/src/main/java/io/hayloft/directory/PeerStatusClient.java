@@ -41,6 +41,11 @@ final class PeerStatusClient {
         return getJson(address, "/status");
     }
 
+    /** Another directory replica's {@code GET /v1/group/self} as JSON. */
+    CompletableFuture<JsonNode> replicaStatus(String address) {
+        return getJson(address, "/v1/group/self");
+    }
+
     /** A cache node's {@code /stats} as JSON. */
     CompletableFuture<JsonNode> cacheStats(String address) {
         return getJson(address, "/stats");

@@ -1,6 +1,7 @@
 package io.hayloft.directory;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.directory.meta.LogEntry;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.meta.MetaStoreException;
 import io.hayloft.format.directory.RaidLease;
@@ -24,7 +25,7 @@ import java.time.Instant;
  */
 public final class RaidLeases {
 
-    static final String RECORD = "raid-lease";
+    static final String RECORD = LogEntry.RAID_LEASE;
     /**
      * Record of the default family a restore writes ({@link DirectoryBackup#restore}): while it is
      * there no raid lease is granted, so no raid-node sweeps the blocks of volumes encoded after the
@@ -35,10 +36,17 @@ public final class RaidLeases {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MetaStore meta;
+    private final ChangeLog log;
     private final Clock clock;
 
+    /** A single directory's leases (changes applied at once). */
     public RaidLeases(MetaStore meta, Clock clock) {
+        this(meta, new LocalChangeLog(meta, () -> "single"), clock);
+    }
+
+    public RaidLeases(MetaStore meta, ChangeLog log, Clock clock) {
         this.meta = meta;
+        this.log = log;
         this.clock = clock;
     }
 
@@ -50,15 +58,17 @@ public final class RaidLeases {
 
     /** Lets raid-nodes take the lease again after a restore; returns the hold it removed, or null. */
     public synchronized String releaseHold() {
+        ChangeLog.Writer w = log.begin();
         String h = hold();
         if (h != null) {
-            meta.deleteSetting(HOLD);
+            w.deleteSetting(HOLD);
         }
         return h;
     }
 
     /** The lease now; an expired lease is reported with {@code holder} null. */
     public synchronized RaidLease current() {
+        log.begin(); // a raid-node acts on the answer: read it linearizably
         RaidLease l = stored();
         return l.holder() == null || l.expiresMillis() <= clock.millis() ? new RaidLease(null, 0, l.epoch()) : l;
     }
@@ -76,6 +86,7 @@ public final class RaidLeases {
         if (ttlMillis < 1 || ttlMillis > MAX_TTL_MILLIS) {
             throw DirectoryHttp.badRequest("ttlMillis must be in 1.." + MAX_TTL_MILLIS + ", was " + ttlMillis);
         }
+        ChangeLog.Writer w = log.begin();
         String hold = hold();
         if (hold != null) {
             throw DirectoryErrors.LEASE_HELD.exception(hold + ". Check the stores' blocks against the stripe maps, then release it with "
@@ -90,7 +101,7 @@ public final class RaidLeases {
                     + "run one raid-node per cluster, or wait for it to stop");
         }
         RaidLease next = new RaidLease(holder, now + ttlMillis, holder.equals(l.holder()) && !free ? l.epoch() : l.epoch() + 1);
-        store(next);
+        store(w, next);
         return next;
     }
 
@@ -100,6 +111,7 @@ public final class RaidLeases {
      * @throws io.hayloft.format.errors.ApiException 409 LEASE_HELD when another holder has it
      */
     public synchronized RaidLease release(String holder) {
+        ChangeLog.Writer w = log.begin();
         RaidLease l = current();
         if (l.holder() == null) {
             return l;
@@ -108,7 +120,7 @@ public final class RaidLeases {
             throw DirectoryErrors.LEASE_HELD.exception("the raid lease is held by " + l.holder() + ", not " + holder);
         }
         RaidLease free = new RaidLease(null, 0, l.epoch());
-        store(free);
+        store(w, free);
         return free;
     }
 
@@ -124,9 +136,9 @@ public final class RaidLeases {
         }
     }
 
-    private void store(RaidLease l) {
+    private void store(ChangeLog.Writer w, RaidLease l) {
         try {
-            meta.putSetting(RECORD, JSON.writeValueAsBytes(l));
+            w.putSetting(RECORD, JSON.writeValueAsBytes(l));
         } catch (IOException e) {
             throw new MetaStoreException("cannot serialise " + l + ": " + e.getMessage(), e);
         }

@@ -109,7 +109,7 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle reclaims;
     private final ColumnFamilyHandle deletes;
     private final ColumnFamilyHandle deleteKeys;
-    private final String clusterId;
+    private volatile String clusterId;
     /** Delete-log head of each volume with a non-empty log; written under {@link #viewLock} after its batch. */
     private final ConcurrentHashMap<Integer, Long> deleteHeads = new ConcurrentHashMap<>();
     private volatile long deleteFloor;
@@ -130,7 +130,7 @@ public final class MetaStore implements AutoCloseable {
     private final Object viewLock = new Object();
     private boolean closed;
 
-    private MetaStore(Path path, boolean create) {
+    private MetaStore(Path path, boolean create, boolean syncWrites) {
         this.path = path;
         boolean exists = Files.exists(path.resolve("CURRENT"));
         if (!exists && !create) {
@@ -143,7 +143,7 @@ public final class MetaStore implements AutoCloseable {
         cfOptions = new ColumnFamilyOptions();
         dbOptions = new DBOptions().setCreateIfMissing(create).setCreateMissingColumnFamilies(true)
                 .setParanoidChecks(true);
-        sync = new WriteOptions().setSync(true);
+        sync = new WriteOptions().setSync(syncWrites);
         List<ColumnFamilyDescriptor> descriptors = List.of(
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
                 new ColumnFamilyDescriptor(utf8("stores"), cfOptions),
@@ -212,7 +212,16 @@ public final class MetaStore implements AutoCloseable {
      * @throws MetaStoreException when it is missing (and create is false), corrupt or of another format
      */
     public static MetaStore open(Path path, boolean create) {
-        return new MetaStore(path, create);
+        return new MetaStore(path, create, true);
+    }
+
+    /**
+     * As {@link #open(Path, boolean)}, for a replica of a Raft group: writes are not synced one by one,
+     * because the Raft log that they are applied from is (a write lost with the machine's power is
+     * applied again from the log, after the {@link #appliedIndex} that was lost with it).
+     */
+    public static MetaStore openReplica(Path path, boolean create) {
+        return new MetaStore(path, create, false);
     }
 
     /** What {@link #inspect} finds in a database. */
@@ -281,9 +290,136 @@ public final class MetaStore implements AutoCloseable {
         return path;
     }
 
-    /** A random id chosen when the database was created. */
+    /** A random id chosen when the database was created (in a Raft group: the group's first leader's, {@link #adoptClusterId}). */
     public String clusterId() {
         return clusterId;
+    }
+
+    private static final byte[] RAFT_CLUSTER = utf8("raft-cluster");
+    private static final byte[] RAFT_APPLIED = utf8("raft-applied");
+
+    /**
+     * Takes {@code id} as the cluster id unless this database already took one this way (record
+     * {@code raft-cluster}): the first entry of a new Raft group gives every replica its leader's id.
+     */
+    public synchronized void adoptClusterId(String id) {
+        if (get(meta, RAFT_CLUSTER) != null) {
+            return;
+        }
+        try (WriteBatch b = new WriteBatch()) {
+            b.put(meta, CLUSTER_KEY, utf8(id));
+            b.put(meta, RAFT_CLUSTER, utf8(id));
+            db.write(sync, b);
+            clusterId = id;
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot write the cluster id to " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether this database took its cluster id from a Raft group's first entry. */
+    public boolean clusterAdopted() {
+        return get(meta, RAFT_CLUSTER) != null;
+    }
+
+    /**
+     * The Raft log index and term of the last entry applied to this database ({@code raft-applied}:
+     * two 8-byte longs), {0, 0} when none: written after each applied entry, so after a crash the
+     * entries above it are applied again and those at or below it are skipped.
+     */
+    public long[] appliedIndex() {
+        byte[] v = get(meta, RAFT_APPLIED);
+        if (v == null) {
+            return new long[] {0, 0};
+        }
+        ByteBuffer b = ByteBuffer.wrap(v);
+        return new long[] {b.getLong(), b.getLong()};
+    }
+
+    /** Records that the entry at {@code index} of Raft term {@code term} is applied. */
+    public void setAppliedIndex(long index, long term) {
+        put(meta, RAFT_APPLIED, ByteBuffer.allocate(16).putLong(index).putLong(term).array());
+    }
+
+    /** Forgets the applied Raft index (a restored backup starts a new group's log). */
+    public void clearAppliedIndex() {
+        deleteSetting("raft-applied");
+        deleteSetting("raft-cluster");
+    }
+
+    /**
+     * Replaces every record of this database with those of the checkpoint at {@code checkpoint} (a
+     * replica installing its leader's snapshot), and reloads the in-memory views: readers see the old
+     * state or the new one. The checkpoint must be a directory database of this format.
+     */
+    public void replaceContents(Path checkpoint) {
+        List<byte[]> names = List.of(RocksDB.DEFAULT_COLUMN_FAMILY, utf8("stores"), utf8("volumes"), utf8("photos"),
+                utf8("stripes"), utf8("reclaims"), utf8("deletes"), utf8("delete-keys"));
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        for (byte[] n : names) {
+            descriptors.add(new ColumnFamilyDescriptor(n, cfOptions));
+        }
+        List<ColumnFamilyHandle> from = new ArrayList<>();
+        synchronized (viewLock) {
+            synchronized (this) {
+                try (DBOptions o = new DBOptions(); RocksDB src = RocksDB.openReadOnly(o, checkpoint.toString(), descriptors, from)) {
+                    try {
+                        for (int i = 0; i < names.size(); i++) {
+                            ColumnFamilyHandle to = handles.get(i);
+                            try (RocksIterator it = db.newIterator(to)) {
+                                it.seekToFirst();
+                                if (it.isValid()) {
+                                    byte[] first = it.key();
+                                    it.seekToLast();
+                                    byte[] last = Arrays.copyOf(it.key(), it.key().length + 1);
+                                    db.deleteRange(to, first, last);
+                                }
+                            }
+                            try (RocksIterator it = src.newIterator(from.get(i)); WriteBatch b = new WriteBatch()) {
+                                for (it.seekToFirst(); it.isValid(); it.next()) {
+                                    b.put(to, it.key(), it.value());
+                                    if (b.count() >= 10_000) {
+                                        db.write(sync, b);
+                                        b.clear();
+                                    }
+                                }
+                                it.status();
+                                db.write(sync, b);
+                            }
+                        }
+                    } finally {
+                        for (ColumnFamilyHandle h : from) {
+                            h.close();
+                        }
+                    }
+                    try (org.rocksdb.FlushOptions f = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+                        db.flush(f, handles);
+                    }
+                } catch (RocksDBException e) {
+                    throw new MetaStoreException("cannot load the snapshot " + checkpoint + " into " + path + ": " + e.getMessage(), e);
+                }
+                clusterId = new String(get(meta, CLUSTER_KEY), StandardCharsets.UTF_8);
+                storeView.clear();
+                scan(stores, (k, v) -> {
+                    StoreInfo st = fromJson(v, StoreInfo.class);
+                    storeView.put(st.id(), st);
+                });
+                volumeView.clear();
+                scan(volumes, (k, v) -> {
+                    VolumeInfo vi = fromJson(v, VolumeInfo.class);
+                    volumeView.put(vi.id(), vi);
+                });
+                deleteFloor = getLong(DELETE_FLOOR, 0);
+                deleteHeads.clear();
+                for (int volume : volumeView.keySet()) {
+                    long head = lastDeleteSeq(volume);
+                    if (head > 0) {
+                        deleteHeads.put(volume, head);
+                    }
+                }
+                stripeChanges.incrementAndGet();
+                changes.incrementAndGet();
+            }
+        }
     }
 
     // ----- counters -----

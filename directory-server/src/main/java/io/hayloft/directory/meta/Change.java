@@ -1,0 +1,177 @@
+package io.hayloft.directory.meta;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.hayloft.directory.meta.MetaStore.DeleteRecord;
+import io.hayloft.format.directory.ReclaimPlan;
+import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.wire.StripeMap;
+import java.util.List;
+
+/**
+ * One change of the directory's state: the body of a {@link LogEntry}. Every write the directory
+ * makes to its {@link MetaStore} is one of these, whether a single directory applies it at once or a
+ * Raft group applies it from its log on every replica (docs/formats.md "Directory log entries").
+ *
+ * <p>Each change carries every value it writes, computed by the leader (times, ids, sequence
+ * numbers, counters): {@link #apply} reads no clock, random source or network, so every replica that
+ * applies the same entries in the same order holds the same state. Applying a change a second time
+ * leaves the same state (each writes absolute values; counters only rise), so a replica that crashed
+ * after applying an entry but before recording that it had may apply it again.
+ *
+ * <p>The JSON of each change names its kind in {@code type}; the names and fields never change
+ * meaning (a new kind of change is a new name). Immutable records; thread-safe.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = Change.PutStore.class, name = "putStore"),
+        @JsonSubTypes.Type(value = Change.PutVolume.class, name = "putVolume"),
+        @JsonSubTypes.Type(value = Change.PutVolumeAndStripes.class, name = "putVolumeAndStripes"),
+        @JsonSubTypes.Type(value = Change.PutStripeMap.class, name = "putStripeMap"),
+        @JsonSubTypes.Type(value = Change.PutReclaim.class, name = "putReclaim"),
+        @JsonSubTypes.Type(value = Change.DeleteReclaim.class, name = "deleteReclaim"),
+        @JsonSubTypes.Type(value = Change.SwapStripes.class, name = "swapStripes"),
+        @JsonSubTypes.Type(value = Change.AppendDeletes.class, name = "appendDeletes"),
+        @JsonSubTypes.Type(value = Change.RaiseCounters.class, name = "raiseCounters"),
+        @JsonSubTypes.Type(value = Change.RaiseDeleteFloor.class, name = "raiseDeleteFloor"),
+        @JsonSubTypes.Type(value = Change.PutSetting.class, name = "putSetting"),
+        @JsonSubTypes.Type(value = Change.DeleteSetting.class, name = "deleteSetting"),
+        @JsonSubTypes.Type(value = Change.InitCluster.class, name = "initCluster"),
+})
+public sealed interface Change {
+
+    /** Writes this change into {@code meta}; returns the value the writer asked for (a new delete-log head), or 0. */
+    long apply(MetaStore meta);
+
+    /** A store's record: registered, heartbeat, probe verdict, state change. */
+    record PutStore(StoreInfo store) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.putStore(store);
+            return 0;
+        }
+    }
+
+    /** A logical volume's record. */
+    record PutVolume(VolumeInfo volume) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.putVolume(volume);
+            return 0;
+        }
+    }
+
+    /** A volume with its stripe map (null: the map is deleted), in one batch. */
+    record PutVolumeAndStripes(VolumeInfo volume, StripeMap map) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.putVolumeAndStripes(volume, map);
+            return 0;
+        }
+    }
+
+    /** A volume's stripe map (a rebuilt block, a moved block). */
+    record PutStripeMap(StripeMap map) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.putStripeMap(map);
+            return 0;
+        }
+    }
+
+    /** A pending reclaim, recorded before the raid-node writes any of its blocks. */
+    record PutReclaim(ReclaimPlan plan) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.putReclaim(plan);
+            return 0;
+        }
+    }
+
+    /** A pending reclaim rolled back. */
+    record DeleteReclaim(int volume) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.deleteReclaim(volume);
+            return 0;
+        }
+    }
+
+    /** The reclaim swap: the volume's record and committed map, its pending reclaim gone, in one batch. */
+    record SwapStripes(VolumeInfo volume, StripeMap map) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.swapStripes(volume, map);
+            return 0;
+        }
+    }
+
+    /**
+     * Entries appended to a volume's delete log, numbered by the leader, with the volume's record when
+     * its delete counters change. Entries already in the log (a second apply) are skipped.
+     */
+    record AppendDeletes(int volumeId, List<DeleteRecord> entries, VolumeInfo volume) implements Change {
+        public AppendDeletes {
+            entries = List.copyOf(entries);
+        }
+
+        @Override
+        public long apply(MetaStore meta) {
+            long head = meta.nextDeleteSeq(volumeId) - 1;
+            List<DeleteRecord> fresh = entries.stream().filter(e -> e.seq() > head).toList();
+            if (fresh.isEmpty()) {
+                return head;
+            }
+            return meta.appendDeletes(volumeId, fresh, volume);
+        }
+    }
+
+    /** Raises the key high-water mark and the volume sequence to at least these values (never lowers them). */
+    record RaiseCounters(long keyHighWaterMark, long volumeSequence) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.raiseCounters(keyHighWaterMark, volumeSequence);
+            return 0;
+        }
+    }
+
+    /** Raises the delete floor (never lowers it). */
+    record RaiseDeleteFloor(long floor) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.raiseDeleteFloor(floor);
+            return 0;
+        }
+    }
+
+    /** A named record of the default family ({@code raid-lease}, {@code raid-hold}). */
+    record PutSetting(String name, byte[] value) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.putSetting(name, value);
+            return 0;
+        }
+    }
+
+    /** Deletes a named record of the default family. */
+    record DeleteSetting(String name) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.deleteSetting(name);
+            return 0;
+        }
+    }
+
+    /**
+     * The first entry of a new Raft group: every replica takes the leader's cluster id. Applied once:
+     * a replica that already took one (its {@code raft-cluster} record is set) keeps it.
+     */
+    record InitCluster(String clusterId) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.adoptClusterId(clusterId);
+            return 0;
+        }
+    }
+}

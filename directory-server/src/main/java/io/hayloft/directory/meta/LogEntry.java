@@ -1,0 +1,115 @@
+package io.hayloft.directory.meta;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.format.directory.RaidLease;
+import java.io.IOException;
+
+/**
+ * An entry of the directory's Raft log: one {@link Change} with what the leader knew when it made it.
+ * Written by {@link #encode}, read by {@link #decode}; UTF-8 JSON (docs/formats.md "Directory log
+ * entries"):
+ *
+ * <pre>
+ * {"v": 1, "term": 7, "fence": {"epoch": 3, "now": 1767139200000} | null, "change": {"type": "putStore", ...}}
+ * </pre>
+ *
+ * <ul>
+ * <li>{@code v}: the entry format, 1. A replica refuses (stops applying at) an entry of a format it
+ *     does not know, rather than skip a change.</li>
+ * <li>{@code term}: the Raft term of the leader that computed the change from its state. The entry
+ *     is applied only when it sits in the log at that same term: a change computed by a leader that
+ *     lost its leadership before the change reached the log is dropped ({@link Outcome#STALE_TERM}),
+ *     because the state it was computed from may have changed under another leader. 0 in a single
+ *     directory, which has no terms.</li>
+ * <li>{@code fence}: for a raid-node's commit, the raid lease epoch it holds and the leader's clock
+ *     when it asked; the change is applied only when the stored raid lease has that epoch, a holder,
+ *     and has not run out at {@code now} ({@link Outcome#LEASE_LOST} otherwise).</li>
+ * </ul>
+ *
+ * <p>Applying reads nothing but the entry and the replica's state, so every replica reaches the same
+ * outcome. Immutable; thread-safe.
+ */
+public record LogEntry(int v, long term, Fence fence, Change change) {
+
+    public static final int FORMAT = 1;
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    /** A raid-node's lease epoch and the leader's clock when the raid-node asked for the change. */
+    public record Fence(long epoch, long now) {
+    }
+
+    /** What applying an entry did. */
+    public enum Outcome {
+        /** The change is in the state. */
+        APPLIED,
+        /** Computed under an earlier term than the one it was logged in: dropped; the caller retries with the new leader. */
+        STALE_TERM,
+        /** The raid lease it names is no longer the lease: dropped. */
+        LEASE_LOST
+    }
+
+    public LogEntry(long term, Fence fence, Change change) {
+        this(FORMAT, term, fence, change);
+    }
+
+    public byte[] encode() {
+        try {
+            return JSON.writeValueAsBytes(this);
+        } catch (IOException e) {
+            throw new MetaStoreException("cannot serialise log entry " + this + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @throws MetaStoreException for bytes that are not an entry of a known format */
+    public static LogEntry decode(byte[] bytes) {
+        LogEntry e;
+        try {
+            e = JSON.readValue(bytes, LogEntry.class);
+        } catch (IOException ex) {
+            throw new MetaStoreException("unreadable directory log entry: " + ex.getMessage(), ex);
+        }
+        if (e.v() != FORMAT || e.change() == null) {
+            throw new MetaStoreException("directory log entry of format " + e.v() + " (this directory reads format " + FORMAT
+                    + ")" + (e.change() == null ? " without a change" : ""));
+        }
+        return e;
+    }
+
+    /**
+     * Applies the entry to {@code meta}, logged at Raft term {@code logTerm} (0 in a single directory).
+     *
+     * @param result receives the change's result (a new delete-log head) when applied; may be null
+     */
+    public Outcome apply(MetaStore meta, long logTerm, long[] result) {
+        if (term != logTerm) {
+            return Outcome.STALE_TERM;
+        }
+        if (fence != null && !leaseHolds(meta, fence)) {
+            return Outcome.LEASE_LOST;
+        }
+        long r = change.apply(meta);
+        if (result != null) {
+            result[0] = r;
+        }
+        return Outcome.APPLIED;
+    }
+
+    /** Whether the stored raid lease has {@code fence}'s epoch, a holder, and runs past {@code fence.now}. */
+    public static boolean leaseHolds(MetaStore meta, Fence fence) {
+        byte[] v = meta.setting(RAID_LEASE);
+        if (v == null) {
+            return false;
+        }
+        try {
+            RaidLease l = JSON.readValue(v, RaidLease.class);
+            return l.holder() != null && l.epoch() == fence.epoch() && l.expiresMillis() > fence.now();
+        } catch (IOException e) {
+            throw new MetaStoreException("corrupt raid-lease record in " + meta.path() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The default family's record of the raid lease ({@code RaidLease} as JSON). */
+    public static final String RAID_LEASE = "raid-lease";
+}

@@ -1,0 +1,243 @@
+package io.hayloft.directory.raft;
+
+import io.hayloft.directory.meta.LogEntry;
+import io.hayloft.directory.meta.MetaStore;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The directory's state as a Raft state machine: each committed {@link LogEntry} is applied to this
+ * replica's {@link MetaStore}, in log order, by {@link LogEntry#apply} (which reads nothing but the
+ * entry and the state). After each entry the database records the entry's index
+ * ({@link MetaStore#setAppliedIndex}); at a restart Ratis hands the entries after the last snapshot
+ * again, and those at or below that index are skipped.
+ *
+ * <p>A snapshot is a RocksDB checkpoint of the database, in the state machine directory of the Raft
+ * storage as {@code snapshot-TERM-INDEX/} (the checkpoint's files); the newest two are kept. A
+ * follower that is too far behind (the leader purged the log it needs) or has lost its disk receives
+ * the files of the leader's newest snapshot from Ratis and {@link #reinitialize}s from them: the
+ * database's records are replaced by the checkpoint's ({@link MetaStore#replaceContents}).
+ *
+ * <p>Thread-safe as Ratis uses it: applies come from one thread; snapshots are taken between applies.
+ */
+public final class DirectoryStateMachine extends BaseStateMachine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DirectoryStateMachine.class);
+    private static final Pattern SNAPSHOT = Pattern.compile("snapshot-(\\d+)-(\\d+)");
+
+    private final MetaStore meta;
+    private volatile File smDir;
+    /** Entries at or below this index are in the database already (applied before a restart). */
+    private volatile long skipThrough;
+    private final AtomicLong applied = new AtomicLong();
+
+    public DirectoryStateMachine(MetaStore meta) {
+        this.meta = meta;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
+        super.initialize(server, groupId, storage);
+        this.smDir = storage.getStorageDir().getStateMachineDir();
+        Files.createDirectories(smDir.toPath());
+        long[] a = meta.appliedIndex();
+        skipThrough = a[0];
+        if (a[0] > 0) {
+            updateLastAppliedTermIndex(a[1], a[0]);
+        }
+        applied.set(a[0]);
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+
+    /** Before Ratis installs a leader's snapshot: no entry is applied until {@link #reinitialize()}. */
+    @Override
+    public void pause() {
+        if (getLifeCycle().getCurrentState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    private final AtomicLong leaderChanges = new AtomicLong();
+    private final AtomicLong installed = new AtomicLong();
+
+    /** Snapshots installed from a leader since this replica started. */
+    long installedSnapshots() {
+        return installed.get();
+    }
+
+    @Override
+    public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeader) {
+        leaderChanges.incrementAndGet();
+    }
+
+    /** Leader changes this replica saw since it started. */
+    long leaderChanges() {
+        return leaderChanges.get();
+    }
+
+    /** Entries of the directory (not Raft's own) applied to this replica's database since it was created. */
+    long appliedEntries() {
+        return applied.get();
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto e = trx.getLogEntry();
+        long index = e.getIndex();
+        if (index <= skipThrough) {
+            updateLastAppliedTermIndex(e.getTerm(), index);
+            return CompletableFuture.completedFuture(Message.valueOf("APPLIED:0"));
+        }
+        byte[] data = e.getStateMachineLogEntry().getLogData().toByteArray();
+        LogEntry entry = LogEntry.decode(data);
+        long[] result = new long[1];
+        LogEntry.Outcome o = entry.apply(meta, e.getTerm(), result);
+        meta.setAppliedIndex(index, e.getTerm());
+        applied.set(index);
+        updateLastAppliedTermIndex(e.getTerm(), index);
+        return CompletableFuture.completedFuture(Message.valueOf(o.name() + ":" + result[0]));
+    }
+
+    /** The read barrier's query: answered once this replica has applied everything committed before it. */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return CompletableFuture.completedFuture(Message.valueOf(Long.toString(getLastAppliedTermIndex().getIndex())));
+    }
+
+    @Override
+    public long takeSnapshot() throws IOException {
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() <= 0) {
+            return -1;
+        }
+        Path target = smDir.toPath().resolve("snapshot-" + last.getTerm() + "-" + last.getIndex());
+        if (!Files.exists(target)) {
+            Path tmp = smDir.toPath().resolve("tmp-snapshot-" + last.getIndex());
+            deleteTree(tmp);
+            meta.checkpoint(tmp);
+            Files.move(tmp, target);
+            LOG.info("snapshot of the directory at index {} (term {}) in {}", last.getIndex(), last.getTerm(), target);
+        }
+        List<Path> all = snapshots();
+        for (int i = 0; i < all.size() - 2; i++) {
+            deleteTree(all.get(i));
+        }
+        return last.getIndex();
+    }
+
+    @Override
+    public SnapshotInfo getLatestSnapshot() {
+        List<Path> all = snapshots();
+        if (all.isEmpty()) {
+            return null;
+        }
+        Path dir = all.get(all.size() - 1);
+        Matcher m = SNAPSHOT.matcher(dir.getFileName().toString());
+        if (!m.matches()) {
+            return null;
+        }
+        List<FileInfo> files = new ArrayList<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            s.filter(Files::isRegularFile).sorted().forEach(p -> files.add(new FileInfo(p.toAbsolutePath(), null)));
+        } catch (IOException e) {
+            LOG.warn("cannot list the snapshot {}: {}", dir, e.toString());
+            return null;
+        }
+        return new FileListSnapshotInfo(files, TermIndex.valueOf(Long.parseLong(m.group(1)), Long.parseLong(m.group(2))));
+    }
+
+    /** After Ratis installed a snapshot from the leader into the state machine directory: load it. */
+    @Override
+    public void reinitialize() throws IOException {
+        load();
+        if (getLifeCycle().getCurrentState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    private void load() throws IOException {
+        List<Path> all = snapshots();
+        if (all.isEmpty()) {
+            return;
+        }
+        Path dir = all.get(all.size() - 1);
+        Matcher m = SNAPSHOT.matcher(dir.getFileName().toString());
+        if (!m.matches()) {
+            return;
+        }
+        long term = Long.parseLong(m.group(1));
+        long index = Long.parseLong(m.group(2));
+        if (index <= applied.get()) {
+            return;
+        }
+        LOG.info("loading the leader's snapshot at index {} (term {}) from {}", index, term, dir);
+        meta.replaceContents(dir);
+        installed.incrementAndGet();
+        meta.setAppliedIndex(index, term);
+        skipThrough = index;
+        applied.set(index);
+        updateLastAppliedTermIndex(term, index);
+    }
+
+    private List<Path> snapshots() {
+        File d = smDir;
+        if (d == null || !d.isDirectory()) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(d.toPath())) {
+            return s.filter(p -> Files.isDirectory(p) && SNAPSHOT.matcher(p.getFileName().toString()).matches())
+                    .sorted(Comparator.comparingLong(p -> {
+                        Matcher m = SNAPSHOT.matcher(p.getFileName().toString());
+                        m.matches();
+                        return Long.parseLong(m.group(2));
+                    })).toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(p)) {
+            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(x);
+            }
+        }
+    }
+
+    static String utf8(Message m) {
+        return m.getContent().toString(StandardCharsets.UTF_8);
+    }
+}
