@@ -339,6 +339,7 @@ public final class DirectoryHttp implements RequestHandler {
                     FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.NOT_MODIFIED);
                     r.headers().set(HttpHeaderNames.ETAG, etag);
                     r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+                    r.headers().set(APPLIED_INDEX_HEADER, directory.log().appliedIndex());
                     return r;
                 }
             }
@@ -347,8 +348,15 @@ public final class DirectoryHttp implements RequestHandler {
                 "application/json");
         r.headers().set(HttpHeaderNames.ETAG, etag);
         r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+        r.headers().set(APPLIED_INDEX_HEADER, directory.log().appliedIndex());
         return r;
     }
+
+    /**
+     * Header of the volume map: the Raft index of the last change the answering replica applied (a
+     * follower may answer; a client that saw a higher index from another replica knows this map is older).
+     */
+    public static final String APPLIED_INDEX_HEADER = "X-Hayloft-Applied-Index";
 
     /** {@code POST|GET /v1/volumes/<id>/deletes}: the volume's delete log (see {@link HotPath}). */
     private FullHttpResponse deletes(FullHttpRequest req, RouteParams params) {
