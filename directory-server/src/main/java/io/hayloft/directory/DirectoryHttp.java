@@ -235,15 +235,19 @@ public final class DirectoryHttp implements RequestHandler {
 
     /**
      * Answers a request. On a replica of a Raft group, only what may come from any replica's own state
-     * is answered by a follower ({@link #answeredByAnyReplica}); everything else first passes the
-     * change log's barrier, which answers NOT_LEADER (421, naming the leader) on a follower, and on the
-     * leader makes the read linearizable.
+     * is answered by a follower ({@link #answeredByAnyReplica}); everything else is answered NOT_LEADER
+     * (421, naming the leader) on a follower. On the leader a read first passes the change log's
+     * barrier, which makes it linearizable; a change begins with that barrier itself.
      */
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
         if (replicated && !answeredByAnyReplica(req.uri())) {
             try {
-                directory.log().begin();
+                if (req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD)) {
+                    directory.log().begin();
+                } else {
+                    directory.log().checkLeader();
+                }
             } catch (ApiException e) {
                 return HttpResponses.error(e);
             }
