@@ -199,6 +199,10 @@ public final class DirectoryHttp implements RequestHandler {
                 })
                 .route("group", "GET /v1/group", (req, p) -> ok(GroupView.of(directory.log(), peerClient)))
                 .route("group.self", "GET /v1/group/self", (req, p) -> ok(GroupView.self(directory.log())))
+                .route("state", "GET /v1/state", (req, p) -> {
+                    admin(req);
+                    return ok(Map.of("appliedIndex", directory.log().appliedIndex(), "families", directory.meta().digest()));
+                })
                 .route("group.peers", "POST /v1/group/peers", (req, p) -> {
                     admin(req);
                     DirectoryConfig.Peer peer = body(req, DirectoryConfig.Peer.class);
@@ -255,13 +259,16 @@ public final class DirectoryHttp implements RequestHandler {
         return router.handle(req);
     }
 
-    /** Paths any replica answers from its own applied state: health, metrics, the console, the volume map, the group. */
+    /**
+     * Paths any replica answers from its own applied state: health, metrics, the console, the volume
+     * map, the group, and the digest of its state ({@code /v1/state}, to compare replicas).
+     */
     static boolean answeredByAnyReplica(String uri) {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
         return path.equals("/health") || path.equals("/metrics") || path.equals("/ui") || path.startsWith("/ui/")
                 || path.equals("/v1/volume-map") || path.equals("/v1/group") || path.equals("/v1/group/self")
-                || path.equals("/v1/console");
+                || path.equals("/v1/console") || path.equals("/v1/state");
     }
 
     private RaftChangeLog raft() {
