@@ -160,7 +160,7 @@ class RaftGroupTest {
                 .map(i -> servers.get(i).directory().meta().clusterId()).distinct().count() == 1);
         Await.until("every replica applied the leader's changes", () -> Stream.of(0, 1, 2)
                 .map(i -> servers.get(i).directory().stores().size()).allMatch(n -> n == 4));
-        assertThat(sameState()).isTrue();
+        Await.until("every replica holds the same state", this::sameState);
         JsonNode group = JSON.readTree(get(follower, "/v1/group").body());
         assertThat(group.path("leader").asText()).isEqualTo(peers.get(leader).id);
         assertThat(group.path("replicas")).hasSize(3);
