@@ -34,7 +34,10 @@ import java.util.function.IntPredicate;
  * start from the last one that answered: the addresses are an {@link AddressList}, the calls the
  * transport's {@link HttpTransport#call(AddressList, String, java.util.function.Function, boolean,
  * java.time.Duration, IntPredicate, HttpTransport.ErrorFactory, RetryPolicy) call} with one attempt per
- * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated).
+ * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated). With
+ * the replicas of a directory group as the addresses, a follower's "not the leader, ask X" (421) takes
+ * the call to X at once and X is preferred afterwards, and "no leader" (503 {@code NO_LEADER}, an
+ * election) moves on round the replicas with a backoff: the {@link RetryPolicy}'s leader rules.
  * Answers are the typed records of {@code io.hayloft.format.directory} and {@link Wire} (unknown
  * fields ignored): callers never parse the directory's JSON themselves.
  *
