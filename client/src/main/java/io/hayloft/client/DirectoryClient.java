@@ -133,6 +133,17 @@ public final class DirectoryClient {
                 .thenApply(r -> parse(r, "POST /v1/heartbeat", Wire.HeartbeatAnswer.class));
     }
 
+    /**
+     * A store's registration at its start: {@link #heartbeatAnswer} tried again, with the transport's
+     * backoff, after every failure that may pass (no answer, a timeout, 503, an election of the
+     * directory's group...) until {@code patience} has run out; then the last failure. A slow
+     * directory at start (a first heartbeat that times out under load) does not end the store's start.
+     */
+    public CompletableFuture<Wire.HeartbeatAnswer> register(Wire.Heartbeat heartbeat, Duration patience) {
+        RetryPolicy patient = http.retryPolicy().withMaxAttempts(Integer.MAX_VALUE).withDeadline(patience);
+        return patient.retry(() -> heartbeatAnswer(heartbeat), Futures::remoteRetryable);
+    }
+
     /** {@code GET /v1/volumes}: every logical volume. */
     public CompletableFuture<List<VolumeInfo>> volumes() {
         return call("GET", "/v1/volumes", null, false, s -> s == 200)

@@ -65,8 +65,9 @@ public final class RetryPolicy {
         NEXT_ADDRESS,
         /**
          * Try the leader the failure names ({@link RemoteException#leader()}) at once, without a backoff
-         * and without counting the failed attempt; {@link #AWAIT_LEADER} when it names none or the call
-         * made {@value RetryPolicy#MAX_LEADER_HOPS} such hops already.
+         * and without counting the failed attempt; {@link #AWAIT_LEADER} when it names none, when the call
+         * made {@value RetryPolicy#MAX_LEADER_HOPS} such hops already, or when the named address used up
+         * its attempts in this call.
          */
         FOLLOW_LEADER,
         /**
@@ -340,10 +341,12 @@ public final class RetryPolicy {
                 a = Action.NEVER;
             }
             grow(addresses.size());
+            if (a == Action.FOLLOW_LEADER || a == Action.AWAIT_LEADER) {
+                tries[i]--; // "not the leader" and "no leader" did nothing: they use up no attempt
+            }
             if (a == Action.FOLLOW_LEADER) {
                 int j = follow(c);
                 if (j >= 0) {
-                    tries[i]--; // a "not the leader" did nothing: it uses up no attempt
                     hops++;
                     go(j, n + 1, Duration.ZERO, c);
                     return;
@@ -351,7 +354,6 @@ public final class RetryPolicy {
                 a = Action.AWAIT_LEADER;
             }
             if (a == Action.AWAIT_LEADER) {
-                tries[i]--;
                 waits[i]++;
             }
             int j = next(i, a);
@@ -385,6 +387,9 @@ public final class RetryPolicy {
             int j = addresses.leaderHint(leader);
             if (j >= 0) {
                 grow(j + 1);
+                if (tries[j] >= maxAttempts) {
+                    return -1; // the named leader used up its attempts in this call (it failed otherwise): not again
+                }
             }
             return j;
         }

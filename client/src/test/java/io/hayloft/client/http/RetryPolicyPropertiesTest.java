@@ -227,7 +227,7 @@ class RetryPolicyPropertiesTest {
             RemoteException e = answers.get(i);
             if (e.leader() != null && tried.get(i + 1).equals(e.leader()) && hops < RetryPolicy.MAX_LEADER_HOPS) {
                 hops++;
-            } else if (e.leader() != null && hops < RetryPolicy.MAX_LEADER_HOPS) {
+            } else if (e.leader() != null && hops < RetryPolicy.MAX_LEADER_HOPS && !usedUp(tried, answers, i, e.leader(), maxAttempts)) {
                 throw new AssertionError("attempt " + (i + 1) + " named " + e.leader() + " but the next went to " + tried.get(i + 1));
             } else if (e.kind() == Kind.ERROR) {
                 waits++;
@@ -241,6 +241,17 @@ class RetryPolicyPropertiesTest {
         assertThat(counted).isLessThanOrEqualTo(maxAttempts * size);
         assertThat(waits).isLessThanOrEqualTo(RetryPolicy.LEADER_ROUNDS * size + RetryPolicy.MAX_LEADER_HOPS + 1);
         assertThat(tried.size()).isLessThanOrEqualTo((maxAttempts + RetryPolicy.LEADER_ROUNDS) * size + 2 * RetryPolicy.MAX_LEADER_HOPS + 2);
+    }
+
+    /** Whether {@code address} had failed {@code maxAttempts} times in a way that counts (not a leader answer) up to attempt {@code i}. */
+    private static boolean usedUp(List<String> tried, List<RemoteException> answers, int i, String address, int maxAttempts) {
+        int counted = 0;
+        for (int k = 0; k <= i; k++) {
+            if (tried.get(k).equals(address) && answers.get(k).kind() != Kind.ERROR) {
+                counted++;
+            }
+        }
+        return counted >= maxAttempts;
     }
 
     @Property(tries = 50)
