@@ -154,6 +154,18 @@ public final class AddressList implements ClusterRpc.Servers {
      * @return its index, or -1 (nothing changed) when {@code address} is not a {@code host:port}
      */
     public int leaderHint(String address) {
+        int i = learn(address);
+        if (i >= 0) {
+            preferred.set(i);
+        }
+        return i;
+    }
+
+    /**
+     * The index of {@code address}, added to the list when it is not in it (as {@link #leaderHint}, without
+     * making it the preferred one); -1 when it is not a {@code host:port}.
+     */
+    int learn(String address) {
         if (address == null || hostPortProblem(address.trim()) != null) {
             return -1;
         }
@@ -176,7 +188,6 @@ public final class AddressList implements ClusterRpc.Servers {
                 }
                 learnedCount.incrementAndGet();
             }
-            preferred.set(i);
             return i;
         }
     }

@@ -384,13 +384,15 @@ public final class RetryPolicy {
                     || (bounded && clock.getAsLong() - end >= 0)) {
                 return -1;
             }
-            int j = addresses.leaderHint(leader);
-            if (j >= 0) {
-                grow(j + 1);
-                if (tries[j] >= maxAttempts) {
-                    return -1; // the named leader used up its attempts in this call (it failed otherwise): not again
-                }
+            int j = addresses.learn(leader);
+            if (j < 0) {
+                return -1;
             }
+            grow(j + 1);
+            if (tries[j] >= maxAttempts) {
+                return -1; // the named leader used up its attempts in this call (it failed otherwise): not again
+            }
+            addresses.answered(j); // preferred from now on (AddressList.leaderHint)
             return j;
         }
 

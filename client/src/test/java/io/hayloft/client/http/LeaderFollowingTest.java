@@ -209,4 +209,23 @@ class LeaderFollowingTest {
             }
         }
     }
+
+    @Test
+    void aNamedLeaderThatRefusedConnectionsInTheCallIsNotFollowedAgain() throws IOException {
+        String dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            dead = "127.0.0.1:" + s.getLocalPort(); // the old leader, killed: connections refused
+        }
+        String oldLeader = dead;
+        try (RawServer stale = new RawServer(r -> notLeader(oldLeader))) { // a follower that has not noticed yet
+            AddressList list = AddressList.of(List.of(dead, stale.address()));
+            RetryPolicy onePerAddress = transport.retryPolicy().withMaxAttempts(1);
+            Throwable t = catchThrowable(() -> Futures.await(transport.call(list, "POST /v1/leases", post("/v1/leases"), false,
+                    Duration.ofSeconds(10), s -> s == 200, DirectoryException::new, onePerAddress)));
+            assertThat(((RemoteException) t).leader()).isEqualTo(dead);
+            // the follower is asked again (the election may end), the dead one never after its refusal
+            assertThat(stale.requests().size()).isBetween(2, RetryPolicy.LEADER_ROUNDS + 1);
+            assertThat(list.preferred()).as("a hint not followed does not move later calls").isZero();
+        }
+    }
 }
