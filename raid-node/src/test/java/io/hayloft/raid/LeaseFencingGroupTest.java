@@ -222,7 +222,8 @@ class LeaseFencingGroupTest {
         assertThat(replicas).as("A's replicas-dropped was never applied").hasSize(2);
 
         // A lease that ran out at the leader's clock fences nothing, before and after a leadership transfer.
-        bLease.close();
+        bLease.close(); // its client points at the stopped leader: released through the new one
+        client(next).releaseLease("raid-b");
         long c = client(next).acquireLease("raid-c", 200);
         assertThat(c).isEqualTo(e + 2);
         Await.untilTrue("raid-c's lease ran out at the leader's clock", TIMEOUT, () -> JSON.readTree(http.send(HttpRequest.newBuilder(
