@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import io.hayloft.testkit.Await;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -165,6 +166,42 @@ class LeaseFencingTest extends ClusterFixture {
                 bLease.get().close();
             }
         }
+    }
+
+    @Test
+    void theDaemonTakesItsLeaseAgainBeforeMoreWorkOnceItWasLost() throws Exception {
+        cluster = new TestCluster(dir, 8);
+        java.nio.file.Path policy = dir.resolve("policy.json");
+        RaidServerTest.writePolicy(policy, "\"minAgeMillis\": 0, \"codec\": \"rs\", \"k\": 4, \"r\": 2");
+        RaidServerConfig c = RaidServerTest.serverConfig(cluster, policy);
+        c.nodeId = "raid-daemon";
+        c.leaseTtlMillis = 3_000; // renewed every second: a renewal soon finds the lease granted again
+        Cluster operator = cluster.raidConfig("rs", 16 << 10).cluster();
+        try (RaidServer server = RaidServer.start(c, Checkpoints.NONE)) {
+            Await.untilTrue("the first pass ran", java.time.Duration.ofSeconds(30),
+                    () -> ((Number) server.status().get("passes")).longValue() >= 1);
+            long e = epochOf(server);
+            // Behind the daemon's back its lease is released: its epoch e fences nothing any more.
+            operator.releaseLease("raid-daemon");
+            int volume = cluster.writeVolume(30, 2000);
+            // Passes fail while the daemon finds out (LEASE_LOST, or a renewal at a new epoch), then one
+            // takes the lease again (epoch e + 1), recovers, and encodes under it. None encodes under e.
+            Await.untilTrue("a pass under the retaken lease encoded the volume", java.time.Duration.ofSeconds(60), () -> {
+                try {
+                    server.runNow().get();
+                } catch (java.util.concurrent.ExecutionException failed) {
+                    assertThat(Cluster.leaseLost(failed.getCause())).as(String.valueOf(failed.getCause())).isTrue();
+                }
+                return cluster.directory.directory().volume(volume).state() == VolumeState.ERASURE_CODED;
+            });
+            assertThat(epochOf(server)).isEqualTo(e + 1);
+            assertThat(cluster.directory.directory().volume(volume).replicas()).isEmpty();
+            cluster.assertOnlyMappedBlocks(operator, "after the daemon took its lease again");
+        }
+    }
+
+    private static long epochOf(RaidServer server) {
+        return ((Number) ((Map<?, ?>) server.status().get("lease")).get("epoch")).longValue();
     }
 
     @Test
