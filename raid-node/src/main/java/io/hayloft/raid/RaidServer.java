@@ -117,6 +117,7 @@ public final class RaidServer implements AutoCloseable {
     private volatile BlockFixer fixer;
     private volatile Map<String, Object> snapshot = Map.of();
     private ThreadPoolRunner runner; // loop thread only
+    private boolean recoverAfterRetake; // loop thread only
     private volatile boolean closed;
 
     private RaidServer(RaidServerConfig config, Checkpoints checkpoints) throws Exception {
@@ -316,12 +317,15 @@ public final class RaidServer implements AutoCloseable {
     private void holdLease() throws IOException {
         try {
             lease.check();
-            return;
         } catch (RaidLease.LostException e) {
             LOG.warn("{}; taking the raid lease again before any more work", e.getMessage());
+            lease.retake();
+            recoverAfterRetake = true;
         }
-        lease.retake();
-        node.recover();
+        if (recoverAfterRetake) { // until one recovery under the retaken lease went through
+            node.recover();
+            recoverAfterRetake = false;
+        }
     }
 
     private void reloadPolicy() {
