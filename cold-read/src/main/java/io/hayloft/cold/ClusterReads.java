@@ -140,7 +140,7 @@ public class ClusterReads {
      */
     public CompletableFuture<byte[]> readBlockAsync(String store, String name, long offset, int length) {
         URI uri = store(store, "/blocks/" + name + "?offset=" + offset + "&length=" + length);
-        return send(uri, "GET", request("GET", uri, null), true, timeout).handle((r, e) -> {
+        return send(uri, "GET", request("GET", uri, null, Map.of()), true, timeout).handle((r, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 throw new CompletionException(new IOException("GET " + uri + " failed: " + cause, cause));
@@ -190,9 +190,19 @@ public class ClusterReads {
     }
 
     protected final byte[] call(String method, URI uri, byte[] body, boolean required, Duration deadline) throws IOException {
+        return call(method, uri, body, required, deadline, Map.of());
+    }
+
+    /** As {@link #call(String, URI, byte[], boolean)}, with {@code headers} added to the request (the raid-node's lease epoch). */
+    protected final byte[] call(String method, URI uri, byte[] body, boolean required, Map<String, String> headers) throws IOException {
+        return call(method, uri, body, required, timeout, headers);
+    }
+
+    private byte[] call(String method, URI uri, byte[] body, boolean required, Duration deadline, Map<String, String> headers)
+            throws IOException {
         HttpResponse<byte[]> r;
         try {
-            HttpRequest req = request(method, uri, body);
+            HttpRequest req = request(method, uri, body, headers);
             if (!deadline.equals(timeout)) {
                 req = HttpRequest.newBuilder(req, (n, v) -> true).timeout(deadline).build();
             }
@@ -220,9 +230,10 @@ public class ClusterReads {
                 : HttpRequest.newBuilder(req, (n, v) -> true).uri(rpc.uri(a, pathAndQuery)).build(), idempotent, deadline);
     }
 
-    private HttpRequest request(String method, URI uri, byte[] body) {
+    private HttpRequest request(String method, URI uri, byte[] body, Map<String, String> headers) {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        headers.forEach(b::header);
         if (body != null) {
             b.header("Content-Type", "application/octet-stream");
         }

@@ -191,11 +191,11 @@ public final class DirectoryHttp implements RequestHandler {
                 })
                 .route("store.drain", "POST /v1/stores/{store}/drain", (req, p) -> {
                     admin(req);
-                    return ok(directory.verbs().drain(p.string("store")));
+                    return ok(directory.verbs().drain(p.string("store"), fence(req)));
                 })
                 .route("store.drained", "POST /v1/stores/{store}/drained", (req, p) -> {
                     admin(req);
-                    return ok(directory.verbs().drained(p.string("store")));
+                    return ok(directory.verbs().drained(p.string("store"), fence(req)));
                 })
                 .route("group", "GET /v1/group", (req, p) -> ok(GroupView.of(directory.log(), peerClient)))
                 .route("group.self", "GET /v1/group/self", (req, p) -> ok(GroupView.self(directory.log())))
@@ -329,7 +329,9 @@ public final class DirectoryHttp implements RequestHandler {
         if (mv.from() == null || mv.to() == null || mv.from().isBlank() || mv.to().isBlank()) {
             throw badRequest("a move needs {\"from\": store id, \"to\": store id}");
         }
-        return ok(replicas ? directory.verbs().moveReplica(id, mv.from(), mv.to()) : directory.verbs().moveIndex(id, mv.from(), mv.to()));
+        LogEntry.Fence fence = fence(req);
+        return ok(replicas ? directory.verbs().moveReplica(id, mv.from(), mv.to(), fence)
+                : directory.verbs().moveIndex(id, mv.from(), mv.to(), fence));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.hayloft.directory;
 
 import io.hayloft.format.errors.DirectoryErrors;
 import io.hayloft.format.wire.StripeMap;
+import io.hayloft.directory.meta.LogEntry;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.StoreState;
@@ -17,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * by hand, drain it (DRAINING, then DRAINED once nothing the directory lists is on it), and the two
  * swaps a drain makes: a replica of a read-only volume, or a copy of a coded volume's needle index,
  * moved from one store to another. Every swap is idempotent (a repeat of a done move answers the
- * volume as it is) and refuses, with WRONG_STATE, a move whose {@code from} is not there.
+ * volume as it is) and refuses, with WRONG_STATE, a move whose {@code from} is not there. A drain job
+ * calls drain, drained and the moves with its raid lease's epoch: fenced, as the raid commits of
+ * {@link ColdTier} are, they change nothing once that lease passed to another raid-node.
  *
  * <p>Thread-safe: every change is serialised on the {@link Directory}, as its own changes are.
  */
@@ -57,8 +60,13 @@ public final class OperatorVerbs {
      * replicas and blocks away and calls {@link #drained}.
      */
     public StoreInfo drain(String storeId) {
+        return drain(storeId, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public StoreInfo drain(String storeId, LogEntry.Fence fence) {
         synchronized (directory) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = directory.writer(fence);
             StoreInfo s = store(storeId);
             StoreInfo draining = s.state() == StoreState.DRAINING ? s : s.withState(StoreState.DRAINING, s.failures(), s.lastError());
             w.putStore(draining);
@@ -76,8 +84,13 @@ public final class OperatorVerbs {
      * a repeat answers DRAINED. WRONG_STATE from any other state or naming what is left.
      */
     public StoreInfo drained(String storeId) {
+        return drained(storeId, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public StoreInfo drained(String storeId, LogEntry.Fence fence) {
         synchronized (directory) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = directory.writer(fence);
             StoreInfo s = store(storeId);
             if (s.state() == StoreState.DRAINED) {
                 return s;
@@ -122,8 +135,13 @@ public final class OperatorVerbs {
      * {@code to} (same place in the list). A repeat after the move answers the volume unchanged.
      */
     public VolumeInfo moveReplica(int volumeId, String from, String to) {
+        return moveReplica(volumeId, from, to, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public VolumeInfo moveReplica(int volumeId, String from, String to, LogEntry.Fence fence) {
         synchronized (directory) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             StoreInfo target = store(to);
             List<String> replicas = new ArrayList<>(v.replicas());
@@ -157,8 +175,13 @@ public final class OperatorVerbs {
      * {@code from} is now on {@code to} (same block name, same length and CRC32C). Idempotent.
      */
     public StripeMap moveIndex(int volumeId, String from, String to) {
+        return moveIndex(volumeId, from, to, null);
+    }
+
+    /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
+    public StripeMap moveIndex(int volumeId, String from, String to, LogEntry.Fence fence) {
         synchronized (directory) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = directory.writer(fence);
             directory.volume(volumeId);
             StoreInfo target = store(to);
             StripeMap m = directory.cold().stripeMap(volumeId);

@@ -100,6 +100,7 @@ public final class BlockFixer {
     private final AtomicLong decoded = new AtomicLong();
     private final AtomicInteger repairsRunning = new AtomicInteger();
     private volatile boolean streamSources = true;
+    private volatile long epoch;
     /** Most windows a repair plans before reading (for streamed sources); more read each window's ranges. */
     static final long MAX_PLANNED_WINDOWS = 1 << 16;
     private volatile LongConsumer received = n -> { };
@@ -117,6 +118,15 @@ public final class BlockFixer {
 
     public void checkpoints(Checkpoints c) {
         this.checkpoints = c;
+    }
+
+    /**
+     * Fences this fixer's block replacements by raid lease epoch {@code epoch} (a repair task carrying
+     * its driver's epoch into another process); 0, the default: by the cluster client's own lease.
+     */
+    BlockFixer fencedAt(long epoch) {
+        this.epoch = epoch;
+        return this;
     }
 
     /** The cluster this fixer works on. */
@@ -277,7 +287,7 @@ public final class BlockFixer {
         long t0 = System.nanoTime();
         List<StripeRepairTask> tasks = new ArrayList<>();
         for (Damage d : scan()) {
-            tasks.add(new StripeRepairTask(config, d));
+            tasks.add(new StripeRepairTask(config, d, cluster.fenceEpoch()));
         }
         List<Long> singles = new ArrayList<>();
         List<String> failures = new ArrayList<>();
@@ -318,6 +328,7 @@ public final class BlockFixer {
     }
 
     private long repairStripe(Damage d) throws IOException {
+        cluster.checkLease();
         StripeMap m = cluster.stripeMap(d.volume());
         Map<String, Cluster.StoreRef> stores = cluster.stores();
         List<StripeMap.Block> blocks = m.stripes().get(d.stripe()).blocks();
@@ -625,7 +636,7 @@ public final class BlockFixer {
         }
         totalWritten.addAndGet(m.blockSize());
         checkpoints.reached("rebuilt");
-        cluster.replaceBlock(m.volume(), stripe, unit, old, new StripeMap.Block(target.id(), name, m.blockSize(), crc));
+        cluster.replaceBlock(m.volume(), stripe, unit, old, new StripeMap.Block(target.id(), name, m.blockSize(), crc), epoch);
         checkpoints.reached("replaced");
         Cluster.StoreRef oldStore = stores.get(old.store());
         if (oldStore != null && oldStore.up()) {

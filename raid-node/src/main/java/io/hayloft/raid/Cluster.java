@@ -14,6 +14,7 @@ import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.VolumeIndex;
 import io.hayloft.format.wire.Wire;
 import java.io.IOException;
+import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -33,7 +34,14 @@ import java.util.TreeSet;
  * and the stores' block and volume endpoints (docs/store-api.md).
  * Every failure is an {@link IOException} naming the server and the request.
  *
- * <p>Thread-safe: one shared transport; no other state.
+ * <p>Fenced by the raid lease this process holds ({@link #fencedBy}): every change it asks of the
+ * directory for raid work (encoding begin, commit and abort, replicas dropped, a block replaced,
+ * reclaim begin, swap and abort, a store draining or drained, a replica or needle-index copy moved)
+ * carries {@value #RAID_EPOCH_HEADER} with the lease's epoch, and the directory applies it only while
+ * that is still the cluster's raid lease (else 409 LEASE_LOST, nothing changed; docs/directory-api.md
+ * "Raid lease"). Unfenced (no lease, or a released one), the same calls carry no epoch.
+ *
+ * <p>Thread-safe: one shared transport; the fence is a volatile reference.
  */
 public final class Cluster extends ClusterBlockWrites {
 
@@ -75,26 +83,36 @@ public final class Cluster extends ClusterBlockWrites {
     }
 
     public void beginEncoding(StripeMap plan) throws IOException {
-        call("POST", dir("/v1/volumes/" + plan.volume() + "/encoding"), JSON.writeValueAsBytes(plan), true);
+        commit("POST", dir("/v1/volumes/" + plan.volume() + "/encoding"), JSON.writeValueAsBytes(plan));
     }
 
     public void commitEncoding(StripeMap map) throws IOException {
-        call("POST", dir("/v1/volumes/" + map.volume() + "/encoding/commit"), JSON.writeValueAsBytes(map), true);
+        commit("POST", dir("/v1/volumes/" + map.volume() + "/encoding/commit"), JSON.writeValueAsBytes(map));
     }
 
     public void abortEncoding(int volume, String job) throws IOException {
-        call("DELETE", dir("/v1/volumes/" + volume + "/encoding?job=" + job), null, true);
+        commit("DELETE", dir("/v1/volumes/" + volume + "/encoding?job=" + job), null);
     }
 
     public void replicasDropped(int volume) throws IOException {
-        call("POST", dir("/v1/volumes/" + volume + "/replicas-dropped"), null, true);
+        commit("POST", dir("/v1/volumes/" + volume + "/replicas-dropped"), null);
     }
 
     public StripeMap replaceBlock(int volume, int stripe, int unit, StripeMap.Block expected, StripeMap.Block rebuilt)
             throws IOException {
+        return replaceBlock(volume, stripe, unit, expected, rebuilt, 0);
+    }
+
+    /**
+     * As above, fenced by raid lease epoch {@code epoch} when it is positive (a repair task in another
+     * process carries its driver's epoch; {@link StripeRepairTask}), else by this client's lease.
+     */
+    public StripeMap replaceBlock(int volume, int stripe, int unit, StripeMap.Block expected, StripeMap.Block rebuilt, long epoch)
+            throws IOException {
         String expect = URLEncoder.encode(expected.store() + "/" + expected.name(), StandardCharsets.UTF_8);
-        return JSON.readValue(call("PUT", dir("/v1/volumes/" + volume + "/stripes/" + stripe + "/blocks/" + unit
-                + "?expect=" + expect), JSON.writeValueAsBytes(rebuilt), true), StripeMap.class);
+        URI uri = dir("/v1/volumes/" + volume + "/stripes/" + stripe + "/blocks/" + unit + "?expect=" + expect);
+        byte[] body = JSON.writeValueAsBytes(rebuilt);
+        return JSON.readValue(epoch > 0 ? commit("PUT", uri, body, fence(), epoch) : commit("PUT", uri, body), StripeMap.class);
     }
 
     /** Every pending reclaim ({@code GET /v1/reclaims}). */
@@ -104,7 +122,7 @@ public final class Cluster extends ClusterBlockWrites {
 
     /** Records a reclaim plan beside the committed map of job {@code expect}. */
     public void beginReclaim(StripeMap plan, String expect) throws IOException {
-        call("POST", dir("/v1/volumes/" + plan.volume() + "/reclaim?expect=" + expect), JSON.writeValueAsBytes(plan), true);
+        commit("POST", dir("/v1/volumes/" + plan.volume() + "/reclaim?expect=" + expect), JSON.writeValueAsBytes(plan));
     }
 
     /**
@@ -112,12 +130,12 @@ public final class Cluster extends ClusterBlockWrites {
      * (null when the swap had already happened).
      */
     public StripeMap commitReclaim(StripeMap map, String expect) throws IOException {
-        return JSON.readValue(call("POST", dir("/v1/volumes/" + map.volume() + "/reclaim/commit?expect=" + expect),
-                JSON.writeValueAsBytes(map), true), ReclaimSwap.class).replaced();
+        return JSON.readValue(commit("POST", dir("/v1/volumes/" + map.volume() + "/reclaim/commit?expect=" + expect),
+                JSON.writeValueAsBytes(map)), ReclaimSwap.class).replaced();
     }
 
     public void abortReclaim(int volume, String job) throws IOException {
-        call("DELETE", dir("/v1/volumes/" + volume + "/reclaim?job=" + job), null, true);
+        commit("DELETE", dir("/v1/volumes/" + volume + "/reclaim?job=" + job), null);
     }
 
     /** Which of {@code keys} are dead in {@code volume} (deleted, unknown or elsewhere), in requests of 10,000 keys. */
@@ -135,24 +153,24 @@ public final class Cluster extends ClusterBlockWrites {
 
     /** {@code POST /v1/stores/{id}/drain}: the store DRAINING, its writable volumes read-only. */
     public StoreInfo drainStore(String store) throws IOException {
-        return JSON.readValue(call("POST", dir("/v1/stores/" + enc(store) + "/drain"), null, true), StoreInfo.class);
+        return JSON.readValue(commit("POST", dir("/v1/stores/" + enc(store) + "/drain"), null), StoreInfo.class);
     }
 
     /** {@code POST /v1/stores/{id}/drained}: DRAINING becomes DRAINED; 409 naming what the directory still lists there. */
     public StoreInfo markDrained(String store) throws IOException {
-        return JSON.readValue(call("POST", dir("/v1/stores/" + enc(store) + "/drained"), null, true), StoreInfo.class);
+        return JSON.readValue(commit("POST", dir("/v1/stores/" + enc(store) + "/drained"), null), StoreInfo.class);
     }
 
     /** {@code POST /v1/volumes/{id}/replicas/move}: replica {@code from} becomes {@code to}; idempotent. */
     public VolumeInfo moveReplica(int volume, String from, String to) throws IOException {
-        return JSON.readValue(call("POST", dir("/v1/volumes/" + volume + "/replicas/move"),
-                JSON.writeValueAsBytes(Map.of("from", from, "to", to)), true), VolumeInfo.class);
+        return JSON.readValue(commit("POST", dir("/v1/volumes/" + volume + "/replicas/move"),
+                JSON.writeValueAsBytes(Map.of("from", from, "to", to))), VolumeInfo.class);
     }
 
     /** {@code POST /v1/volumes/{id}/index/move}: the needle-index copy on {@code from} is now on {@code to}; idempotent. */
     public StripeMap moveIndex(int volume, String from, String to) throws IOException {
-        return JSON.readValue(call("POST", dir("/v1/volumes/" + volume + "/index/move"),
-                JSON.writeValueAsBytes(Map.of("from", from, "to", to)), true), StripeMap.class);
+        return JSON.readValue(commit("POST", dir("/v1/volumes/" + volume + "/index/move"),
+                JSON.writeValueAsBytes(Map.of("from", from, "to", to))), StripeMap.class);
     }
 
     /** {@code POST /v1/stores/{id}/fail}: the store FAILED, its writable volumes read-only. */
@@ -298,5 +316,95 @@ public final class Cluster extends ClusterBlockWrites {
     /** Releases the raid lease if {@code holder} has it. */
     public void releaseLease(String holder) throws IOException {
         call("DELETE", dir("/v1/raid-lease?holder=" + URLEncoder.encode(holder, StandardCharsets.UTF_8)), null, true);
+    }
+
+    // ------------------------------------------------------------------ fencing by the raid lease
+
+    /** Header of a raid commit naming the epoch of the raid lease it was made under (docs/directory-api.md "Raid lease"). */
+    public static final String RAID_EPOCH_HEADER = "X-Hayloft-Raid-Epoch";
+
+    private volatile io.hayloft.raid.RaidLease fence;
+
+    /**
+     * Fences this client's raid commits by {@code lease} (null: none): {@link io.hayloft.raid.RaidLease#acquire}
+     * fences the client it was taken through, {@link io.hayloft.raid.RaidLease#fence} others.
+     */
+    void fencedBy(io.hayloft.raid.RaidLease lease) {
+        this.fence = lease;
+    }
+
+    /** The lease this client's commits are fenced by, or null (none, or released). */
+    io.hayloft.raid.RaidLease fence() {
+        io.hayloft.raid.RaidLease l = fence;
+        return l == null || l.closed() ? null : l;
+    }
+
+    /** The epoch this client's raid commits carry, or 0 when it is not fenced. */
+    public long fenceEpoch() {
+        io.hayloft.raid.RaidLease l = fence();
+        return l == null ? 0 : l.epoch();
+    }
+
+    /**
+     * Fails unless the raid lease this client is fenced by is still held, as this process last learnt
+     * it (no request): what a job checks before each piece of work. Nothing when unfenced.
+     *
+     * @throws io.hayloft.raid.RaidLease.LostException when it lapsed, was lost or passed to another holder
+     */
+    public void checkLease() throws IOException {
+        io.hayloft.raid.RaidLease l = fence();
+        if (l != null) {
+            l.check();
+        }
+    }
+
+    /**
+     * Confirms with the directory that the raid lease this client is fenced by is still held at its
+     * epoch (a renewal, which the directory's leader answers linearizably): called right before
+     * replicas or blocks are deleted on the stores, so a raid-node whose lease passed to another
+     * deletes nothing. Nothing when unfenced.
+     *
+     * @throws io.hayloft.raid.RaidLease.LostException when it is no longer held at that epoch
+     */
+    public void confirmLease() throws IOException {
+        io.hayloft.raid.RaidLease l = fence();
+        if (l != null) {
+            l.confirm();
+        }
+    }
+
+    /**
+     * A raid commit: with {@value #RAID_EPOCH_HEADER} when fenced. A LEASE_LOST answer marks the
+     * lease lost (the job stops at its next check; the daemon takes the lease again before more work).
+     */
+    private byte[] commit(String method, URI uri, byte[] body) throws IOException {
+        io.hayloft.raid.RaidLease l = fence();
+        return l == null ? call(method, uri, body, true) : commit(method, uri, body, l, l.epoch());
+    }
+
+    /** A raid commit under {@code epoch}; {@code l} (may be null) is marked lost when the directory refuses it. */
+    private byte[] commit(String method, URI uri, byte[] body, io.hayloft.raid.RaidLease l, long epoch) throws IOException {
+        try {
+            return call(method, uri, body, true, Map.of(RAID_EPOCH_HEADER, Long.toString(epoch)));
+        } catch (HttpStatusException e) {
+            if (l != null && leaseLost(e)) {
+                l.lost(epoch, method + " " + uri.getRawPath() + " was refused: " + e.serverMessage());
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Whether {@code e} (or a cause) is the directory's LEASE_LOST answer to a fenced commit, or this
+     * process's own finding that its lease is lost ({@link io.hayloft.raid.RaidLease.LostException}).
+     */
+    public static boolean leaseLost(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.hayloft.raid.RaidLease.LostException
+                    || t instanceof HttpStatusException h && h.status() == 409 && "LEASE_LOST".equals(h.errorName())) {
+                return true;
+            }
+        }
+        return false;
     }
 }

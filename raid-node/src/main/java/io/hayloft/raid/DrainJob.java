@@ -94,6 +94,7 @@ public final class DrainJob {
      */
     public Result drain(String storeId, Listener listener) throws IOException {
         long t0 = System.nanoTime();
+        cluster.checkLease();
         cluster.drainStore(storeId);
         checkpoints.reached("draining");
         Map<String, Cluster.StoreRef> stores = cluster.stores();
@@ -153,6 +154,7 @@ public final class DrainJob {
                 moved += n;
                 listener.moved("replica of volume " + id, n);
             } catch (IOException e) {
+                stopIfLeaseLost(e);
                 LOG.warn("drain of {}: replica of volume {} not moved: {}", storeId, id, e.toString());
                 failures.add("replica of volume " + id + ": " + e.getMessage());
             }
@@ -184,6 +186,7 @@ public final class DrainJob {
                         moved += b.length();
                         listener.moved("block " + b.name(), b.length());
                     } catch (IOException | IllegalStateException e) {
+                        stopIfLeaseLost(e);
                         LOG.warn("drain of {}: block {} of volume {} not moved: {}", storeId, b.name(), m.volume(), e.toString());
                         failures.add("block " + b.name() + " of volume " + m.volume() + ": " + e.getMessage());
                     }
@@ -196,6 +199,7 @@ public final class DrainJob {
                     moved += m.index().length();
                     listener.moved("index of volume " + m.volume(), m.index().length());
                 } catch (IOException | IllegalStateException e) {
+                    stopIfLeaseLost(e);
                     LOG.warn("drain of {}: index of volume {} not moved: {}", storeId, m.volume(), e.toString());
                     failures.add("needle index of volume " + m.volume() + ": " + e.getMessage());
                 }
@@ -221,6 +225,7 @@ public final class DrainJob {
      * delete of the old copy). Nothing listed anywhere else is touched.
      */
     private void sweep(Cluster.StoreRef self) throws IOException {
+        cluster.confirmLease();
         for (int id : cluster.storeVolumes(self.address())) {
             VolumeInfo v;
             try {
@@ -252,6 +257,7 @@ public final class DrainJob {
     /** Moves the replica of {@code id} on {@code self} to another store; returns its size. */
     private long moveReplica(int id, Cluster.StoreRef self, boolean reachable, Map<String, Cluster.StoreRef> stores,
                              Map<String, Set<Integer>> held, Map<String, Integer> perStore) throws IOException {
+        cluster.checkLease();
         VolumeInfo v = cluster.volume(id);
         List<String> replicas = v.replicas();
         if (!replicas.contains(self.id())) {
@@ -303,6 +309,7 @@ public final class DrainJob {
         // Copies an earlier, interrupted drain left (listed by no directory entry) are garbage: replaced.
         for (Map.Entry<String, Set<Integer>> e : held.entrySet()) {
             if (e.getValue().contains(id) && !replicas.contains(e.getKey())) {
+                cluster.confirmLease(); // unlisted: it may be another raid-node's copy in flight if this one lost its lease
                 LOG.info("drain: dropping the unlisted copy of volume {} on {} (an interrupted move)", id, e.getKey());
                 cluster.dropVolume(stores.get(e.getKey()).address(), id);
                 e.getValue().remove(id);
@@ -387,6 +394,7 @@ public final class DrainJob {
 
     private void copyBlock(int volume, int stripe, int unit, Cluster.StoreRef self, Map<String, Cluster.StoreRef> stores)
             throws IOException {
+        cluster.checkLease();
         StripeMap m = cluster.stripeMap(volume);
         if (!self.id().equals(storeOf(m, stripe, unit))) {
             return; // moved meanwhile, or the volume reclaimed into fewer stripes (its new blocks: the next drain)
@@ -457,6 +465,16 @@ public final class DrainJob {
         return crc.getValue();
     }
 
+    /**
+     * A lost raid lease stops the whole drain at once (LEASE_LOST, or this process found it lost): its
+     * other items would be refused too. The next drain, under the lease again, goes on from here.
+     */
+    private static void stopIfLeaseLost(Exception e) throws IOException {
+        if (Cluster.leaseLost(e)) {
+            throw e instanceof IOException io ? io : new IOException(e);
+        }
+    }
+
     /** Block bytes copied by target pulls (not through this process). */
     public long bytesPulled() {
         return bytesPulled;
@@ -465,6 +483,7 @@ public final class DrainJob {
     /** Copies the needle index of {@code volume} from a good holder to a new one, verifies, swaps, deletes the old copy. */
     private void moveIndex(int volume, Cluster.StoreRef self, boolean reachable, Map<String, Cluster.StoreRef> stores)
             throws IOException {
+        cluster.checkLease();
         StripeMap m = cluster.stripeMap(volume);
         StripeMap.IndexBlock idx = m.index();
         if (!idx.holders().contains(self.id())) {

@@ -90,6 +90,7 @@ public final class EncodeJob {
      * @throws IOException when a replica or store fails (after rolling back what it wrote)
      */
     public Result encode(int volumeId) throws IOException {
+        cluster.checkLease();
         long t0 = System.nanoTime();
         Set<String> failed = new HashSet<>();
         ReplicaSource.ReplicaFailedException last = null;

@@ -263,13 +263,27 @@ public final class RaidNode {
             if (!s.up()) {
                 continue;
             }
+            List<String> orphans = new ArrayList<>();
             try {
                 for (String name : cluster.listBlocks(s.address()).keySet()) {
                     if (OURS.matcher(name).matches() && !known.contains(s.id() + "/" + name)) {
-                        cluster.deleteBlock(s.address(), name);
-                        deleted++;
-                        LOG.info("deleted orphan block {} on store {}", name, s.id());
+                        orphans.add(name);
                     }
+                }
+            } catch (IOException e) {
+                LOG.warn("orphan sweep of store {} failed ({}); will retry on the next sweep", s.id(), e.toString());
+                continue;
+            }
+            if (orphans.isEmpty()) {
+                continue;
+            }
+            // Still this raid-node's lease, right before the deletes: else they may be another's blocks in flight.
+            cluster.confirmLease();
+            try {
+                for (String name : orphans) {
+                    cluster.deleteBlock(s.address(), name);
+                    deleted++;
+                    LOG.info("deleted orphan block {} on store {}", name, s.id());
                 }
             } catch (IOException e) {
                 LOG.warn("orphan sweep of store {} failed ({}); will retry on the next sweep", s.id(), e.toString());
@@ -309,8 +323,14 @@ public final class RaidNode {
         return clean;
     }
 
-    /** Deletes every block a plan names; true if none was left behind. */
-    private static boolean deleteAll(Cluster cluster, StripeMap plan, Map<String, Cluster.StoreRef> stores) {
+    /**
+     * Deletes every block a plan names; true if none was left behind. The raid lease is confirmed
+     * first (a plan may be another raid-node's job in flight when this one lost its lease).
+     *
+     * @throws RaidLease.LostException when the lease is no longer held: nothing deleted
+     */
+    private static boolean deleteAll(Cluster cluster, StripeMap plan, Map<String, Cluster.StoreRef> stores) throws IOException {
+        cluster.confirmLease();
         boolean clean = true;
         for (StripeMap.Block b : plan.allBlocks()) {
             Cluster.StoreRef s = stores.get(b.store());
@@ -328,12 +348,16 @@ public final class RaidNode {
         return clean;
     }
 
-    /** Deletes the replicas of an erasure-coded volume; the directory forgets them once all are gone. */
+    /**
+     * Deletes the replicas of an erasure-coded volume; the directory forgets them once all are gone.
+     * The raid lease is confirmed with the directory first.
+     */
     static void dropReplicas(Cluster cluster, int volume, Map<String, Cluster.StoreRef> stores) throws IOException {
         VolumeInfo v = cluster.volume(volume);
         if (v.replicas().isEmpty()) {
             return;
         }
+        cluster.confirmLease(); // a raid-node whose lease passed to another drops no replica
         boolean all = true;
         for (String id : v.replicas()) {
             Cluster.StoreRef s = stores.get(id);

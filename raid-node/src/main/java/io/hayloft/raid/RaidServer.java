@@ -38,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * A second thread runs scrub cycles at the policy's rate. The HTTP API (docs/raid-api.md) serves
  * {@code /health}, {@code /status}, {@code /metrics} and {@code POST /admin/run|scrub}.
  *
+ * <p>Every raid commit carries the epoch of the daemon's raid lease ({@link RaidLease}): once the
+ * lease passes to another raid-node the directory refuses them (LEASE_LOST), the running jobs stop,
+ * and the next pass takes the lease again and recovers before any more work.
+ *
  * <p>Thread-safe. Passes run one at a time on one scheduler thread (operator passes queue behind
  * the scheduled one), so an orphan sweep never races a job of this raid-node. Run one raid-node
  * per cluster: a sweep would delete the blocks of a repair another process has in flight.
@@ -113,6 +117,7 @@ public final class RaidServer implements AutoCloseable {
     private volatile BlockFixer fixer;
     private volatile Map<String, Object> snapshot = Map.of();
     private ThreadPoolRunner runner; // loop thread only
+    private boolean recoverAfterRetake; // loop thread only
     private volatile boolean closed;
 
     private RaidServer(RaidServerConfig config, Checkpoints checkpoints) throws Exception {
@@ -152,6 +157,7 @@ public final class RaidServer implements AutoCloseable {
             throw e;
         }
         try {
+            lease.fence(node.cluster());
             node.recover();
             this.api = new RaidHttp(this, config.adminToken);
             this.http = HttpServer.start(config.host, config.port, HttpLimits.defaults(), api, httpExecutor, 1,
@@ -277,7 +283,7 @@ public final class RaidServer implements AutoCloseable {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("pass", n);
         try {
-            lease.check();
+            holdLease();
             reloadPolicy();
             RaidPolicy p = policy;
             out.put("policyVersion", policyVersion);
@@ -286,7 +292,9 @@ public final class RaidServer implements AutoCloseable {
             // one whose rollback could not reach a store; without this the volume stays ENCODING
             out.put("unfinishedRolledBack", node.rollBackUnfinished());
             out.put("encoded", p.encode ? encodeBacklog() : List.of());
+            lease.check();
             out.putAll(repair(p));
+            lease.check();
             int reclaimed = reclaimHook.reclaim(node, p);
             metrics.reclaimed.increment(reclaimed);
             out.put("reclaimed", reclaimed);
@@ -297,6 +305,26 @@ public final class RaidServer implements AutoCloseable {
         } catch (Exception e) {
             metrics.passFailures.increment();
             throw e;
+        }
+    }
+
+    /**
+     * Before any work of a pass: the raid lease as this process last learnt it holds; or, when it was
+     * lost (a commit refused LEASE_LOST, a renewal found another holder or a new epoch) or lapsed, it
+     * is taken again and interrupted work recovered ({@link RaidNode#recover()}) before anything else.
+     * When another raid-node holds it, the pass fails here and the next one tries again.
+     */
+    private void holdLease() throws IOException {
+        try {
+            lease.check();
+        } catch (RaidLease.LostException e) {
+            LOG.warn("{}; taking the raid lease again before any more work", e.getMessage());
+            lease.retake();
+            recoverAfterRetake = true;
+        }
+        if (recoverAfterRetake) { // until one recovery under the retaken lease went through
+            node.recover();
+            recoverAfterRetake = false;
         }
     }
 
@@ -335,6 +363,9 @@ public final class RaidServer implements AutoCloseable {
         }
         RaidNode n = new RaidNode(c, runner);
         n.checkpoints(checkpoints);
+        if (lease != null) { // null while the constructor reads the policy, before the lease is taken
+            lease.fence(n.cluster());
+        }
         BlockFixer f = new BlockFixer(n.cluster(), c);
         f.onReceived(metrics.repairBytesReceived::increment);
         AtomicLong lastWritten = new AtomicLong();
@@ -399,7 +430,11 @@ public final class RaidServer implements AutoCloseable {
             return volume;
         } catch (Exception e) {
             metrics.encodeFailed.increment();
-            LOG.warn("volume {}: encode failed: {}", volume, e.toString());
+            if (Cluster.leaseLost(e)) {
+                LOG.warn("volume {}: encode stopped, the raid lease was lost: {}", volume, e.toString());
+            } else {
+                LOG.warn("volume {}: encode failed: {}", volume, e.toString());
+            }
             return null;
         } finally {
             jobs.remove("encode-" + volume);

@@ -152,6 +152,7 @@ public final class ReclaimJob {
         if (!(threshold >= 0 && threshold < 1)) {
             throw new IllegalArgumentException("reclaim threshold must be in [0, 1), was " + threshold);
         }
+        cluster.checkLease();
         long t0 = System.nanoTime();
         VolumeState state = cluster.volume(volume).state();
         if (!state.coded()) {
@@ -249,6 +250,7 @@ public final class ReclaimJob {
      * size (and CRC32C when the old index has them); the needles it adds are counted and logged.
      */
     public Result reindex(int volume) throws IOException {
+        cluster.checkLease();
         long t0 = System.nanoTime();
         VolumeState state = cluster.volume(volume).state();
         if (!state.coded()) {

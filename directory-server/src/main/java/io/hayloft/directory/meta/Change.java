@@ -21,7 +21,9 @@ import java.util.List;
  * after applying an entry but before recording that it had may apply it again.
  *
  * <p>The JSON of each change names its kind in {@code type}; the names and fields never change
- * meaning (a new kind of change is a new name). Immutable records; thread-safe.
+ * meaning (a new kind of change is a new name). A field a replica does not know is ignored; a
+ * {@code type} it does not know makes it refuse the entry ({@link LogEntry#decode}), so every replica
+ * knows a new change before a leader writes one. Immutable records; thread-safe.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
