@@ -124,9 +124,10 @@ class LeaseFencingGroupTest {
         return found[0];
     }
 
-    /** A raid-node's client of the leader (until clients follow a group themselves, pointed at the leader). */
+    /** A raid-node's client of the group: every replica's address, a follower first, so it follows a 421 to the leader. */
     private Cluster client(int leader) {
-        return new Cluster(peers.get(leader).http, null, TIMEOUT);
+        return new Cluster(String.join(",", peers.get((leader + 1) % 3).http, peers.get((leader + 2) % 3).http,
+                peers.get(leader).http), null, TIMEOUT);
     }
 
     private HttpResponse<String> post(int i, String path, Object body, Map<String, String> headers) throws Exception {
