@@ -1,7 +1,7 @@
 package io.hayloft.serverkit.http;
 
-import io.netty.channel.ChannelHandlerContext;
 import io.hayloft.testkit.Await;
+import io.netty.channel.ChannelHandlerContext;
 import java.io.IOException;
 import java.util.Locale;
 import static org.assertj.core.api.Assertions.assertThat;
