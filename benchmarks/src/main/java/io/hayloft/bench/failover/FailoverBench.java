@@ -106,7 +106,7 @@ public final class FailoverBench implements Callable<Integer> {
                      new Duration[] {Duration.ofMillis(probeBackoff.get(0)), Duration.ofMillis(probeBackoff.get(1))})) {
             load.start();
             long before = load.probeAcks();
-            Await.until("the first probe puts", Duration.ofSeconds(60), () -> load.probeAcks() >= before + 20);
+            Await.until("the first probe puts", Duration.ofSeconds(180), () -> load.probeAcks() >= before + 5);
             List<Double> leaderMillis = new ArrayList<>();
             List<Double> gapMillis = new ArrayList<>();
             List<Map<String, Object>> rounds = new ArrayList<>();
