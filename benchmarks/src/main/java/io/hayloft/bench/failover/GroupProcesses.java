@@ -359,7 +359,7 @@ public final class GroupProcesses implements AutoCloseable {
 
     /** {@code GET /v1/group} of one replica, or null when it does not answer. */
     public JsonNode group(Node replica) {
-        HttpResponse<String> r = get(replica.http, "/v1/group", Duration.ofMillis(1500));
+        HttpResponse<String> r = get(replica.http, "/v1/group", Duration.ofSeconds(3));
         if (r == null || r.statusCode() != 200) {
             return null;
         }
@@ -372,7 +372,7 @@ public final class GroupProcesses implements AutoCloseable {
 
     /** {@code GET /v1/group/self} of one replica (its role and applied index), or null when it does not answer. */
     public JsonNode self(Node replica) {
-        HttpResponse<String> r = get(replica.http, "/v1/group/self", Duration.ofMillis(1000));
+        HttpResponse<String> r = get(replica.http, "/v1/group/self", Duration.ofSeconds(3)); // a busy machine answers slowly
         if (r == null || r.statusCode() != 200) {
             return null;
         }

@@ -38,7 +38,9 @@ class FollowerPartitionTest {
             HttpResponse<String> l = g.post(cut.http(), "/v1/leases", "{\"keys\":1,\"exclude\":[]}", Duration.ofSeconds(20));
             assertThat(l).isNotNull();
             assertThat(l.statusCode()).as("a lease asked of the cut-off follower: %s", l.body()).isIn(421, 503);
-            long applied = g.appliedIndex(g.leaderNowAmong(g.replicas().stream().filter(n -> n != cut).toList()));
+            List<GroupProcesses.Node> majority = g.replicas().stream().filter(n -> n != cut).toList();
+            Await.until("the majority has a leader", FailoverTesting.LONG, () -> g.leaderNowAmong(majority) != null);
+            long applied = g.appliedIndex(g.leaderNowAmong(majority));
 
             g.net().healPartitions();
             g.awaitLeader(FailoverTesting.LONG);
