@@ -114,7 +114,7 @@ public final class DirectoryStateMachine extends BaseStateMachine {
         LogEntryProto e = trx.getLogEntry();
         long index = e.getIndex();
         if (index <= skipThrough) {
-            updateLastAppliedTermIndex(e.getTerm(), index);
+            // Replayed after a restart: the database is past it, and the last applied index must not go back.
             return CompletableFuture.completedFuture(Message.valueOf("APPLIED:0"));
         }
         byte[] data = e.getStateMachineLogEntry().getLogData().toByteArray();
@@ -125,6 +125,20 @@ public final class DirectoryStateMachine extends BaseStateMachine {
         applied.set(index);
         updateLastAppliedTermIndex(e.getTerm(), index);
         return CompletableFuture.completedFuture(Message.valueOf(o.name() + ":" + result[0]));
+    }
+
+    /**
+     * Raft's own entries (configurations, a new leader's first entry) move the last applied index too,
+     * but not back: after a restart Ratis replays the log from the last snapshot, below the index the
+     * database already holds (without this, the replay's first configuration entry failed Ratis'
+     * "applied index only grows" check, the replica's state machine stopped and it never rejoined).
+     */
+    @Override
+    public void notifyTermIndexUpdated(long term, long index) {
+        if (index <= skipThrough) {
+            return;
+        }
+        super.notifyTermIndexUpdated(term, index);
     }
 
     /** The read barrier's query: answered once this replica has applied everything committed before it. */
