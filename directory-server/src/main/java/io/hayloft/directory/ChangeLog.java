@@ -37,6 +37,14 @@ public interface ChangeLog extends AutoCloseable {
     /** As {@link #begin()}, for a raid-node's commit: each change is applied only while its raid lease holds. */
     Writer begin(LogEntry.Fence fence);
 
+    /**
+     * A cheap check before a change (no round trip): throws NOT_LEADER or NO_LEADER as {@link #begin()}
+     * would on a follower. The change itself still begins with {@link #begin()}.
+     */
+    default void checkLeader() {
+        begin();
+    }
+
     /** Whether this replica leads now and may run the leader's background work (health checks, backups). */
     boolean leads();
 

@@ -199,6 +199,10 @@ public final class DirectoryHttp implements RequestHandler {
                 })
                 .route("group", "GET /v1/group", (req, p) -> ok(GroupView.of(directory.log(), peerClient)))
                 .route("group.self", "GET /v1/group/self", (req, p) -> ok(GroupView.self(directory.log())))
+                .route("state", "GET /v1/state", (req, p) -> {
+                    admin(req);
+                    return ok(Map.of("appliedIndex", directory.log().appliedIndex(), "families", directory.meta().digest()));
+                })
                 .route("group.peers", "POST /v1/group/peers", (req, p) -> {
                     admin(req);
                     DirectoryConfig.Peer peer = body(req, DirectoryConfig.Peer.class);
@@ -235,15 +239,19 @@ public final class DirectoryHttp implements RequestHandler {
 
     /**
      * Answers a request. On a replica of a Raft group, only what may come from any replica's own state
-     * is answered by a follower ({@link #answeredByAnyReplica}); everything else first passes the
-     * change log's barrier, which answers NOT_LEADER (421, naming the leader) on a follower, and on the
-     * leader makes the read linearizable.
+     * is answered by a follower ({@link #answeredByAnyReplica}); everything else is answered NOT_LEADER
+     * (421, naming the leader) on a follower. On the leader a read first passes the change log's
+     * barrier, which makes it linearizable; a change begins with that barrier itself.
      */
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
         if (replicated && !answeredByAnyReplica(req.uri())) {
             try {
-                directory.log().begin();
+                if (req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD)) {
+                    directory.log().begin();
+                } else {
+                    directory.log().checkLeader();
+                }
             } catch (ApiException e) {
                 return HttpResponses.error(e);
             }
@@ -251,13 +259,16 @@ public final class DirectoryHttp implements RequestHandler {
         return router.handle(req);
     }
 
-    /** Paths any replica answers from its own applied state: health, metrics, the console, the volume map, the group. */
+    /**
+     * Paths any replica answers from its own applied state: health, metrics, the console, the volume
+     * map, the group, and the digest of its state ({@code /v1/state}, to compare replicas).
+     */
     static boolean answeredByAnyReplica(String uri) {
         int q = uri.indexOf('?');
         String path = q < 0 ? uri : uri.substring(0, q);
         return path.equals("/health") || path.equals("/metrics") || path.equals("/ui") || path.startsWith("/ui/")
                 || path.equals("/v1/volume-map") || path.equals("/v1/group") || path.equals("/v1/group/self")
-                || path.equals("/v1/console");
+                || path.equals("/v1/console") || path.equals("/v1/state");
     }
 
     private RaftChangeLog raft() {
@@ -339,6 +350,7 @@ public final class DirectoryHttp implements RequestHandler {
                     FullHttpResponse r = HttpResponses.empty(HttpResponseStatus.NOT_MODIFIED);
                     r.headers().set(HttpHeaderNames.ETAG, etag);
                     r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+                    r.headers().set(APPLIED_INDEX_HEADER, directory.log().appliedIndex());
                     return r;
                 }
             }
@@ -347,8 +359,15 @@ public final class DirectoryHttp implements RequestHandler {
                 "application/json");
         r.headers().set(HttpHeaderNames.ETAG, etag);
         r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-cache");
+        r.headers().set(APPLIED_INDEX_HEADER, directory.log().appliedIndex());
         return r;
     }
+
+    /**
+     * Header of the volume map: the Raft index of the last change the answering replica applied (a
+     * follower may answer; a client that saw a higher index from another replica knows this map is older).
+     */
+    public static final String APPLIED_INDEX_HEADER = "X-Hayloft-Applied-Index";
 
     /** {@code POST|GET /v1/volumes/<id>/deletes}: the volume's delete log (see {@link HotPath}). */
     private FullHttpResponse deletes(FullHttpRequest req, RouteParams params) {

@@ -4,6 +4,7 @@ import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.meta.MetaStore;
 import io.hayloft.directory.raft.RaftChangeLog;
 import java.io.IOException;
+import java.nio.file.Files;
 import io.hayloft.serverkit.http.HttpLimits;
 import io.hayloft.serverkit.http.HttpServer;
 import io.hayloft.serverkit.http.Router;
@@ -46,6 +47,11 @@ public final class DirectoryServer implements AutoCloseable {
             int colon = self.http.lastIndexOf(':');
             config.host = config.raft.bindHost != null ? config.raft.bindHost : self.http.substring(0, colon);
             config.port = Integer.parseInt(self.http.substring(colon + 1));
+            if (Files.exists(dataDir.resolve("CURRENT"))) {
+                throw new IllegalArgumentException(dataDir + " holds the database of a single directory; a replica keeps its "
+                        + "database in dataDir/db. To turn a single directory into a group, take a backup and restore it on "
+                        + "every replica (docs/operations.md, \"A replicated directory\")");
+            }
             this.meta = MetaStore.openReplica(RaftChangeLog.databaseDir(dataDir), config.init);
         } else {
             this.meta = MetaStore.open(dataDir, config.init);

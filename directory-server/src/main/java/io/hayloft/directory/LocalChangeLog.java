@@ -49,6 +49,10 @@ public final class LocalChangeLog implements ChangeLog {
     }
 
     @Override
+    public void checkLeader() {
+    }
+
+    @Override
     public boolean leads() {
         return true;
     }

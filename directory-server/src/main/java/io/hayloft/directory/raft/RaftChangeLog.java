@@ -404,6 +404,11 @@ public final class RaftChangeLog implements ChangeLog {
         }
     }
 
+    @Override
+    public void checkLeader() {
+        requireLeader();
+    }
+
     private void requireLeader() {
         DivisionInfo info = division().getInfo();
         if (!info.isLeader()) {
