@@ -60,13 +60,13 @@ public class ClusterReads {
     private final Duration timeout;
 
     /**
-     * @param directory  the directory's host:port
+     * @param directory  the directory's host:port, or its group's replicas' as a comma-separated list
      * @param adminToken bearer token for the admin endpoints of the directory and the stores, or null
      * @param timeout    deadline of every call, retries included (a slow store past it counts as unavailable)
      * @param rpc        the process's transport ({@code HttpTransport#clusterRpc()}): its scheme, TLS and retries
      */
     public ClusterReads(String directory, String adminToken, Duration timeout, ClusterRpc rpc) {
-        this(List.of(directory == null ? "" : directory), adminToken, timeout, rpc);
+        this(List.of((directory == null ? "" : directory).split(",")).stream().map(String::trim).toList(), adminToken, timeout, rpc);
     }
 
     /**

@@ -228,7 +228,7 @@ public final class ClusterLoad implements Callable<Integer> {
             String dirAddr = embedded ? cluster.directoryAddress() : directoryAddress;
             HttpTransport http = HttpTransport.builder().requestTimeout(Duration.ofSeconds(30)).build();
             StoreClient stores = new StoreClient(http);
-            DirectoryClient directory = new DirectoryClient(http, List.of(dirAddr), null);
+            DirectoryClient directory = new DirectoryClient(http, List.of(dirAddr.split(",")), null);
             try (HayloftClient client = HayloftClient.builder().directory(dirAddr).requestTimeout(Duration.ofSeconds(30))
                     .coalescePuts(coalesce).build();
                  HayloftClient alone = coalesce == 0 ? null

@@ -103,4 +103,33 @@ class ClientCommandsTest {
         assertThat(cl.execute("stores", "--directory=127.0.0.1:1")).isEqualTo(Hayloft.EXIT_FAILED);
         assertThat(err.toString()).contains("127.0.0.1:1").contains("cannot connect");
     }
+
+    private static Run raw(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = Hayloft.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int exit = cl.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    @Test
+    void aListOfDirectoryReplicasIsUsedAsAListAndABadEntryIsNamed() throws Exception {
+        String list = "--directory=127.0.0.1:1," + cluster.directoryAddress(); // the first refuses connections
+        Path f = Files.writeString(dir.resolve("c.txt"), "replicas\n");
+        Run put = raw("put", list, f.toString());
+        assertThat(put.exit()).as(put.err()).isZero();
+        String id = put.out().strip().split(" ")[0];
+        Path back = dir.resolve("c.back");
+        assertThat(raw("get", list, id, "-o", back.toString()).exit()).isZero();
+        assertThat(Files.readString(back)).isEqualTo("replicas\n");
+        assertThat(raw("stores", list).out()).contains("store-0");
+        Run show = raw("volumes", "show", list, id.split(",")[0]); // an operator verb (the raid-node's Cluster)
+        assertThat(show.exit()).as(show.err()).isZero();
+
+        Run bad = raw("stores", "--directory=" + cluster.directoryAddress() + ",dir2");
+        assertThat(bad.exit()).isNotZero();
+        assertThat(bad.err()).contains("--directory: entry 'dir2'").contains("host:port");
+    }
 }
