@@ -1,5 +1,6 @@
 package io.hayloft.client;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.hayloft.client.RemoteException.Kind;
@@ -7,6 +8,7 @@ import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.client.http.RetryPolicy;
 import io.hayloft.format.directory.BackupManifest;
+import io.hayloft.format.directory.GroupInfo;
 import io.hayloft.format.directory.Health;
 import io.hayloft.format.directory.RaidHoldRelease;
 import io.hayloft.format.directory.StoreInfo;
@@ -204,6 +206,43 @@ public final class DirectoryClient {
     public CompletableFuture<RaidHoldRelease> releaseRaidHold() {
         return call("DELETE", "/v1/raid-hold", null, true, s -> s == 200)
                 .thenApply(r -> parse(r, "DELETE /v1/raid-hold", RaidHoldRelease.class));
+    }
+
+    /**
+     * {@code GET /v1/group}: the directory group as the first replica that answers sees it (any replica
+     * answers, a follower too; a single directory answers itself as {@code single}).
+     */
+    public CompletableFuture<GroupInfo> group() {
+        return call("GET", "/v1/group", null, false, s -> s == 200).thenApply(r -> parse(r, "GET /v1/group", GroupInfo.class));
+    }
+
+    /** {@code POST /v1/group/peers} (admin, on the leader): adds a replica to the group; answers the group after the change. */
+    public CompletableFuture<GroupInfo> addReplica(String id, String raft, String httpAddress) {
+        return call("POST", "/v1/group/peers", body(Map.of("id", id, "raft", raft, "http", httpAddress)), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/group/peers", GroupInfo.class));
+    }
+
+    /** {@code DELETE /v1/group/peers/{id}} (admin, on the leader): removes a replica from the group. */
+    public CompletableFuture<GroupInfo> removeReplica(String id) {
+        String path = "/v1/group/peers/" + URLEncoder.encode(id, StandardCharsets.UTF_8);
+        return call("DELETE", path, null, true, s -> s == 200).thenApply(r -> parse(r, "DELETE " + path, GroupInfo.class));
+    }
+
+    /** {@code POST /v1/group/leader} (admin, on the leader): hands the leadership to replica {@code id}. */
+    public CompletableFuture<GroupInfo> transferLeader(String id) {
+        return call("POST", "/v1/group/leader", body(Map.of("id", id)), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/group/leader", GroupInfo.class));
+    }
+
+    /** {@code POST /v1/group/snapshot} (admin, on the leader): the group takes a snapshot now; completes with its log index. */
+    public CompletableFuture<Long> snapshot() {
+        return call("POST", "/v1/group/snapshot", body(Map.of()), true, s -> s == 200)
+                .thenApply(r -> parse(r, "POST /v1/group/snapshot", SnapshotTaken.class).snapshotIndex());
+    }
+
+    /** The answer of {@code POST /v1/group/snapshot}. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record SnapshotTaken(long snapshotIndex) {
     }
 
     private <T> T parse(HttpResponse<byte[]> r, String what, Class<T> type) {

@@ -31,6 +31,10 @@ import java.util.concurrent.TimeoutException;
  * through {@link PeerStatusClient}, each bounded by {@link #PEER_TIMEOUT}. A peer that does not
  * answer is reported as {@code "reachable": false} with the reason; it never fails the answer.
  *
+ * <p>A replica of a directory group also answers the group ({@code group}, as {@code GET /v1/group});
+ * only the leader polls the peers and lists stores and volumes: a follower answers the group and
+ * {@code leaderConsole}, the leader's {@code /ui} (null while there is no leader).
+ *
  * <p>At most {@link #VOLUMES_PER_STATE} volumes of each state are listed (lowest ids first);
  * {@code volumeCounts} has the totals. Stripe maps are sent compactly: for each stripe, the store
  * id of each block in unit order.
@@ -56,9 +60,30 @@ final class Console {
         this.clock = clock;
     }
 
-    /** Builds the answer; waits at most about {@link #PEER_TIMEOUT} for the peers. */
+    /**
+     * Builds the answer; waits at most about {@link #PEER_TIMEOUT} for the peers. A replica of a
+     * directory group adds the group as it sees it ({@link GroupView}); on a follower that is all,
+     * with the leader's console to go to: the stores, volumes and the peer polling (raid-node, caches)
+     * are the leader's.
+     */
     Map<String, Object> snapshot() throws InterruptedException {
         DirectoryConfig config = directory.config();
+        ChangeLog log = directory.log();
+        boolean replicated = config.replicated();
+        boolean leads = !replicated || log.leads();
+        Map<String, Object> group = replicated ? GroupView.of(log, peers) : null;
+        if (!leads) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("cluster", directory.meta().clusterId());
+            m.put("generatedMillis", clock.millis());
+            m.put("replicated", true);
+            m.put("leads", false);
+            m.put("group", group);
+            String leaderHttp = leaderHttp(log.group());
+            m.put("leaderConsole", leaderHttp == null ? null
+                    : (config.tlsKeyStore != null && !config.tlsKeyStore.isEmpty() ? "https://" : "http://") + leaderHttp + "/ui");
+            return m;
+        }
         String raidAddress = config.raidNodeAddress();
         CompletableFuture<JsonNode> raid = raidAddress == null ? null : peers.raidStatus(raidAddress);
         List<String[]> caches = new ArrayList<>();
@@ -71,6 +96,11 @@ final class Console {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("cluster", directory.meta().clusterId());
         m.put("generatedMillis", now);
+        m.put("replicated", replicated);
+        m.put("leads", true);
+        if (group != null) {
+            m.put("group", group);
+        }
         List<StoreInfo> stores = directory.stores();
         Map<String, StoreState> storeStates = new HashMap<>();
         List<Map<String, Object>> storeRows = new ArrayList<>();
@@ -99,6 +129,19 @@ final class Console {
         }
         m.put("caches", cacheRows);
         return m;
+    }
+
+    /** The leader's HTTP address as this replica knows it, or null. */
+    private static String leaderHttp(ChangeLog.Group g) {
+        if (g.leader() == null) {
+            return null;
+        }
+        for (ChangeLog.Replica r : g.replicas()) {
+            if (g.leader().equals(r.id())) {
+                return r.http();
+            }
+        }
+        return null;
     }
 
     private void volumes(Map<String, Object> m, Map<String, StoreState> storeStates) {

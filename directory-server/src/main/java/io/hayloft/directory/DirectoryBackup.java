@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * past the sequence raises it too ({@link Directory#heartbeat}). The restore also puts a hold on raid
  * work ({@link RaidLeases#HOLD}): stripe maps written after the backup are not in it, and a raid-node's
  * orphan sweep would delete those volumes' blocks; an operator checks and releases it
- * ({@code hayloft directory release-raid}).
+ * ({@code hayloft directory release-raid}). A backup restored for a directory group goes into the
+ * replica's {@code db/} and loses the old group's Raft records, on every replica alike, so the
+ * replicas started afterwards form a new group from the same state.
  *
  * <p>Thread-safe: backups run one at a time.
  */
@@ -163,6 +165,18 @@ public final class DirectoryBackup {
      * @throws IllegalArgumentException for an incomplete backup, a non-empty {@code dataDir} or bad margins
      */
     public static Restored restore(Path backup, Path dataDir, long keyMargin, long volumeMargin) throws IOException {
+        return restore(backup, dataDir, keyMargin, volumeMargin, false);
+    }
+
+    /**
+     * As {@link #restore(Path, Path, long, long)}; with {@code forGroup}, {@code dataDir} is a
+     * replica's database directory ({@code <dataDir>/db} of a replica's configuration) and the old
+     * group's records are dropped ({@link MetaStore#clearAppliedIndex()}: {@code raft-applied} and
+     * {@code raft-cluster}): every replica restored from the same backup, then started with
+     * {@code --init} and no Raft storage, forms a new group with that state.
+     */
+    public static Restored restore(Path backup, Path dataDir, long keyMargin, long volumeMargin, boolean forGroup)
+            throws IOException {
         BackupManifest m = readManifest(backup);
         if (keyMargin < 0 || m.keyHighWaterMark() > Long.MAX_VALUE - keyMargin) {
             throw new IllegalArgumentException("key margin must be >= 0 and keep the key high-water mark "
@@ -199,15 +213,21 @@ public final class DirectoryBackup {
                 throw new IllegalArgumentException(backup + ": the database belongs to cluster " + restored.clusterId()
                         + " but the manifest names " + m.clusterId());
             }
+            if (forGroup) {
+                restored.clearAppliedIndex(); // the backup's log indexes belong to the old group's log
+            }
             restored.raiseCounters(keyHwm, volumeSeq);
             restored.raiseDeleteFloor(restored.maxDeleteHead() + DELETE_SEQ_MARGIN);
             restored.putSetting(RaidLeases.HOLD, ("raid work is held: this directory was restored from the backup " + backup
                     + " taken at " + Instant.ofEpochMilli(m.createdMillis()) + "; stripe maps of volumes encoded or reclaimed after"
                     + " it are not in it, and a raid-node would delete their blocks as orphans")
                     .getBytes(StandardCharsets.UTF_8));
-            restored.putSetting("restored-from", JSON.writeValueAsBytes(Map.of("backup", backup.toString(),
-                    "createdMillis", m.createdMillis(), "restoredMillis", System.currentTimeMillis(),
-                    "keyHighWaterMark", keyHwm, "volumeSequence", volumeSeq)));
+            // Every replica of a group restores alike (their states are compared entry by entry): no clock in it.
+            restored.putSetting("restored-from", JSON.writeValueAsBytes(forGroup
+                    ? Map.of("backup", backup.toString(), "createdMillis", m.createdMillis(),
+                            "keyHighWaterMark", keyHwm, "volumeSequence", volumeSeq)
+                    : Map.of("backup", backup.toString(), "createdMillis", m.createdMillis(),
+                            "restoredMillis", System.currentTimeMillis(), "keyHighWaterMark", keyHwm, "volumeSequence", volumeSeq)));
         }
         if (Files.exists(data)) {
             Files.delete(data);

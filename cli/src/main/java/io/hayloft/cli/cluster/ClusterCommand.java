@@ -9,15 +9,20 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code hayloft cluster --dir DATA --stores N --racks R}: a directory and N stores in this process
- * on loopback ports, data under DATA (a restart keeps it). Prints {@code DIRECTORY host:port}, one
- * {@code STORE i host:port rack} line per store and {@code READY}, then serves until stopped
+ * {@code hayloft cluster --dir DATA --stores N --racks R [--directories 3]}: a directory (or a group
+ * of directory replicas) and N stores in this process on loopback ports, data under DATA (a restart
+ * keeps it). Prints {@code DIRECTORY host:port} (a group: every replica's address, comma-separated,
+ * as {@code -d} takes them, then one {@code REPLICA id http-host:port raft raft-host:port} line per
+ * replica), one {@code STORE i host:port} line per store and {@code READY}, then serves until stopped
  * (Ctrl-C or a kill; everything acknowledged is on disk).
  *
  * <p>Not thread-safe (one command run).
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
-        description = "Run a directory and N stores in one process on loopback, data kept under --dir.")
+        description = {"Run a directory and N stores in one process on loopback, data kept under --dir.",
+                "With --directories 3, the directory is a group of three replicas under Raft (docs/operations.md)."},
+        footer = {"", "Examples:", "  hayloft cluster --dir /tmp/hayloft --stores 3",
+                "  hayloft cluster --dir /tmp/hayloft-group --directories 3   (then: hayloft directory group -d <the DIRECTORY list>)"})
 public final class ClusterCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -38,6 +43,11 @@ public final class ClusterCommand implements Callable<Integer> {
             description = "Directory port on first start, 0 for any (later starts reuse the recorded one; default: ${DEFAULT-VALUE}).")
     int port;
 
+    @Option(names = "--directories", defaultValue = "1", paramLabel = "N",
+            description = "Directory replicas: 1, or 3 (5, 7) for a directory group under Raft in this process;"
+                    + " HTTP ports --port, +1, +2 (default: ${DEFAULT-VALUE}).")
+    int directories;
+
     @Option(names = "--volume-limit", defaultValue = "268435456", paramLabel = "BYTES",
             description = "Volume size at which it becomes read-only (default: ${DEFAULT-VALUE}).")
     long volumeLimit;
@@ -51,11 +61,17 @@ public final class ClusterCommand implements Callable<Integer> {
             racks = stores;
         }
         ClusterOptions o = ClusterOptions.of(dir).withStores(stores, racks).withReplication(Math.min(replication, stores))
-                .withVolumeLimit(volumeLimit).withDirectoryPort(port).withFsync(!noFsync);
+                .withVolumeLimit(volumeLimit).withDirectoryPort(port).withFsync(!noFsync).withDirectories(directories);
         EmbeddedCluster cluster = EmbeddedCluster.start(o);
         return UntilStopped.run("hayloft-cluster-shutdown", cluster::close, () -> {
             PrintWriter out = spec.commandLine().getOut();
             out.println("DIRECTORY " + cluster.directoryAddress());
+            if (directories > 1) {
+                for (int i = 0; i < cluster.directoryCount(); i++) {
+                    out.println("REPLICA " + EmbeddedCluster.replicaId(i) + " " + cluster.directoryAddresses().get(i)
+                            + " raft " + cluster.replicaRaftAddress(i));
+                }
+            }
             for (int i = 0; i < cluster.storeCount(); i++) {
                 out.println("STORE " + i + " " + cluster.storeAddress(i));
             }

@@ -18,12 +18,13 @@ import java.nio.file.Path;
  * @param fsync               stores fsync before acknowledging (off only for throw-away runs)
  * @param clusterSecret       HMAC key for write tokens, or null for an open cluster
  * @param adminToken          the directory's admin token, or null
+ * @param directories         directory replicas: 1 (a single directory) or an odd number up to 7 (a Raft group in this process)
  *
  * <p>Immutable, hence thread-safe.
  */
 public record ClusterOptions(Path dataDir, int stores, int racks, int replication, long volumeLimitBytes, int directoryPort,
                              long heartbeatMillis, long probeIntervalMillis, int failureThreshold, boolean fsync,
-                             String clusterSecret, String adminToken) {
+                             String clusterSecret, String adminToken, int directories) {
 
     public ClusterOptions {
         if (dataDir == null) {
@@ -51,45 +52,54 @@ public record ClusterOptions(Path dataDir, int stores, int racks, int replicatio
         if (failureThreshold < 1) {
             throw new IllegalArgumentException("failure threshold must be >= 1, was " + failureThreshold);
         }
+        if (directories < 1 || directories > 7 || directories % 2 == 0) {
+            throw new IllegalArgumentException("directories must be 1, 3, 5 or 7 (a group needs a majority), was " + directories);
+        }
     }
 
     /** Three stores on three racks, 3 replicas, 256 MiB volumes, heartbeats every second, probes every 2 s. */
     public static ClusterOptions of(Path dataDir) {
-        return new ClusterOptions(dataDir, 3, 3, 3, 256L << 20, 0, 1000, 2000, 3, true, null, null);
+        return new ClusterOptions(dataDir, 3, 3, 3, 256L << 20, 0, 1000, 2000, 3, true, null, null, 1);
     }
 
     public ClusterOptions withStores(int n, int r) {
         return new ClusterOptions(dataDir, n, r, replication, volumeLimitBytes, directoryPort, heartbeatMillis,
-                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken);
+                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken, directories);
     }
 
     public ClusterOptions withReplication(int n) {
         return new ClusterOptions(dataDir, stores, racks, n, volumeLimitBytes, directoryPort, heartbeatMillis,
-                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken);
+                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken, directories);
     }
 
     public ClusterOptions withVolumeLimit(long bytes) {
         return new ClusterOptions(dataDir, stores, racks, replication, bytes, directoryPort, heartbeatMillis,
-                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken);
+                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken, directories);
     }
 
     public ClusterOptions withDirectoryPort(int port) {
         return new ClusterOptions(dataDir, stores, racks, replication, volumeLimitBytes, port, heartbeatMillis,
-                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken);
+                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken, directories);
     }
 
     public ClusterOptions withTiming(long heartbeat, long probe, int threshold) {
         return new ClusterOptions(dataDir, stores, racks, replication, volumeLimitBytes, directoryPort, heartbeat, probe,
-                threshold, fsync, clusterSecret, adminToken);
+                threshold, fsync, clusterSecret, adminToken, directories);
     }
 
     public ClusterOptions withFsync(boolean on) {
         return new ClusterOptions(dataDir, stores, racks, replication, volumeLimitBytes, directoryPort, heartbeatMillis,
-                probeIntervalMillis, failureThreshold, on, clusterSecret, adminToken);
+                probeIntervalMillis, failureThreshold, on, clusterSecret, adminToken, directories);
     }
 
     public ClusterOptions withSecrets(String secret, String admin) {
         return new ClusterOptions(dataDir, stores, racks, replication, volumeLimitBytes, directoryPort, heartbeatMillis,
-                probeIntervalMillis, failureThreshold, fsync, secret, admin);
+                probeIntervalMillis, failureThreshold, fsync, secret, admin, directories);
+    }
+
+    /** With {@code n} directory replicas (a Raft group when more than one). */
+    public ClusterOptions withDirectories(int n) {
+        return new ClusterOptions(dataDir, stores, racks, replication, volumeLimitBytes, directoryPort, heartbeatMillis,
+                probeIntervalMillis, failureThreshold, fsync, clusterSecret, adminToken, n);
     }
 }

@@ -25,6 +25,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,8 +48,14 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * DATA/cluster.properties   ports and racks (ClusterLayout)
  * DATA/directory/           the directory's RocksDB
+ * DATA/directory-&lt;i&gt;/       with {@code directories} &gt; 1: replica n&lt;i+1&gt; of the directory group (db/ and raft/)
  * DATA/store-&lt;i&gt;/           store i's volumes
  * </pre>
+ *
+ * <p>With {@link ClusterOptions#directories()} &gt; 1 the directory is a Raft group of that many
+ * replicas ({@code n1}, {@code n2}, ...) in this process, each on its own HTTP and Raft port; the stores
+ * and clients are given every replica's address ({@link #directoryAddress()} is the comma-separated
+ * list) and {@link #directory()} is the replica that leads.
  *
  * <p>Thread-safe: the life-cycle methods are synchronized; heartbeats run on their own thread.
  */
@@ -62,6 +70,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final Disk[] disks;
     private final HttpTransport http;
     private DirectoryServer directory;
+    /** The replicas of a directory group (null entries while stopped); empty for a single directory. */
+    private final DirectoryServer[] replicas;
     private DirectoryClient heartbeats;
     private volatile ScheduledExecutorService timer;
     private final AtomicBoolean urgentQueued = new AtomicBoolean();
@@ -71,7 +81,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
         Files.createDirectories(options.dataDir());
-        this.layout = ClusterLayout.load(options.dataDir(), options.stores(), options.racks(), options.directoryPort());
+        this.layout = ClusterLayout.load(options.dataDir(), options.stores(), options.racks(), options.directoryPort(),
+                options.directories());
+        this.replicas = new DirectoryServer[layout.replicas()];
         this.stores = new StoreServer[layout.stores()];
         this.disks = new Disk[layout.stores()];
         for (int i = 0; i < this.disks.length; i++) {
@@ -128,14 +140,57 @@ public final class EmbeddedCluster implements AutoCloseable {
         return options;
     }
 
-    /** {@code host:port} of the directory. */
+    /** {@code host:port} of the directory; for a directory group, every replica's, comma-separated. */
     public synchronized String directoryAddress() {
-        return "127.0.0.1:" + layout.directoryPort();
+        return String.join(",", directoryAddresses());
     }
 
-    /** The running directory server, or null while it is stopped. */
+    /** {@code host:port} of the directory, or of each replica of the directory group. */
+    public synchronized List<String> directoryAddresses() {
+        if (replicas.length == 0) {
+            return List.of("127.0.0.1:" + layout.directoryPort());
+        }
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < replicas.length; i++) {
+            out.add("127.0.0.1:" + layout.replicaHttpPort(i));
+        }
+        return out;
+    }
+
+    /**
+     * The running directory server, or null while it is stopped; for a directory group, the replica
+     * that leads now (else the first one running).
+     */
     public synchronized DirectoryServer directory() {
-        return directory;
+        if (replicas.length == 0) {
+            return directory;
+        }
+        DirectoryServer first = null;
+        for (DirectoryServer r : replicas) {
+            if (r != null && r.changeLog().leads()) {
+                return r;
+            }
+            first = first == null ? r : first;
+        }
+        return first;
+    }
+
+    /** {@code host:port} of replica {@code i}'s Raft RPC. */
+    public synchronized String replicaRaftAddress(int i) {
+        return "127.0.0.1:" + layout.replicaRaftPort(checkReplica(i));
+    }
+
+    /** Directory replicas: 1 for a single directory. */
+    public int directoryCount() {
+        return Math.max(1, replicas.length);
+    }
+
+    /** Replica {@code i} of the directory group (the single directory for 0), or null while it is stopped. */
+    public synchronized DirectoryServer directory(int i) {
+        if (replicas.length == 0 && i == 0) {
+            return directory;
+        }
+        return replicas[checkReplica(i)];
     }
 
     public int storeCount() {
@@ -184,7 +239,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** The builder {@link #newClient()} uses (short timeouts and backoffs, the admin token), to change before building. */
     public HayloftClient.Builder clientBuilder() {
-        HayloftClient.Builder b = HayloftClient.builder().directory(directoryAddress()).connectTimeout(Duration.ofSeconds(1))
+        HayloftClient.Builder b = HayloftClient.builder().directory(directoryAddresses().toArray(String[]::new)).connectTimeout(Duration.ofSeconds(1))
                 .requestTimeout(Duration.ofSeconds(5)).backoff(Duration.ofMillis(20), Duration.ofMillis(200));
         if (options.adminToken() != null) {
             b.adminToken(options.adminToken());
@@ -192,28 +247,17 @@ public final class EmbeddedCluster implements AutoCloseable {
         return b;
     }
 
-    /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. */
+    /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. A group: every replica. */
     public synchronized void startDirectory() throws InterruptedException {
+        if (replicas.length > 0) {
+            startReplicas();
+            return;
+        }
         if (directory != null) {
             return;
         }
-        DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = options.dataDir().resolve("directory").toString();
-        c.host = "127.0.0.1";
+        DirectoryConfig c = directoryConfig(options.dataDir().resolve("directory"));
         c.port = layout.directoryPort();
-        c.init = true;
-        c.replication = Math.min(options.replication(), stores.length);
-        c.volumeLimitBytes = options.volumeLimitBytes();
-        c.probeIntervalMillis = options.probeIntervalMillis();
-        // Lenient probes for one shared machine: a store busy with a burst of fsynced writes is not dead,
-        // and one that answers again comes back by itself.
-        // A stopped store fails a probe at once (connection refused); the timeout only guards against a
-        // hung one, so it is generous: a busy machine must not fail healthy stores.
-        c.probeTimeoutMillis = Math.max(5000, 2 * options.probeIntervalMillis());
-        c.autoRestore = true;
-        c.failureThreshold = options.failureThreshold();
-        c.clusterSecret = options.clusterSecret();
-        c.adminToken = options.adminToken();
         directoryExtras.accept(c);
         try {
             directory = DirectoryServer.start(c.validate());
@@ -233,12 +277,146 @@ public final class EmbeddedCluster implements AutoCloseable {
         LOG.info("embedded directory on {}", directoryAddress());
     }
 
-    /** Stops the directory (clean close); stores keep running and their heartbeats fail meanwhile. */
+    /** The configuration every directory of this cluster shares (a replica adds its raft section). */
+    private DirectoryConfig directoryConfig(Path dataDir) {
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = dataDir.toString();
+        c.host = "127.0.0.1";
+        c.init = true;
+        c.replication = Math.min(options.replication(), stores.length);
+        c.volumeLimitBytes = options.volumeLimitBytes();
+        c.probeIntervalMillis = options.probeIntervalMillis();
+        // Lenient probes for one shared machine: a store busy with a burst of fsynced writes is not dead,
+        // and one that answers again comes back by itself.
+        // A stopped store fails a probe at once (connection refused); the timeout only guards against a
+        // hung one, so it is generous: a busy machine must not fail healthy stores.
+        c.probeTimeoutMillis = Math.max(5000, 2 * options.probeIntervalMillis());
+        c.autoRestore = true;
+        c.failureThreshold = options.failureThreshold();
+        c.clusterSecret = options.clusterSecret();
+        c.adminToken = options.adminToken();
+        return c;
+    }
+
+    /** The id of replica {@code i} of the directory group: {@code n<i+1>}. */
+    public static String replicaId(int i) {
+        return "n" + (i + 1);
+    }
+
+    /** Starts every replica of the directory group that is not running (in parallel), and waits for a leader. */
+    private void startReplicas() throws InterruptedException {
+        List<Integer> starting = new ArrayList<>();
+        List<CompletableFuture<DirectoryServer>> started = new ArrayList<>();
+        for (int i = 0; i < replicas.length; i++) {
+            if (replicas[i] == null) {
+                DirectoryConfig c = replicaConfig(i);
+                starting.add(i);
+                started.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return DirectoryServer.start(c.validate());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted while starting directory replica " + c.raft.id, e);
+                    }
+                }));
+            }
+        }
+        RuntimeException failed = null;
+        for (int j = 0; j < started.size(); j++) {
+            try {
+                replicas[starting.get(j)] = started.get(j).get();
+            } catch (ExecutionException e) {
+                Throwable t = e.getCause();
+                RuntimeException r = t instanceof RuntimeException re ? re
+                        : new IllegalStateException("directory replica " + replicaId(starting.get(j)) + " did not start: " + t, t);
+                if (failed == null) {
+                    failed = r;
+                } else {
+                    failed.addSuppressed(r);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+        awaitLeader(Duration.ofSeconds(60));
+        LOG.info("embedded directory group on {}", directoryAddress());
+    }
+
+    /**
+     * Waits until a running replica of the directory group leads (its first entries applied), then
+     * points the heartbeats at it first (the others after it, in order).
+     *
+     * @throws IllegalStateException when none leads within {@code patience}
+     */
+    public void awaitLeader(Duration patience) throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (true) {
+            synchronized (this) {
+                DirectoryServer leader = directory();
+                if (leader != null && leader.changeLog().leads()) {
+                    List<String> order = new ArrayList<>(directoryAddresses());
+                    String first = leader.address();
+                    order.remove(first);
+                    order.add(0, first);
+                    heartbeats = new DirectoryClient(http, order, options.adminToken());
+                    return;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no replica of the directory group " + directoryAddress() + " leads after "
+                        + patience.toSeconds() + " s");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private DirectoryConfig replicaConfig(int i) {
+        DirectoryConfig c = directoryConfig(options.dataDir().resolve("directory-" + i));
+        c.raft = new DirectoryConfig.Raft();
+        c.raft.id = replicaId(i);
+        for (int j = 0; j < replicas.length; j++) {
+            c.raft.peers.add(new DirectoryConfig.Peer(replicaId(j), "127.0.0.1:" + layout.replicaRaftPort(j),
+                    "127.0.0.1:" + layout.replicaHttpPort(j)));
+        }
+        c.port = layout.replicaHttpPort(i);
+        directoryExtras.accept(c);
+        return c;
+    }
+
+    /** Stops the directory (clean close; a group: every replica); stores keep running and their heartbeats fail meanwhile. */
     public synchronized void stopDirectory() {
         if (directory != null) {
             directory.close();
             directory = null;
         }
+        for (int i = 0; i < replicas.length; i++) {
+            stopDirectory(i);
+        }
+    }
+
+    /** Stops replica {@code i} of the directory group (clean close); the others elect a leader among them. */
+    public synchronized void stopDirectory(int i) {
+        DirectoryServer r = replicas[checkReplica(i)];
+        if (r != null) {
+            replicas[i] = null;
+            r.close();
+        }
+    }
+
+    /** Starts replica {@code i} of the directory group again (its data kept: it catches up from the leader). */
+    public synchronized void startDirectory(int i) throws InterruptedException {
+        if (replicas[checkReplica(i)] == null) {
+            replicas[i] = DirectoryServer.start(replicaConfig(i).validate());
+        }
+    }
+
+    private int checkReplica(int i) {
+        if (i < 0 || i >= replicas.length) {
+            throw new IllegalArgumentException(replicas.length == 0 ? "this cluster runs a single directory, not a group"
+                    : "directory replica index must be in 0.." + (replicas.length - 1) + ", was " + i);
+        }
+        return i;
     }
 
     public synchronized void restartDirectory() throws InterruptedException {
@@ -270,7 +448,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         StoreServer started = s;
         s.store().onReadOnly(id -> heartbeatSoon()); // a full or sealed volume: tell the directory at once
-        if (directory != null) {
+        if (directory() != null) {
             // Registration: retried until the start-up deadline, so a directory slow to answer the first
             // heartbeat (a loaded machine) does not end the cluster's start.
             heartbeatAndSync(i, started, REGISTRATION_PATIENCE);
@@ -307,7 +485,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** Sends one heartbeat for every running store now and waits for the answers. */
     public synchronized void heartbeat() {
-        if (directory == null) {
+        if (directory() == null) {
             return;
         }
         for (int i = 0; i < stores.length; i++) {

@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code hayloft directory backup --to DIR}: asks the running directory ({@code POST /v1/backup},
  * admin) to write a consistent checkpoint of its database into {@code DIR}, a new directory on the
- * directory's own host (docs/operations.md "Backing up the directory").
+ * directory's own host (docs/operations.md "Backing up the directory"); in a directory group, on the
+ * leader's host (a follower answers 421 naming it, which the client follows).
  *
  * <p>Not thread-safe (one command run).
  */
@@ -49,7 +50,7 @@ public final class DirectoryBackupCommand implements Callable<Integer> {
             }
             throw e;
         }
-        out.printf("backup of cluster %s written to %s on the directory's host: %d files, %d bytes, "
+        out.printf("backup of cluster %s written to %s on the directory's host (a group's leader): %d files, %d bytes, "
                         + "%d stores, %d volumes, %d delete-log entries, key high-water mark %d, in %d ms%n",
                 m.clusterId(), m.dir(), m.files(), m.bytes(), m.stores(), m.volumes(), m.deleteLogEntries(),
                 m.keyHighWaterMark(), m.millis());

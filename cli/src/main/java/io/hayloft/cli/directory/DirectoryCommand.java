@@ -14,7 +14,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code hayloft directory}: runs a directory server until it is stopped (SIGTERM or Ctrl-C). */
 @Command(name = "directory", mixinStandardHelpOptions = true,
-        subcommands = {DirectoryBackupCommand.class, DirectoryRestoreCommand.class, ReleaseRaidCommand.class},
+        subcommands = {DirectoryBackupCommand.class, DirectoryRestoreCommand.class, ReleaseRaidCommand.class,
+                GroupCommand.class, SnapshotCommand.class},
         description = {"Run a directory server: cluster metadata in RocksDB, allocator leases, the volume map, delete logs, health checks.",
                 "Configuration keys and defaults: see docs/directory-api.md and DirectoryConfig; any key can be overridden as key=value."},
         footer = {"", "Examples:", "  hayloft directory --init dataDir=/var/lib/hayloft/directory port=7000",

@@ -342,8 +342,10 @@ public final class RaftChangeLog implements ChangeLog {
 
     @Override
     public long snapshot() {
+        // Creation gap 1: a snapshot whenever an entry was applied since the last one (Ratis' default gap, 1024
+        // entries, would answer the old snapshot's index to an operator who asked for one now).
         RaftClientReply r = awaitAdmin(server.snapshotManagementAsync(SnapshotManagementRequest.newCreate(clientId, self, GROUP,
-                callIds.incrementAndGet(), 60_000)));
+                callIds.incrementAndGet(), 60_000, 1)));
         return r.getLogIndex();
     }
 

@@ -181,12 +181,25 @@
 
   function render(d) {
     byId('cluster').textContent = d.cluster ? 'cluster ' + d.cluster : '';
+    const main = byId('data');
+    const group = d.replicated && d.group ? groupSection(d.group) : null;
+    if (d.replicated && d.leads === false) {
+      // A follower: the group only; stores, volumes, raid-node and caches are on the leader's console.
+      const where = d.leaderConsole
+        ? el('p', { id: 'on-leader', class: 'summary' }, 'This replica is a follower. Stores, volumes, the raid-node and caches are on the leader\'s console: ',
+          el('a', { href: d.leaderConsole, id: 'leader-link' }, d.leaderConsole))
+        : el('p', { id: 'on-leader', class: 'unreachable' }, 'This replica is a follower and knows no leader: the group has no majority.'
+          + ' Stores, volumes, the raid-node and caches are shown by the leader once there is one.');
+      main.replaceChildren(group, where);
+      main.hidden = false;
+      return;
+    }
     const states = {};
     for (const s of d.stores || []) {
       states[s.id] = s.state;
     }
-    const main = byId('data');
     main.replaceChildren(
+      group,
       storesSection(d.stores || []),
       el('div', { class: 'columns' },
         volumesSection(d, states),
@@ -201,6 +214,18 @@
   function table(headers, rows, attrs) {
     const head = el('tr', null, ...headers.map((h) => el('th', null, h)));
     return el('table', attrs, el('thead', null, head), el('tbody', null, ...rows));
+  }
+
+  function groupSection(g) {
+    const rows = (g.replicas || []).map((r) => el('tr', { class: 'replica' + (r.role === 'UNREACHABLE' ? ' down' : ''),
+      'data-replica-id': r.id, 'data-role': r.role },
+      el('td', { class: 'mono' }, r.id + (r.id === g.self ? ' (this one)' : '')),
+      el('td', { class: 'mono' }, r.http || '–'),
+      el('td', null, badge(r.role)),
+      el('td', { class: 'num' }, r.appliedIndex === null || r.appliedIndex === undefined ? '–' : String(r.appliedIndex))));
+    return section('group-section', 'Directory group',
+      el('p', { class: 'summary' }, g.leader ? 'leader ' + g.leader + ', term ' + g.term : 'no leader (term ' + g.term + ')'),
+      table(['Replica', 'HTTP', 'Role', 'Applied index'], rows, { id: 'group' }));
   }
 
   function storesSection(stores) {
