@@ -1,5 +1,7 @@
 package io.hayloft.cache;
 
+import io.hayloft.client.http.AddressList;
+import io.hayloft.serverkit.config.CommaList;
 import io.hayloft.serverkit.http.HttpLimits;
 import io.hayloft.serverkit.http.Tls;
 import java.util.ArrayList;
@@ -21,7 +23,9 @@ import java.util.Locale;
  * admitOnlyUsers         true              cache a miss only when the request comes straight from a user, not a CDN
  * admitOnlyWritable      true              cache a miss only when the store says the volume is writable
  * admitCold              false             cache misses of cold URLs (needles of erasure-coded volumes)
- * directory              (none)            directory host:port; set: cold URLs (/cold/...) are read through the stripes
+ * directory              (none)            directory host:port, or its group's replicas as a comma-separated list
+ *                                          h1:p1,h2:p2,h3:p3 (or a YAML list); set: cold URLs (/cold/...) are read
+ *                                          through the stripes
  * directoryToken         (none)            bearer token for the directory's admin reads (stripe maps), if it has one
  * coldTimeoutMillis      10000             a cold read (degraded ones included) slower than this fails with STORE_TIMEOUT
  * coldThreads            16                threads running cold reads (they block on the directory and stores)
@@ -60,6 +64,7 @@ public final class CacheConfig {
     public boolean admitOnlyUsers = true;
     public boolean admitOnlyWritable = true;
     public boolean admitCold = false;
+    @CommaList
     public String directory;
     public String directoryToken;
     public long coldTimeoutMillis = 10_000;
@@ -103,10 +108,12 @@ public final class CacheConfig {
             CacheUrl.checkStore(s);
         }
         if (directory != null && !directory.isEmpty()) {
-            try {
-                CacheUrl.checkStore(directory);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("directory must be host:port, was '" + directory + "': " + e.getMessage());
+            for (String d : directories()) {
+                try {
+                    CacheUrl.checkStore(d);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("directory: entry '" + d + "' is not host:port: " + e.getMessage());
+                }
             }
         }
         check(coldTimeoutMillis >= 1, "coldTimeoutMillis must be >= 1, was " + coldTimeoutMillis);
@@ -142,6 +149,15 @@ public final class CacheConfig {
     /** The largest needle kept: {@code maxObjectBytes}, at most {@code maxBytes}. */
     public int objectLimit() {
         return (int) Math.min(maxObjectBytes, maxBytes);
+    }
+
+    /**
+     * The directory's addresses ({@code directory} split at its commas), empty when none is set.
+     *
+     * @throws IllegalArgumentException naming the key and an entry that is not host:port
+     */
+    public List<String> directories() {
+        return directory == null || directory.isBlank() ? List.of() : AddressList.parse("directory", directory);
     }
 
     /** True when cold URLs can be served (a directory is configured). */

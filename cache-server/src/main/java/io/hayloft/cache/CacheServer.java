@@ -50,7 +50,7 @@ public final class CacheServer implements AutoCloseable {
             // stops here. The directory's admin token is not compared: cold reads use only its open endpoints.
             ClusterStance.require("cache", config.directory, "clusterSecret", config.secured(), null, false,
                     ClusterStance.DEFAULT_PATIENCE,
-                    p -> transport.getPatiently(config.directory, "/health", p, ClusterStance.PERIOD));
+                    p -> transport.getPatiently(config.directories(), "/health", p, ClusterStance.PERIOD));
         }
         fetcher = new StoreFetcher(config.storeTimeoutMillis, fetchPool, transport);
         cold = config.coldEnabled() ? new ColdFetcher(config.directory, config.directoryToken, config.storeTimeoutMillis,

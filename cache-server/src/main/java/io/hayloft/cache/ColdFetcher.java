@@ -1,5 +1,6 @@
 package io.hayloft.cache;
 
+import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
@@ -46,7 +47,7 @@ public final class ColdFetcher implements AutoCloseable {
     private final long timeoutMillis;
 
     /**
-     * @param directory     the directory's {@code host:port}
+     * @param directory     the directory's {@code host:port}, or its replicas' as a comma-separated list
      * @param token         bearer token for the directory's admin reads (stripe maps), or null
      * @param requestMillis deadline of each request to the directory or a store
      * @param timeoutMillis deadline of a whole cold read (degraded reads take more than one round)
@@ -65,7 +66,7 @@ public final class ColdFetcher implements AutoCloseable {
         if (timeoutMillis < 1) {
             throw new IllegalArgumentException("timeoutMillis must be >= 1, was " + timeoutMillis);
         }
-        this.reader = new ColdReader(new ClusterReads(directory, token, Duration.ofMillis(requestMillis), http.clusterRpc()),
+        this.reader = new ColdReader(new ClusterReads(AddressList.parse("directory", directory), token, Duration.ofMillis(requestMillis), http.clusterRpc()),
                 ColdReader.DEFAULT_HEDGE_MILLIS, indexCacheBytes);
         this.executor = executor;
         this.timeoutMillis = timeoutMillis;

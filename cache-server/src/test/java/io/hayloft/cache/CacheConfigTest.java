@@ -23,7 +23,12 @@ class CacheConfigTest {
         assertThatThrownBy(() -> load(Map.of("allowedStores", "s1,")).validate()).hasMessageContaining("store must be host:port, got 's1'");
         assertThatThrownBy(() -> load(Map.of("clusterSecret", "short")).validate()).hasMessageContaining("at least 16");
         assertThatThrownBy(() -> load(Map.of("gutterTtlMillis", "0")).validate()).hasMessageContaining("gutterTtlMillis must be in 1..600000, was 0");
-        assertThatThrownBy(() -> load(Map.of("directory", "d1")).validate()).hasMessageContaining("directory must be host:port, was 'd1'");
+        assertThatThrownBy(() -> load(Map.of("directory", "d1")).validate()).hasMessageContaining("directory: entry 'd1' of 'd1' is not host:port");
+        assertThatThrownBy(() -> load(Map.of("directory", "d1:7000,d2")).validate()).hasMessageContaining("directory: entry 'd2'");
+        assertThat(load(Map.of("directory", "d1:7000,d2:7000,d3:7000")).validate().directories())
+                .containsExactly("d1:7000", "d2:7000", "d3:7000");
+        assertThat(load(Map.of("directory", "d1:7000")).validate().directories()).containsExactly("d1:7000");
+        assertThat(load(Map.of()).validate().directories()).isEmpty();
         assertThatThrownBy(() -> load(Map.of("coldTimeoutMillis", "0")).validate()).hasMessageContaining("coldTimeoutMillis must be >= 1, was 0");
         assertThatThrownBy(() -> load(Map.of("coldIndexCacheBytes", "1000")).validate())
                 .hasMessageContaining("coldIndexCacheBytes must be >= 1048576, was 1000");

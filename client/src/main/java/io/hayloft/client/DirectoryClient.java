@@ -34,7 +34,10 @@ import java.util.function.IntPredicate;
  * start from the last one that answered: the addresses are an {@link AddressList}, the calls the
  * transport's {@link HttpTransport#call(AddressList, String, java.util.function.Function, boolean,
  * java.time.Duration, IntPredicate, HttpTransport.ErrorFactory, RetryPolicy) call} with one attempt per
- * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated).
+ * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated). With
+ * the replicas of a directory group as the addresses, a follower's "not the leader, ask X" (421) takes
+ * the call to X at once and X is preferred afterwards, and "no leader" (503 {@code NO_LEADER}, an
+ * election) moves on round the replicas with a backoff: the {@link RetryPolicy}'s leader rules.
  * Answers are the typed records of {@code io.hayloft.format.directory} and {@link Wire} (unknown
  * fields ignored): callers never parse the directory's JSON themselves.
  *
@@ -128,6 +131,17 @@ public final class DirectoryClient {
     public CompletableFuture<Wire.HeartbeatAnswer> heartbeatAnswer(Wire.Heartbeat heartbeat) {
         return call("POST", "/v1/heartbeat", body(heartbeat), true, s -> s == 200) // a secured directory wants the admin token
                 .thenApply(r -> parse(r, "POST /v1/heartbeat", Wire.HeartbeatAnswer.class));
+    }
+
+    /**
+     * A store's registration at its start: {@link #heartbeatAnswer} tried again, with the transport's
+     * backoff, after every failure that may pass (no answer, a timeout, 503, an election of the
+     * directory's group...) until {@code patience} has run out; then the last failure. A slow
+     * directory at start (a first heartbeat that times out under load) does not end the store's start.
+     */
+    public CompletableFuture<Wire.HeartbeatAnswer> register(Wire.Heartbeat heartbeat, Duration patience) {
+        RetryPolicy patient = http.retryPolicy().withMaxAttempts(Integer.MAX_VALUE).withDeadline(patience);
+        return patient.retry(() -> heartbeatAnswer(heartbeat), Futures::remoteRetryable);
     }
 
     /** {@code GET /v1/volumes}: every logical volume. */

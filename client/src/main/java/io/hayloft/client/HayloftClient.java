@@ -619,9 +619,23 @@ public final class HayloftClient implements AutoCloseable {
             return this;
         }
 
-        /** The directory's address(es), {@code host:port}; later ones are used when earlier ones are unreachable. */
+        /**
+         * The directory's address(es), {@code host:port}: one directory, or the replicas of a directory
+         * group ({@code directory(a, b, c)}, or one {@code "a,b,c"}: each argument is split at its commas).
+         * Every directory call of the client, cold reads included, goes through one list of them: to
+         * the address that answered last, on to the next when one is unreachable, and to the group's
+         * leader when a follower names it.
+         */
         public Builder directory(String... addresses) {
-            this.directories = List.of(addresses);
+            List<String> all = new ArrayList<>();
+            for (String a : addresses) {
+                for (String part : a.split(",")) {
+                    if (!part.isBlank()) {
+                        all.add(part.trim());
+                    }
+                }
+            }
+            this.directories = List.copyOf(all);
             return this;
         }
 

@@ -72,11 +72,21 @@ public class RemoteException extends HayloftException {
     }
 
     /**
+     * The leader's HTTP address ({@code host:port}) when this is a directory replica's answer that it
+     * is not its group's leader (421 {@code NOT_LEADER}) and it named the leader; else null. The
+     * HTTP layer's retry policy goes there at once; callers seldom need it.
+     */
+    public String leader() {
+        return getCause() instanceof LeaderHint h ? h.leader() : null;
+    }
+
+    /**
      * Whether trying again (the same server later, or another replica) may succeed: no answer, a
-     * garbage answer, a timeout, overload (503), request timeout (408), too many requests (429) or an
-     * internal server error (5xx). Client errors (4xx) are not retryable.
+     * garbage answer, a timeout, overload (503), request timeout (408), too many requests (429), a
+     * directory replica that is not the leader (421: another replica may take it) or an internal
+     * server error (5xx). Other client errors (4xx) are not retryable.
      */
     public boolean isRetryable() {
-        return kind != Kind.ERROR || httpStatus >= 500 || httpStatus == 408 || httpStatus == 429;
+        return kind != Kind.ERROR || httpStatus >= 500 || httpStatus == 408 || httpStatus == 429 || httpStatus == 421;
     }
 }

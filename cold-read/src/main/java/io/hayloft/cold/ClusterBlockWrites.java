@@ -2,6 +2,7 @@ package io.hayloft.cold;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Arrays;
 
 /**
@@ -16,6 +17,11 @@ public class ClusterBlockWrites extends ClusterReads implements StripeEncoder.Bl
 
     public ClusterBlockWrites(String directory, String adminToken, Duration timeout, ClusterRpc rpc) {
         super(directory, adminToken, timeout, rpc);
+    }
+
+    /** With the addresses of a directory group's replicas (see {@link ClusterReads#ClusterReads(List, String, Duration, ClusterRpc)}). */
+    public ClusterBlockWrites(List<String> directories, String adminToken, Duration timeout, ClusterRpc rpc) {
+        super(directories, adminToken, timeout, rpc);
     }
 
     @Override

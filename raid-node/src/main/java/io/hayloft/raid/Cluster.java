@@ -1,6 +1,7 @@
 package io.hayloft.raid;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.cold.ClusterBlockWrites;
 import io.hayloft.format.directory.DeadKeys;
@@ -41,7 +42,9 @@ public final class Cluster extends ClusterBlockWrites {
     }
 
     /**
-     * @param directory  the directory's host:port
+     * @param directory  the directory's host:port, or the replicas of a directory group as a comma-separated
+     *                   list: every directory call goes through one {@link io.hayloft.client.http.AddressList} of
+     *                   them (the leader followed, an unreachable replica passed over)
      * @param adminToken bearer token for the admin endpoints of the directory and the stores, or null
      * @param timeout    deadline of every request (a slow store past it counts as unavailable)
      */
@@ -51,7 +54,7 @@ public final class Cluster extends ClusterBlockWrites {
 
     /** @param http the process's transport: {@code https://} and its client certificate when it has a trust store */
     public Cluster(String directory, String adminToken, Duration timeout, HttpTransport http) {
-        super(directory, adminToken, timeout, http.clusterRpc());
+        super(AddressList.parse("directory", directory), adminToken, timeout, http.clusterRpc());
     }
 
     // ------------------------------------------------------------------ directory

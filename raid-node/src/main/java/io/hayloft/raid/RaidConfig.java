@@ -1,6 +1,8 @@
 package io.hayloft.raid;
 
+import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.serverkit.config.CommaList;
 import io.hayloft.erasure.CodecKind;
 import io.hayloft.serverkit.http.Tls;
 import java.io.Serializable;
@@ -17,7 +19,8 @@ public final class RaidConfig implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    /** Directory host:port. */
+    /** Directory host:port, or the replicas of a directory group as a comma-separated list {@code h1:p1,h2:p2,h3:p3}. */
+    @CommaList
     public String directory = "127.0.0.1:7000";
     /** Bearer token for the directory's admin endpoints; null when the cluster has none. */
     public String adminToken;
@@ -75,6 +78,7 @@ public final class RaidConfig implements Serializable {
 
     /** @throws IllegalArgumentException naming the bad field and value */
     public RaidConfig validate() {
+        AddressList.parse("directory", directory);
         codecKind();
         if (k < 1 || r < 1 || k + r > 64) {
             throw new IllegalArgumentException("k and r must be >= 1 with k + r <= 64, were k=" + k + " r=" + r);

@@ -137,7 +137,7 @@ public final class RaidServer implements AutoCloseable {
         // here, after the configuration and the policy file were checked.
         ClusterStance.require("raid-node", config.directory, null, false, "adminToken",
                 config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE,
-                p -> config.base().transport().getPatiently(config.directory, "/health", p, ClusterStance.PERIOD));
+                p -> config.base().transport().getPatiently(config.directories(), "/health", p, ClusterStance.PERIOD));
         this.loop = Executors.newSingleThreadScheduledExecutor(daemon("raid-policy"));
         this.scrubLoop = Executors.newSingleThreadScheduledExecutor(daemon("raid-scrub"));
         this.httpExecutor = Executors.newFixedThreadPool(8, daemon("raid-http"));

@@ -1,6 +1,9 @@
 package io.hayloft.raid;
 
+import io.hayloft.client.http.AddressList;
+import io.hayloft.serverkit.config.CommaList;
 import io.hayloft.serverkit.http.Tls;
+import java.util.List;
 
 /**
  * How the raid-node daemon ({@link RaidServer}) runs: where it listens, which cluster it works on,
@@ -14,7 +17,8 @@ public final class RaidServerConfig {
     public String host = "127.0.0.1";
     /** HTTP port; 0 picks a free one. */
     public int port = 7300;
-    /** Directory host:port. */
+    /** Directory host:port, or the replicas of a directory group as a comma-separated list {@code h1:p1,h2:p2,h3:p3}. */
+    @CommaList
     public String directory = "127.0.0.1:7000";
     /** Bearer token for the directory's admin endpoints; null when the cluster has none. */
     public String adminToken;
@@ -49,14 +53,17 @@ public final class RaidServerConfig {
     /** {@code none}, or {@code require}: mutual TLS, only clients with a trusted certificate. */
     public String tlsClientAuth = "none";
 
+    /** The directory's addresses: {@code directory} split at its commas (each checked as host:port). */
+    public List<String> directories() {
+        return AddressList.parse("directory", directory);
+    }
+
     /** @throws IllegalArgumentException naming the bad key and value */
     public RaidServerConfig validate() {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, was " + port);
         }
-        if (directory == null || !directory.contains(":")) {
-            throw new IllegalArgumentException("directory must be host:port, was " + directory);
-        }
+        directories();
         if (adminWaitMillis < 1) {
             throw new IllegalArgumentException("adminWaitMillis must be >= 1, was " + adminWaitMillis);
         }

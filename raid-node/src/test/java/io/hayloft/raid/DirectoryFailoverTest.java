@@ -13,7 +13,11 @@ import io.hayloft.cold.ClusterReads;
 import io.hayloft.cold.ColdReader;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.testkit.Closing;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * connections), the directory client, the client's reads and writes, and the cold reads (the cold
  * reader's stripe maps, store list and delete logs, through the client's {@code ColdReads} and through
  * cold-read's {@link ClusterReads}) go on to the live directory, and later calls start there. Real
- * directory and stores, one erasure-coded volume.
+ * directory and stores, one erasure-coded volume. And the raid-node's calls over a configured list
+ * ({@code directory: a,b,c}) follow a directory follower's "not the leader, ask X" (a stand-in that
+ * answers every request as a follower of a replicated directory does: 421 {@code NOT_LEADER} naming
+ * the live directory, which the list does not name) to the leader, POSTs included.
  */
 class DirectoryFailoverTest {
     @TempDir
@@ -100,6 +107,61 @@ class DirectoryFailoverTest {
         }
         // The volume map, the cold reads' directory calls and the lease: each list tried the dead address at most once.
         assertThat(attempts.get(dead).get()).isBetween(1, 2);
+    }
+
+    /** A stand-in for a replicated directory's follower: every request answered 421 NOT_LEADER naming {@code leader}. */
+    private static HttpServer follower(String leader, AtomicInteger asked) throws IOException {
+        HttpServer f = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        f.createContext("/", ex -> {
+            asked.incrementAndGet();
+            ex.getRequestBody().readAllBytes();
+            byte[] body = ("{\"error\":{\"code\":230,\"name\":\"NOT_LEADER\",\"message\":\"not the leader\",\"leader\":\""
+                    + leader + "\"}}").getBytes(StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "application/json");
+            ex.getResponseHeaders().set(HttpTransport.LEADER_HEADER, leader);
+            ex.sendResponseHeaders(421, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        f.start();
+        return f;
+    }
+
+    @Test
+    void theRaidNodesCallsOverAConfiguredListFollowAFollowerToTheLeader() throws Exception {
+        AtomicInteger asked = new AtomicInteger();
+        HttpServer f = follower(cluster.directory.address(), asked);
+        try {
+            String followerAddress = "127.0.0.1:" + f.getAddress().getPort();
+            RaidConfig config = cluster.raidConfig("rs", 16 << 10);
+            config.directory = followerAddress + "," + dead; // the leader is in neither: learned from the answer
+            config.validate();
+            Cluster c = config.cluster();
+            assertThat(c.stores()).hasSize(15);
+            assertThat(asked.get()).isEqualTo(1);
+            assertThat(c.stripeMap(volume, true).volume()).isEqualTo(volume);
+            assertThat(c.volume(volume).id()).isEqualTo(volume);
+            // a POST (dead keys) refused by the follower reaches the leader; later calls start at the leader
+            assertThat(c.deadKeys(volume, List.of(1L, 2L))).isNotNull();
+            assertThat(asked.get()).as("calls after the first start at the leader").isEqualTo(1);
+
+            Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+            try (HayloftClient client = HayloftClient.builder().directory(followerAddress + "," + dead)
+                    .listener(new HttpTransport.Listener() {
+                        @Override
+                        public void onRequest(String target, String method, int status, RemoteException failure, long nanos) {
+                            attempts.computeIfAbsent(target, k -> new AtomicInteger()).incrementAndGet();
+                        }
+                    }).build()) {
+                byte[] fresh = {9, 8, 7};
+                PutResult put = client.put(fresh); // a lease (POST) through the follower's answer
+                assertThat(client.get(put.id())).isEqualTo(fresh);
+            }
+            assertThat(attempts).doesNotContainKey(dead);
+            assertThat(attempts.get(cluster.directory.address()).get()).isGreaterThan(0);
+        } finally {
+            f.stop(0);
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.hayloft.spark;
 
+import io.hayloft.client.http.AddressList;
 import io.hayloft.raid.Cluster;
 import io.hayloft.raid.RaidConfig;
 import io.hayloft.raid.RaidLease;
@@ -16,7 +17,7 @@ import java.nio.file.Path;
  * one secret at the same path in the driver and executor pods). Stateless.
  *
  * <pre>
- * --directory H:P            the directory (default 127.0.0.1:7000)
+ * --directory H:P[,H:P...]  the directory, or its group's replicas comma-separated (default 127.0.0.1:7000)
  * --admin-token T            the directory's admin token
  * --admin-token-file F       ... read from a file (first line), kept off the process list
  * --request-timeout-ms MS    deadline of one request (default 10000)
@@ -28,7 +29,7 @@ import java.nio.file.Path;
 final class JobOptions {
 
     /** The usage text of the shared options. */
-    static final String USAGE = "--directory H:P [--admin-token T | --admin-token-file F] [--request-timeout-ms MS]"
+    static final String USAGE = "--directory H:P[,H:P...] [--admin-token T | --admin-token-file F] [--request-timeout-ms MS]"
             + " [--transfer-bytes B] [--spool-dir DIR] [--tls-trust-store F [--tls-trust-store-password P]]"
             + " [--tls-key-store F --tls-key-store-password P]";
 
@@ -59,7 +60,7 @@ final class JobOptions {
     static int apply(RaidConfig c, String[] argv, int i) {
         String arg = argv[i];
         switch (arg) {
-            case "--directory" -> c.directory = value(argv, i + 1, arg);
+            case "--directory" -> c.directory = String.join(",", AddressList.parse(arg, value(argv, i + 1, arg)));
             case "--admin-token" -> c.adminToken = value(argv, i + 1, arg);
             case "--admin-token-file" -> c.adminToken = firstLine(value(argv, i + 1, arg), arg);
             case "--request-timeout-ms" -> c.requestTimeoutMillis = longNumber(argv, i + 1, arg);

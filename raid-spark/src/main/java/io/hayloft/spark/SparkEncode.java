@@ -16,7 +16,7 @@ import org.apache.spark.api.java.JavaSparkContext;
  * Encodes volumes on a Spark cluster, one Spark task per stripe (docs/raid.md "Jobs and runners"):
  * <pre>
  * spark-submit --class io.hayloft.spark.SparkEncode raid-spark/target/hayloft-raid-spark.jar \
- *     --directory H:P [--admin-token T] [--codec hh-xor+] [-k 10] [-r 4] [--block-size BYTES] \
+ *     --directory H:P[,H:P...] [--admin-token T] [--codec hh-xor+] [-k 10] [-r 4] [--block-size BYTES] \
  *     [--spool-dir DIR] [--volumes-at-once N] [connection options] (VOLUME... | --backlog)
  * </pre>
  * (connection options: {@link JobOptions}).

@@ -14,7 +14,7 @@ import org.apache.spark.api.java.JavaSparkContext;
  * stripe ({@code hayloft raid fix} on Spark; docs/raid.md "Spark"):
  * <pre>
  * spark-submit --class io.hayloft.spark.SparkRepair raid-spark/target/hayloft-raid-spark.jar \
- *     --directory H:P [--admin-token T] [--repair-bandwidth BYTES_PER_S] [connection options]
+ *     --directory H:P[,H:P...] [--admin-token T] [--repair-bandwidth BYTES_PER_S] [connection options]
  * </pre>
  * (connection options: {@link JobOptions}). The driver takes the cluster's raid lease, scans every stripe map ({@link BlockFixer#scan()}),
  * then runs one {@code StripeRepairTask} per damaged stripe on the executors; each rebuilds its lost

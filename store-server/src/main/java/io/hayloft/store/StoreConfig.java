@@ -5,6 +5,8 @@ import io.hayloft.serverkit.http.Tls;
 import io.hayloft.store.http.StoreHttpHandler;
 import io.hayloft.store.volume.NeedleIndex;
 import io.hayloft.store.volume.Volume;
+import io.hayloft.client.http.AddressList;
+import io.hayloft.serverkit.config.CommaList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -31,7 +33,8 @@ import java.util.Locale;
  * idxFlushMillis         200          how often queued .idx records are written
  * encodeStripes          true         serve POST /admin/volumes/{id}/encode-stripe (false: 404, as an older
  *                                     store; the raid-node then encodes on another holder or itself)
- * directory              (none)       host:port of the directory to register and heartbeat with
+ * directory              (none)       the directory to register and heartbeat with: host:port, or the replicas of a
+ *                                     directory group as a comma-separated list h1:p1,h2:p2,h3:p3 (or a YAML list)
  * storeId                (generated)  this store's id; kept in store.id in the first data directory
  * rack                   default      failure domain; replicas of a volume go to distinct racks
  * advertiseAddress       (host:port)  the host:port other servers use to reach this store
@@ -67,6 +70,7 @@ public final class StoreConfig {
     public int ioThreads = 0;
     public int idxFlushMillis = 200;
     public boolean encodeStripes = true;
+    @CommaList
     public String directory;
     public String storeId;
     public String rack = "default";
@@ -116,8 +120,18 @@ public final class StoreConfig {
         if (idxFlushMillis <= 0) {
             throw new IllegalArgumentException("idxFlushMillis must be positive, got " + idxFlushMillis);
         }
+        directories();
         tls().validate();
         return this;
+    }
+
+    /**
+     * The directory's addresses ({@code directory} split at its commas), empty when none is set.
+     *
+     * @throws IllegalArgumentException naming the key and an entry that is not host:port
+     */
+    public List<String> directories() {
+        return directory == null || directory.isBlank() ? List.of() : AddressList.parse("directory", directory);
     }
 
     /** True when reads of the volumes opened at start wait for their first delete-log sync. */

@@ -58,7 +58,7 @@ public final class StoreServer implements AutoCloseable {
             // Never run half-secured: a secret or token the directory lacks (or the reverse) stops the start here.
             ClusterStance.require("store", config.directory, "clusterSecret", config.clusterSecret != null && !config.clusterSecret.isEmpty(),
                     "adminToken", config.adminToken != null && !config.adminToken.isEmpty(), ClusterStance.DEFAULT_PATIENCE,
-                    p -> transport.getPatiently(config.directory, "/health", p, ClusterStance.PERIOD));
+                    p -> transport.getPatiently(config.directories(), "/health", p, ClusterStance.PERIOD));
         }
         store = new Store(config, files);
         if (config.deleteSyncRequired()) {
@@ -121,7 +121,7 @@ public final class StoreServer implements AutoCloseable {
         String id = DirectoryHeartbeat.storeId(store.disk(), dir, config.storeId);
         String advertise = config.advertiseAddress != null && !config.advertiseAddress.isBlank() ? config.advertiseAddress
                 : ("0.0.0.0".equals(config.host) || "::".equals(config.host) ? "127.0.0.1" : config.host) + ":" + port;
-        return new DirectoryHeartbeat(store, config.directory, id, advertise, config.rack, dir,
+        return new DirectoryHeartbeat(store, config.directories(), id, advertise, config.rack, dir,
                 Duration.ofMillis(config.heartbeatMillis), config.adminToken, transport);
     }
 

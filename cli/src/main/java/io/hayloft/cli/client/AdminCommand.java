@@ -43,7 +43,7 @@ abstract class AdminCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--timeout must be >= 1 second, was " + o.timeoutSeconds);
         }
         try {
-            return run(new Cluster(o.directory.split(",")[0].trim(), o.adminToken, Duration.ofSeconds(o.timeoutSeconds),
+            return run(new Cluster(String.join(",", o.directories()), o.adminToken, Duration.ofSeconds(o.timeoutSeconds),
                     o.transport()), out);
         } catch (Cluster.HttpStatusException e) {
             err.println("hayloft: " + describe(e));

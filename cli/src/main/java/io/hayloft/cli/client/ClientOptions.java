@@ -1,23 +1,27 @@
 package io.hayloft.cli.client;
 
 import io.hayloft.client.HayloftClient;
+import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
 import java.time.Duration;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
  * Options every client command shares: where the directory is, how long to wait, the admin token and,
  * for a cluster that speaks TLS (docs/directory-api.md "TLS"), the trust store and the client
- * certificate. The directory defaults to {@code $HAYLOFT_DIRECTORY}, else {@code 127.0.0.1:7000}.
+ * certificate. The directory (one address, or a directory group's replicas comma-separated) defaults to
+ * {@code $HAYLOFT_DIRECTORY} (the same form), else {@code 127.0.0.1:7000}.
  * Keystore passwords come only from the environment, never from the command line (where {@code ps}
  * would show them).
  *
  * <p>Not thread-safe (filled in by picocli, used by one command).
  */
 public final class ClientOptions {
-    @Option(names = {"-d", "--directory"}, paramLabel = "HOST:PORT",
+    @Option(names = {"-d", "--directory"}, paramLabel = "HOST:PORT[,HOST:PORT...]",
             defaultValue = "${env:HAYLOFT_DIRECTORY:-127.0.0.1:7000}",
-            description = "Directory address (default: $HAYLOFT_DIRECTORY or ${DEFAULT-VALUE}).")
+            description = "Directory address, or the replicas of a directory group as a comma-separated list"
+                    + " h1:p1,h2:p2,h3:p3: calls go to the group's leader (default: $HAYLOFT_DIRECTORY or ${DEFAULT-VALUE}).")
     String directory;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
@@ -41,7 +45,7 @@ public final class ClientOptions {
     /** A client for these options; the caller closes it. */
     public HayloftClient client() {
         checkTimeout();
-        HayloftClient.Builder b = HayloftClient.builder().directory(directory.split(","))
+        HayloftClient.Builder b = HayloftClient.builder().directory(directories().toArray(String[]::new))
                 .connectTimeout(Duration.ofSeconds(Math.min(timeoutSeconds, 5)))
                 .requestTimeout(Duration.ofSeconds(timeoutSeconds)).adminToken(adminToken);
         if (present(trustStore)) {
@@ -65,6 +69,15 @@ public final class ClientOptions {
             b.keyStore(keyStore, System.getenv("HAYLOFT_TLS_KEY_STORE_PASSWORD"));
         }
         return b.build();
+    }
+
+    /**
+     * The directory's addresses: {@code --directory} split at its commas.
+     *
+     * @throws IllegalArgumentException naming the option and an entry that is not host:port
+     */
+    public List<String> directories() {
+        return AddressList.parse("--directory", directory);
     }
 
     private void checkTimeout() {

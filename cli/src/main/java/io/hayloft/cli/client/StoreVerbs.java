@@ -75,7 +75,7 @@ final class StoreVerbs {
                 return Hayloft.EXIT_USAGE;
             }
             RaidConfig config = new RaidConfig();
-            config.directory = options.directory.split(",")[0].trim();
+            config.directory = String.join(",", options.directories());
             config.adminToken = options.adminToken;
             config.requestTimeoutMillis = options.timeoutSeconds * 1000L;
             config.spoolDir = spoolDir;

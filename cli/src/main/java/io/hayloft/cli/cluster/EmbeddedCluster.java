@@ -53,6 +53,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCluster.class);
+    /** How long a store's start waits for the directory to take its registration (first heartbeat). */
+    static final Duration REGISTRATION_PATIENCE = Duration.ofSeconds(60);
 
     private final ClusterOptions options;
     private final ClusterLayout layout;
@@ -269,7 +271,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         StoreServer started = s;
         s.store().onReadOnly(id -> heartbeatSoon()); // a full or sealed volume: tell the directory at once
         if (directory != null) {
-            heartbeatAndSync(i, started);
+            // Registration: retried until the start-up deadline, so a directory slow to answer the first
+            // heartbeat (a loaded machine) does not end the cluster's start.
+            heartbeatAndSync(i, started, REGISTRATION_PATIENCE);
         }
         LOG.info("embedded store {} on {}", i, storeAddress(i));
     }
@@ -319,8 +323,14 @@ public final class EmbeddedCluster implements AutoCloseable {
      * once it is done.
      */
     private void heartbeatAndSync(int i, StoreServer s) {
+        heartbeatAndSync(i, s, null);
+    }
+
+    /** As {@link #heartbeatAndSync(int, StoreServer)}; with {@code patience}, retried until it has run out (registration). */
+    private void heartbeatAndSync(int i, StoreServer s, Duration patience) {
         Wire.Heartbeat hb = heartbeat(i, s);
-        Wire.HeartbeatAnswer answer = Futures.await(heartbeats.heartbeatAnswer(hb));
+        Wire.HeartbeatAnswer answer = Futures.await(patience == null ? heartbeats.heartbeatAnswer(hb)
+                : heartbeats.register(hb, patience));
         List<Long> reported = new ArrayList<>();
         for (Wire.VolumeReport v : hb.volumes()) {
             reported.add((long) v.id());

@@ -49,7 +49,8 @@ public final class RaidCommand implements Runnable {
 
     /** Options every raid subcommand shares. */
     static class Common {
-        @Option(names = "--directory", defaultValue = "127.0.0.1:7000", description = "directory host:port (default ${DEFAULT-VALUE})")
+        @Option(names = "--directory", defaultValue = "127.0.0.1:7000", paramLabel = "HOST:PORT[,HOST:PORT...]",
+                description = "directory host:port, or a directory group's replicas comma-separated (default ${DEFAULT-VALUE})")
         String directory;
         @Option(names = "--admin-token", description = "the directory's admin token, if it has one")
         String adminToken;

@@ -30,7 +30,8 @@ final class RaidServe implements Callable<Integer> {
     @Option(names = "--policy", paramLabel = "FILE", description = "JSON policy file, reloaded when it changes (docs/raid.md \"Policy file\")")
     String policy;
 
-    @Option(names = "--directory", paramLabel = "HOST:PORT", description = "directory host:port")
+    @Option(names = "--directory", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "directory host:port, or a directory group's replicas comma-separated")
     String directory;
 
     @Option(names = "--port", description = "HTTP port (default 7300; 0 picks one)")

@@ -21,8 +21,9 @@ import picocli.CommandLine.Parameters;
             "Config keys (YAML or --set): dataDirs, host, port, volumeSizeLimit, fsync (always|never), maxBodyBytes, maxBlockBytes,",
             "maxHeaderBytes, maxInitialLineBytes, maxConcurrentRequests, idleTimeoutMillis, diskThreads, ioThreads,",
             "idxFlushMillis, directory, storeId, rack, advertiseAddress, heartbeatMillis, clusterSecret, adminToken.",
-            "See docs/store-api.md."},
+            "directory is host:port, or a directory group's replicas comma-separated (h1:p1,h2:p2,h3:p3). See docs/store-api.md."},
         footer = {"", "Examples:", "  hayloft store --config /etc/hayloft/store-1.yaml",
+                "  hayloft store --config store.yaml directory=10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000",
                 "  hayloft store --config store.yaml port=8081 dataDirs=/srv/hayloft/d1,/srv/hayloft/d2"})
 public final class StoreCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "YAML configuration file")

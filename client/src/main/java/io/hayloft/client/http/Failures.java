@@ -4,8 +4,10 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.hayloft.client.Futures;
+import io.hayloft.client.LeaderHint;
 import io.hayloft.client.RemoteException;
 import io.hayloft.client.RemoteException.Kind;
+import io.hayloft.format.errors.DirectoryErrors;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -57,6 +59,8 @@ import org.apache.hc.core5.http.NoHttpResponseException;
  */
 final class Failures {
     private static final int SNIPPET = 120;
+    /** 421 Misdirected Request: a directory replica that is not the leader (its {@code NOT_LEADER}). */
+    static final int NOT_LEADER_STATUS = 421;
 
     private Failures() {
     }
@@ -122,6 +126,17 @@ final class Failures {
 
     /** The exception for a non-success answer: the JSON error body's fields, or BAD_RESPONSE when it has none. */
     static RemoteException errorAnswer(String server, String what, int status, byte[] body, HttpTransport.ErrorFactory errors) {
+        return errorAnswer(server, what, status, body, null, errors);
+    }
+
+    /**
+     * {@link #errorAnswer(String, String, int, byte[], HttpTransport.ErrorFactory)} with the answer's
+     * {@value HttpTransport#LEADER_HEADER} header (null when absent): a directory replica's 421
+     * {@code NOT_LEADER} that names the leader (in its error body's {@code leader} field, else in the
+     * header) gives an exception whose cause is a {@link LeaderHint} ({@link RemoteException#leader()}).
+     */
+    static RemoteException errorAnswer(String server, String what, int status, byte[] body, String leaderHeader,
+                                       HttpTransport.ErrorFactory errors) {
         JsonNode err;
         try {
             JsonNode root = body == null || body.length == 0 ? null : HttpTransport.JSON.readTree(body);
@@ -133,12 +148,49 @@ final class Failures {
             int code = err.get("code").asInt();
             String name = err.path("name").asText(null);
             String msg = err.path("message").asText(null);
+            String leader = status == NOT_LEADER_STATUS || code == DirectoryErrors.NOT_LEADER.code()
+                    ? leader(err.path("leader").isTextual() ? err.get("leader").asText() : leaderHeader) : null;
             return errors.create(server, Kind.ERROR, status, code, name, msg,
-                    server + ": " + what + " failed: " + status + " " + name + " (" + code + "): " + msg, null);
+                    server + ": " + what + " failed: " + status + " " + name + " (" + code + "): " + msg
+                            + (leader == null ? "" : " [leader: " + leader + "]"), leader == null ? null : new LeaderHint(leader));
         }
         return errors.create(server, Kind.BAD_RESPONSE, status, 0, null, null,
                 server + ": " + what + " answered " + status + " without a Hayloft error body; body starts '"
                         + snippet(body) + "'", null);
+    }
+
+    /**
+     * Whether an answer is a replicated directory's refusal for want of a leader: 421 (not the
+     * leader) or 503 with the error code {@code NO_LEADER} (only a 503's body is parsed).
+     */
+    static boolean leaderAnswer(int status, byte[] body) {
+        if (status == NOT_LEADER_STATUS) {
+            return true;
+        }
+        if (status != 503 || body == null || body.length == 0) {
+            return false;
+        }
+        try {
+            JsonNode root = HttpTransport.JSON.readTree(body);
+            return root != null && root.path("error").path("code").asInt() == DirectoryErrors.NO_LEADER.code();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** A leader's address as a replica named it, when it is a plausible {@code host:port}; else null. */
+    static String leader(String named) {
+        if (named == null) {
+            return null;
+        }
+        String s = named.trim();
+        int colon = s.lastIndexOf(':');
+        if (colon <= 0 || colon == s.length() - 1 || colon < s.length() - 6 || s.contains("/") || s.contains(" ")
+                || !s.substring(colon + 1).chars().allMatch(Character::isDigit)) {
+            return null;
+        }
+        int port = Integer.parseInt(s.substring(colon + 1));
+        return port >= 1 && port <= 65535 ? s : null;
     }
 
     /** Parses a JSON answer, or fails with a {@link Kind#BAD_RESPONSE} error naming the server. */

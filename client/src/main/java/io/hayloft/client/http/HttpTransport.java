@@ -16,6 +16,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -67,6 +68,12 @@ public final class HttpTransport {
     /** The JSON mapper of the client: ignores unknown fields (either side may add fields). */
     public static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    /**
+     * The header of a directory replica's 421 {@code NOT_LEADER} answer that names the leader's HTTP
+     * address ({@code host:port}), as its error body's {@code leader} field does.
+     */
+    public static final String LEADER_HEADER = "X-Hayloft-Leader";
 
     /** Builds the caller's exception type (store or directory) for a failed call. */
     @FunctionalInterface
@@ -294,6 +301,9 @@ public final class HttpTransport {
      * Duration, IntPredicate, ErrorFactory)}, starting at the list's preferred address and going on to
      * the next one when the {@link RetryPolicy} says so (nothing was sent, or a request that may be
      * repeated broke off), within the one deadline; the address that answers becomes the preferred one.
+     * A replicated directory's follower that names the leader (421 {@code NOT_LEADER}) sends the call
+     * there at once, and a replica without a leader (503 {@code NO_LEADER}) to the next address
+     * ({@link RetryPolicy}, "A replicated service's leader"), whatever the method.
      *
      * @param request builds the request for an address
      */
@@ -325,11 +335,21 @@ public final class HttpTransport {
      * {@code period}, until {@code patience} ran out; the last failure then.
      */
     public byte[] getPatiently(String server, String path, Duration patience, Duration period) throws InterruptedException {
-        HttpRequest req = request(uri(server, path)).timeout(requestTimeout.compareTo(patience) < 0 ? requestTimeout : patience)
-                .GET().build();
+        return getPatiently(List.of(server), path, patience, period);
+    }
+
+    /**
+     * {@link #getPatiently(String, String, Duration, Duration)} from whichever of {@code servers} (the
+     * replicas of a directory group, say) answers first: round the list, each address at most every
+     * {@code period}.
+     */
+    public byte[] getPatiently(List<String> servers, String path, Duration patience, Duration period) throws InterruptedException {
+        String server = servers.get(0);
+        Duration timeout = requestTimeout.compareTo(patience) < 0 ? requestTimeout : patience;
         RetryPolicy patient = new RetryPolicy(Integer.MAX_VALUE, period, period, patience, null);
-        CompletableFuture<HttpResponse<byte[]>> f = rpc.call(AddressList.of(server), "GET " + path, a -> req, true, patience,
-                s -> s == 200, TYPED, patient, t -> RetryPolicy.Action.SAME_ADDRESS);
+        CompletableFuture<HttpResponse<byte[]>> f = rpc.call(AddressList.of(servers), "GET " + path,
+                a -> request(uri(a, path)).timeout(timeout).GET().build(), true, patience,
+                s -> s == 200, TYPED, patient, t -> RetryPolicy.Action.NEXT_ADDRESS);
         try {
             return f.get().body();
         } catch (ExecutionException e) {

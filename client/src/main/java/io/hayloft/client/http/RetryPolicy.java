@@ -2,6 +2,8 @@ package io.hayloft.client.http;
 
 import io.hayloft.client.Futures;
 import io.hayloft.client.RemoteException;
+import io.hayloft.format.errors.DirectoryErrors;
+import java.util.Arrays;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +38,20 @@ import java.util.random.RandomGenerator;
  *       same address when the request may be repeated (the server is there, busy); any other answer
  *       (4xx, other 5xx) or an answer that is not valid HTTP: never. With one address "next" and
  *       "same" are that server.</li>
+ *   <li><b>A replicated service's leader</b> (the directory under Raft, docs/directory-api.md): a
+ *       replica's "not the leader, the leader is X" (421 {@code NOT_LEADER} naming X,
+ *       {@link RemoteException#leader()}) is {@link Action#FOLLOW_LEADER}: the call goes to X at once
+ *       (X becomes the list's preferred address, added to it when it is not there,
+ *       {@link AddressList#leaderHint}), without a backoff, and the refused attempt does not count
+ *       against the address's attempts; at most {@value #MAX_LEADER_HOPS} such hops per call, so two
+ *       confused replicas that name each other cannot keep a call going round. A replica that knows
+ *       no leader (421 without one, or 503 {@code NO_LEADER}: an election runs, or this replica is cut
+ *       off from a majority), and a hop past the limit, are {@link Action#AWAIT_LEADER}: the next
+ *       address (the replica answering may be the cut-off one), after the backoff when that address
+ *       was tried already in this call; these attempts do not count against {@code maxAttempts}
+ *       either but against their own budget of {@value #LEADER_ROUNDS} per address (with the default
+ *       backoff, about 2 to 5 s of elections ridden out), and the deadline. Neither answer did
+ *       anything, so both are followed for every request, one that may not be repeated included.</li>
  * </ul>
  *
  * <p>Thread-safe (immutable).
@@ -47,6 +63,19 @@ public final class RetryPolicy {
         SAME_ADDRESS,
         /** Try the next address of the list (round to the first; after the backoff if it was tried already). */
         NEXT_ADDRESS,
+        /**
+         * Try the leader the failure names ({@link RemoteException#leader()}) at once, without a backoff
+         * and without counting the failed attempt; {@link #AWAIT_LEADER} when it names none, when the call
+         * made {@value RetryPolicy#MAX_LEADER_HOPS} such hops already, or when the named address used up
+         * its attempts in this call.
+         */
+        FOLLOW_LEADER,
+        /**
+         * The service has no leader now (or the answering replica is cut off from it): try the next
+         * address, after the backoff when it was tried already; counted against the call's
+         * {@value RetryPolicy#LEADER_ROUNDS} leader waits per address, not against its attempts.
+         */
+        AWAIT_LEADER,
         /** Fail with this error. */
         NEVER
     }
@@ -70,6 +99,12 @@ public final class RetryPolicy {
     }
 
     private static final AddressList ONE = AddressList.of("-");
+    /** Hops to a named leader per call ({@link Action#FOLLOW_LEADER}). */
+    public static final int MAX_LEADER_HOPS = 3;
+    /** Leader waits per address and call ({@link Action#AWAIT_LEADER}). */
+    public static final int LEADER_ROUNDS = 6;
+    /** 421 Misdirected Request: the answer of a directory replica that is not the leader. */
+    private static final int MISDIRECTED = 421;
 
     private final int maxAttempts;
     private final Duration base;
@@ -173,6 +208,14 @@ public final class RetryPolicy {
         if (!(c instanceof RemoteException r)) {
             return Action.NEVER;
         }
+        if (r.kind() == RemoteException.Kind.ERROR) {
+            if (r.httpStatus() == MISDIRECTED || r.code() == DirectoryErrors.NOT_LEADER.code()) {
+                return r.leader() != null ? Action.FOLLOW_LEADER : Action.AWAIT_LEADER;
+            }
+            if (r.code() == DirectoryErrors.NO_LEADER.code()) {
+                return Action.AWAIT_LEADER;
+            }
+        }
         return switch (r.kind()) {
             case UNREACHABLE, TIMEOUT -> mayRepeat ? Action.NEXT_ADDRESS : Action.NEVER;
             case ERROR -> mayRepeat && r.httpStatus() == 503 ? Action.SAME_ADDRESS : Action.NEVER;
@@ -215,6 +258,7 @@ public final class RetryPolicy {
     public <T> CompletableFuture<T> retryAfter(Throwable first, Supplier<CompletableFuture<T>> op, Predicate<Throwable> retryable) {
         Call<T> call = new Call<>(ONE, (a, n, w, e) -> op.get(), sameAddressIf(retryable), deadline);
         call.tries[0] = 1;
+        call.visits[0] = 1;
         call.failed(0, 1, Futures.unwrap(first));
         return call.result;
     }
@@ -229,14 +273,20 @@ public final class RetryPolicy {
                 : CompletableFuture.delayedExecutor(wait.toNanos(), TimeUnit.NANOSECONDS, executor);
     }
 
-    /** The state of one call: attempts made per address, the deadline, the result. */
+    /** The state of one call: attempts per address, leader hops and waits, the deadline, the result. */
     private final class Call<T> {
         final AddressList addresses;
         final Attempt<T> attempt;
         final Classifier classifier;
         final boolean bounded;
         final long end;
-        final int[] tries;
+        /** Attempts per address counted against {@code maxAttempts}. */
+        int[] tries;
+        /** Attempts per address made in all (the backoff before the next one grows with them). */
+        int[] visits;
+        /** {@link Action#AWAIT_LEADER} failures per address. */
+        int[] waits;
+        int hops;
         final CompletableFuture<T> result = new CompletableFuture<>();
 
         Call(AddressList addresses, Attempt<T> attempt, Classifier classifier, Duration deadline) {
@@ -246,6 +296,17 @@ public final class RetryPolicy {
             this.bounded = deadline != null;
             this.end = bounded ? clock.getAsLong() + deadline.toNanos() : Long.MAX_VALUE;
             this.tries = new int[addresses.size()];
+            this.visits = new int[addresses.size()];
+            this.waits = new int[addresses.size()];
+        }
+
+        /** Grows the counters to the list's size (a leader hint may add an address during the call). */
+        private void grow(int size) {
+            if (size > tries.length) {
+                tries = Arrays.copyOf(tries, size);
+                visits = Arrays.copyOf(visits, size);
+                waits = Arrays.copyOf(waits, size);
+            }
         }
 
         void go(int i, int n, Duration waited, Throwable last) {
@@ -253,7 +314,9 @@ public final class RetryPolicy {
                 result.completeExceptionally(last); // a backoff that overslept: the last error says more than a timeout
                 return;
             }
+            grow(i + 1);
             tries[i]++;
+            visits[i]++;
             CompletableFuture<T> f;
             try {
                 f = attempt.send(addresses.get(i), n, waited, end);
@@ -277,12 +340,28 @@ public final class RetryPolicy {
             } catch (RuntimeException e) {
                 a = Action.NEVER;
             }
+            grow(addresses.size());
+            if (a == Action.FOLLOW_LEADER || a == Action.AWAIT_LEADER) {
+                tries[i]--; // "not the leader" and "no leader" did nothing: they use up no attempt
+            }
+            if (a == Action.FOLLOW_LEADER) {
+                int j = follow(c);
+                if (j >= 0) {
+                    hops++;
+                    go(j, n + 1, Duration.ZERO, c);
+                    return;
+                }
+                a = Action.AWAIT_LEADER;
+            }
+            if (a == Action.AWAIT_LEADER) {
+                waits[i]++;
+            }
             int j = next(i, a);
             if (j < 0) {
                 result.completeExceptionally(c);
                 return;
             }
-            Duration wait = tries[j] == 0 ? Duration.ZERO : backoff(tries[j]);
+            Duration wait = visits[j] == 0 ? Duration.ZERO : backoff(visits[j]);
             if (bounded && clock.getAsLong() + wait.toNanos() - end >= 0) {
                 result.completeExceptionally(c); // no time for another attempt: the last error, not a timeout
                 return;
@@ -298,16 +377,35 @@ public final class RetryPolicy {
             }
         }
 
+        /** The index of the leader {@code c} names, now the list's preferred one; -1 when not to follow it. */
+        private int follow(Throwable c) {
+            String leader = c instanceof RemoteException r ? r.leader() : null;
+            if (leader == null || hops >= MAX_LEADER_HOPS || addresses == ONE
+                    || (bounded && clock.getAsLong() - end >= 0)) {
+                return -1;
+            }
+            int j = addresses.leaderHint(leader);
+            if (j >= 0) {
+                grow(j + 1);
+                if (tries[j] >= maxAttempts) {
+                    return -1; // the named leader used up its attempts in this call (it failed otherwise): not again
+                }
+            }
+            return j;
+        }
+
         /** The index to try after a failure at {@code i}, or -1 when none may be tried. */
         private int next(int i, Action a) {
             switch (a) {
                 case SAME_ADDRESS:
                     return tries[i] < maxAttempts ? i : -1;
                 case NEXT_ADDRESS:
+                case AWAIT_LEADER:
+                    int size = addresses.size();
                     int j = i;
-                    for (int k = 0; k < addresses.size(); k++) {
-                        j = addresses.after(j);
-                        if (tries[j] < maxAttempts) {
+                    for (int k = 0; k < size; k++) {
+                        j = (j + 1) % size;
+                        if (tries[j] < maxAttempts && (a == Action.NEXT_ADDRESS || waits[j] < LEADER_ROUNDS)) {
                             return j;
                         }
                     }

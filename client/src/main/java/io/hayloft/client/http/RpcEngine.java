@@ -115,7 +115,9 @@ final class RpcEngine {
      * {@code idempotent} or its method is), within
      * {@code deadline}; each attempt waits at most the request's timeout (or the transport's) and never
      * past the deadline. {@code request} builds the request for an address (its body publisher must be
-     * replayable). Every attempt is reported, and every retry.
+     * replayable). Every attempt is reported, and every retry. A replicated directory's "not the leader"
+     * (421) and "no leader" (503 {@code NO_LEADER}) are never handed back as answers, even when
+     * {@code ok} takes them: the policy follows them, and when it cannot, the call fails with them.
      */
     CompletableFuture<HttpResponse<byte[]>> call(AddressList addresses, String what, Function<String, HttpRequest> request,
                                                  boolean idempotent, Duration deadline, IntPredicate ok,
@@ -144,7 +146,8 @@ final class RpcEngine {
             } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(notSent(server, what, e, errors));
             }
-            return sent.handle((resp, t) -> answer(server, what, r.method(), resp, t, started.get(), start, ok, errors));
+            return sent.handle((resp, t) -> answer(server, what, r.method(), resp, t, started.get(), start,
+                    status -> ok.test(status) && !Failures.leaderAnswer(status, resp.body()), errors));
         }, classifier != null ? classifier : f -> RetryPolicy.standard(f, mayRepeat.get()), deadline);
     }
 
@@ -163,7 +166,8 @@ final class RpcEngine {
         }
         reporting.report(server, method, resp.statusCode(), null, nanos);
         if (!ok.test(resp.statusCode())) {
-            throw Failures.errorAnswer(server, what, resp.statusCode(), resp.body(), errors);
+            throw Failures.errorAnswer(server, what, resp.statusCode(), resp.body(),
+                    resp.headers().firstValue(HttpTransport.LEADER_HEADER).orElse(null), errors);
         }
         return resp;
     }

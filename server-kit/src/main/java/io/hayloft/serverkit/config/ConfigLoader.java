@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -83,6 +84,7 @@ public final class ConfigLoader {
         for (String o : overrides) {
             apply(root, o);
         }
+        joinCommaLists(root, type);
         try {
             return YAML.treeToValue(root, type);
         } catch (UnrecognizedPropertyException e) {
@@ -97,6 +99,23 @@ public final class ConfigLoader {
     /** Applies the overrides of a map (key to value), for tests and embedding. */
     public static <T> T load(Path yaml, Map<String, String> overrides, Class<T> type) throws IOException {
         return load(yaml, overrides.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList(), type);
+    }
+
+    /** A list given for a {@link CommaList} field (a YAML list, a {@code key=a,b} override) becomes its comma-joined text. */
+    private static void joinCommaLists(ObjectNode root, Class<?> type) {
+        for (Field f : type.getFields()) {
+            if (f.isAnnotationPresent(CommaList.class) && root.get(f.getName()) instanceof ArrayNode a) {
+                List<String> items = new ArrayList<>();
+                for (JsonNode item : a) {
+                    if (!item.isValueNode() || item.isNull()) {
+                        throw new IllegalArgumentException("bad config value for " + f.getName()
+                                + ": a list of host:port strings is expected, got an item " + item.getNodeType());
+                    }
+                    items.add(item.asText().trim());
+                }
+                root.put(f.getName(), String.join(",", items));
+            }
+        }
     }
 
     private static void apply(ObjectNode root, String override) {

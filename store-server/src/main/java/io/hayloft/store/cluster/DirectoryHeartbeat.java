@@ -2,6 +2,7 @@ package io.hayloft.store.cluster;
 
 import io.hayloft.client.DirectoryClient;
 import io.hayloft.client.Futures;
+import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.io.PositionalIo;
 import io.hayloft.format.wire.Wire;
@@ -72,7 +73,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
     private final CompletableFuture<Void> firstSync = new CompletableFuture<>();
 
     /**
-     * @param directory the directory's {@code host:port}
+     * @param directory the directory's {@code host:port}, or its replicas' as a comma-separated list
      * @param storeId   this store's stable id (see {@link #storeId(Path, String)})
      * @param address   the {@code host:port} other servers reach this store at
      */
@@ -94,6 +95,18 @@ public final class DirectoryHeartbeat implements AutoCloseable {
      */
     public DirectoryHeartbeat(Store store, String directory, String storeId, String address, String rack, Path dataDir,
                               Duration interval, String adminToken, HttpTransport http) {
+        this(store, AddressList.parse("directory", directory), storeId, address, rack, dataDir, interval, adminToken, http);
+    }
+
+    /**
+     * @param directories the directory's {@code host:port}, or its group's replicas' (the heartbeat goes to the
+     *                    leader: a follower's "not the leader" is followed by the transport)
+     * @param adminToken  the cluster's admin token, sent with each heartbeat (a secured directory needs it), or null
+     * @param http        the store's transport ({@code https://} and its certificate when the store has a trust store)
+     */
+    public DirectoryHeartbeat(Store store, List<String> directories, String storeId, String address, String rack, Path dataDir,
+                              Duration interval, String adminToken, HttpTransport http) {
+        String directory = String.join(",", directories);
         this.interval = interval;
         this.adminToken = adminToken == null || adminToken.isEmpty() ? null : adminToken;
         this.store = store;
@@ -103,7 +116,7 @@ public final class DirectoryHeartbeat implements AutoCloseable {
         this.rack = rack;
         this.dataDir = dataDir;
         this.http = http;
-        this.directoryClient = new DirectoryClient(http, List.of(directory), this.adminToken);
+        this.directoryClient = new DirectoryClient(http, directories, this.adminToken);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "hayloft-store-heartbeat");
             t.setDaemon(true);

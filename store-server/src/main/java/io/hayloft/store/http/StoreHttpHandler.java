@@ -86,7 +86,8 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
 
     /**
      * @param encodeStripes whether {@code POST /admin/volumes/{id}/encode-stripe} is served (false: 404, as an older store)
-     * @param directory     the directory's host:port, asked whether a stripe's encode job is still planned; null: not asked
+     * @param directory     the directory's host:port (or its replicas', comma-separated), asked whether a stripe's
+     *                      encode job is still planned; null: not asked
      */
     public StoreHttpHandler(Store store, WriteAuthorizer authorizer, PrometheusEndpoint metrics,
                             HttpTransport peers, boolean encodeStripes, String directory) {

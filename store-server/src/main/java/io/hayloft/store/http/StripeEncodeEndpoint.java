@@ -1,5 +1,6 @@
 package io.hayloft.store.http;
 
+import io.hayloft.client.http.AddressList;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.cold.ClusterBlockWrites;
 import io.hayloft.cold.ClusterReads;
@@ -82,7 +83,10 @@ final class StripeEncodeEndpoint {
     private final AtomicInteger threads = new AtomicInteger();
     private final String directory;
 
-    /** @param directory the directory's host:port, asked whether the job is still planned; null: never asked */
+    /**
+     * @param directory the directory's host:port, or its replicas' as a comma-separated list, asked whether the
+     *                  job is still planned; null: never asked
+     */
     StripeEncodeEndpoint(Store store, HttpTransport peers, MeterRegistry registry, String directory) {
         this.store = store;
         this.directory = directory;
@@ -388,7 +392,7 @@ final class StripeEncodeEndpoint {
      */
     static final class PeerBlocks extends ClusterBlockWrites {
         PeerBlocks(ClusterRpc rpc, String directory, String authorization, Duration timeout) {
-            super(directory == null ? "" : directory, authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null, timeout, rpc);
+            super(directory == null ? List.of() : AddressList.parse("directory", directory), authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null, timeout, rpc);
         }
     }
 }
