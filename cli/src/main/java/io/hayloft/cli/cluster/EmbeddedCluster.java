@@ -62,11 +62,13 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final Disk[] disks;
     private final HttpTransport http;
     private DirectoryServer directory;
-    private DirectoryClient heartbeats;
+    private volatile DirectoryClient heartbeats;
     private volatile ScheduledExecutorService timer;
     private final AtomicBoolean urgentQueued = new AtomicBoolean();
     private boolean closed;
     private Consumer<DirectoryConfig> directoryExtras = c -> { };
+    /** The replicas' addresses ({@code h1:p1,h2:p2,...}) of a directory run outside the cluster, or null. */
+    private String external;
 
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
@@ -110,13 +112,30 @@ public final class EmbeddedCluster implements AutoCloseable {
             for (int i = 0; i < c.stores.length; i++) {
                 c.startStore(i);
             }
-            c.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "hayloft-cluster-heartbeats");
-                t.setDaemon(true);
-                return t;
-            });
-            long period = options.heartbeatMillis();
-            c.timer.scheduleWithFixedDelay(c::heartbeatQuietly, period, period, TimeUnit.MILLISECONDS);
+            c.startHeartbeats();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    /**
+     * Starts the stores of {@code options} (no directory of its own) against a directory run elsewhere,
+     * e.g. a group of replicas: {@code directory} is its address list {@code h1:p1,h2:p2,h3:p3}. The
+     * directory's life cycle is the caller's ({@link #startDirectory()} and {@link #stopDirectory()} do
+     * nothing); build its replicas' configuration with {@link #directoryConfig(ClusterOptions)}.
+     */
+    public static EmbeddedCluster startWithDirectory(ClusterOptions options, IntFunction<Disk> disks, String directory)
+            throws IOException, InterruptedException {
+        EmbeddedCluster c = new EmbeddedCluster(options, disks);
+        c.external = Objects.requireNonNull(directory, "directory");
+        c.heartbeats = new DirectoryClient(c.http, List.of(directory.split(",")), options.adminToken());
+        try {
+            for (int i = 0; i < c.stores.length; i++) {
+                c.startStore(i);
+            }
+            c.startHeartbeats();
         } catch (IOException | InterruptedException | RuntimeException e) {
             c.close();
             throw e;
@@ -128,9 +147,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         return options;
     }
 
-    /** {@code host:port} of the directory. */
+    /** {@code host:port} of the directory (or the address list of a directory given to {@link #startWithDirectory}). */
     public synchronized String directoryAddress() {
-        return "127.0.0.1:" + layout.directoryPort();
+        return external != null ? external : "127.0.0.1:" + layout.directoryPort();
     }
 
     /** The running directory server, or null while it is stopped. */
@@ -192,28 +211,24 @@ public final class EmbeddedCluster implements AutoCloseable {
         return b;
     }
 
+    private void startHeartbeats() {
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "hayloft-cluster-heartbeats");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = options.heartbeatMillis();
+        timer.scheduleWithFixedDelay(this::heartbeatQuietly, period, period, TimeUnit.MILLISECONDS);
+    }
+
     /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. */
     public synchronized void startDirectory() throws InterruptedException {
-        if (directory != null) {
+        if (directory != null || external != null) {
             return;
         }
-        DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = options.dataDir().resolve("directory").toString();
-        c.host = "127.0.0.1";
-        c.port = layout.directoryPort();
-        c.init = true;
+        DirectoryConfig c = directoryConfig(options);
         c.replication = Math.min(options.replication(), stores.length);
-        c.volumeLimitBytes = options.volumeLimitBytes();
-        c.probeIntervalMillis = options.probeIntervalMillis();
-        // Lenient probes for one shared machine: a store busy with a burst of fsynced writes is not dead,
-        // and one that answers again comes back by itself.
-        // A stopped store fails a probe at once (connection refused); the timeout only guards against a
-        // hung one, so it is generous: a busy machine must not fail healthy stores.
-        c.probeTimeoutMillis = Math.max(5000, 2 * options.probeIntervalMillis());
-        c.autoRestore = true;
-        c.failureThreshold = options.failureThreshold();
-        c.clusterSecret = options.clusterSecret();
-        c.adminToken = options.adminToken();
+        c.port = layout.directoryPort();
         directoryExtras.accept(c);
         try {
             directory = DirectoryServer.start(c.validate());
@@ -231,6 +246,32 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         heartbeats = new DirectoryClient(http, List.of(directoryAddress()), options.adminToken());
         LOG.info("embedded directory on {}", directoryAddress());
+    }
+
+    /**
+     * The configuration a cluster's directory starts with: data in {@code DATA/directory}, a free port,
+     * {@code options}' replication, volume limit, probe timing, secret and token (not validated). The
+     * cluster's own directory adds its recorded port and the extra settings.
+     */
+    public static DirectoryConfig directoryConfig(ClusterOptions options) {
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = options.dataDir().resolve("directory").toString();
+        c.host = "127.0.0.1";
+        c.port = 0;
+        c.init = true;
+        c.replication = Math.min(options.replication(), options.stores());
+        c.volumeLimitBytes = options.volumeLimitBytes();
+        c.probeIntervalMillis = options.probeIntervalMillis();
+        // Lenient probes for one shared machine: a store busy with a burst of fsynced writes is not dead,
+        // and one that answers again comes back by itself.
+        // A stopped store fails a probe at once (connection refused); the timeout only guards against a
+        // hung one, so it is generous: a busy machine must not fail healthy stores.
+        c.probeTimeoutMillis = Math.max(5000, 2 * options.probeIntervalMillis());
+        c.autoRestore = true;
+        c.failureThreshold = options.failureThreshold();
+        c.clusterSecret = options.clusterSecret();
+        c.adminToken = options.adminToken();
+        return c;
     }
 
     /** Stops the directory (clean close); stores keep running and their heartbeats fail meanwhile. */
@@ -306,13 +347,20 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /** Sends one heartbeat for every running store now and waits for the answers. */
-    public synchronized void heartbeat() {
-        if (directory == null) {
-            return;
+    public void heartbeat() {
+        // The calls go out without the cluster's lock: a directory slow to commit (a Raft group on a
+        // loaded machine) must not hold up a store's stop or crash. A store stopped meanwhile may still
+        // get this round's heartbeat, as a real store killed right after sending one does.
+        StoreServer[] running;
+        synchronized (this) {
+            if (directory == null && external == null) {
+                return;
+            }
+            running = stores.clone();
         }
-        for (int i = 0; i < stores.length; i++) {
-            if (stores[i] != null) {
-                heartbeatAndSync(i, stores[i]);
+        for (int i = 0; i < running.length; i++) {
+            if (running[i] != null) {
+                heartbeatAndSync(i, running[i]);
             }
         }
     }
