@@ -81,7 +81,7 @@ public final class DirectoryLoad implements Callable<Integer> {
     @Option(names = "--json", description = "also write the JSON to this file")
     Path jsonFile;
 
-    @Option(names = "--dir", description = "where the processes' data and logs go (default: the temp directory)")
+    @Option(names = "--dir", description = "where the processes' data and logs go, kept afterwards (default: the temp directory, deleted)")
     Path dir;
 
     /** One operation's figures. */
@@ -109,7 +109,7 @@ public final class DirectoryLoad implements Callable<Integer> {
         for (int n : replicas) {
             out.printf("%d replica(s): starting %d directory and %d store processes...%n", n, n, stores);
             out.flush();
-            try (DirectoryProcesses p = DirectoryProcesses.start(n, stores, parent)) {
+            try (DirectoryProcesses p = DirectoryProcesses.start(n, stores, parent, dir != null)) {
                 Map<String, Result> results = new LinkedHashMap<>();
                 for (String op : ops) {
                     Result r = measure(p, op);

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * {@code hayloft directory --init --config F} and {@code hayloft store --config F} are (configs and
  * data in a temporary directory, logs in {@code DIR/*.log}, heap 512 MiB each); ready when a
  * replica leads and every store is {@code UP}. {@link #close()} stops them all (SIGTERM, then
- * SIGKILL after 20 s) and deletes the directory.
+ * SIGKILL after 20 s) and deletes the directory (unless asked to keep it).
  *
  * <p>Not thread-safe: one owner.
  */
@@ -35,14 +35,17 @@ final class DirectoryProcesses implements AutoCloseable {
     private final List<String> stores = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private DirectoryProcesses(Path dir) {
+    private final boolean keep;
+
+    private DirectoryProcesses(Path dir, boolean keep) {
         this.dir = dir;
+        this.keep = keep;
     }
 
     /** Starts the replicas and the stores and waits until they are ready (at most two minutes). */
-    static DirectoryProcesses start(int replicas, int storeCount, Path parent) throws IOException, InterruptedException {
+    static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory(parent, "dir-" + replicas + "-");
-        DirectoryProcesses p = new DirectoryProcesses(dir);
+        DirectoryProcesses p = new DirectoryProcesses(dir, keep);
         try {
             p.startAll(replicas, storeCount);
         } catch (IOException | InterruptedException | RuntimeException e) {
@@ -199,6 +202,9 @@ final class DirectoryProcesses implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 p.destroyForcibly();
             }
+        }
+        if (keep) {
+            return;
         }
         try {
             FileTrees.delete(dir);
