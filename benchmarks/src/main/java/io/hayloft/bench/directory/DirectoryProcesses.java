@@ -68,6 +68,8 @@ final class DirectoryProcesses implements AutoCloseable {
             y.append("host: 127.0.0.1\nport: ").append(https.get(i).substring(https.get(i).indexOf(':') + 1)).append('\n');
             y.append("replication: ").append(Math.min(3, storeCount)).append('\n');
             y.append("minWritableVolumes: 1\n");
+            // Lenient probes on a shared loopback machine (as the embedded cluster's): a busy store is not dead.
+            y.append("probeTimeoutMillis: 5000\nfailureThreshold: 5\nautoRestore: true\n");
             if (replicas > 1) {
                 y.append("raft:\n  id: n").append(i + 1).append("\n  peers:\n");
                 peers.forEach(y::append);
