@@ -137,17 +137,10 @@ final class DirectoryProcesses implements AutoCloseable {
     /** The leader's HTTP address (a single directory leads itself), or null when none is known. */
     String leader() {
         for (String h : https) {
-            JsonNode g = getJson(h, "/v1/group");
-            if (g != null && g.hasNonNull("leader")) {
-                String id = g.get("leader").asText();
-                for (JsonNode r : g.path("replicas")) {
-                    if (r.path("id").asText().equals(id) && "LEADER".equals(r.path("role").asText())) {
-                        return r.path("http").asText(h);
-                    }
-                }
-                if (https.size() == 1) {
-                    return h;
-                }
+            // Each replica's own view (GET /v1/group/self, local): the one that says it leads.
+            JsonNode g = getJson(h, "/v1/group/self");
+            if (g != null && "LEADER".equals(g.path("replica").path("role").asText())) {
+                return h;
             }
         }
         return null;
