@@ -3,6 +3,7 @@ package io.hayloft.bench;
 import io.hayloft.bench.cache.CacheLoad;
 import io.hayloft.bench.chaos.ChaosBench;
 import io.hayloft.bench.cluster.ClusterLoad;
+import io.hayloft.bench.directory.DirectoryLoad;
 import io.hayloft.bench.failover.FailoverBench;
 import io.hayloft.bench.raid.EncodeThroughput;
 import io.hayloft.bench.raid.RaidBench;
@@ -25,7 +26,7 @@ import picocli.CommandLine;
         subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, StoreBench.class,
                 ClusterLoad.class, CacheLoad.class, RaidBench.class,
                 ReclaimBench.class, EncodeThroughput.class,
-                RaidRecoveryBench.class, ChaosBench.class, FailoverBench.class})
+                RaidRecoveryBench.class, ChaosBench.class, FailoverBench.class, DirectoryLoad.class})
 public final class Bench implements Runnable {
 
     @CommandLine.Spec

@@ -86,12 +86,13 @@ public final class RaidNode {
         return new DrainJob(cluster, config, checkpoints).drain(store, listener);
     }
 
-    /** READ_ONLY volumes older than the policy's minimum age: what {@link #encodeBacklog()} would encode. */
+    /** READ_ONLY volumes older than the policy's minimum age, with a replica: what {@link #encodeBacklog()} would encode. */
     public List<Integer> backlog() throws IOException {
         long now = System.currentTimeMillis();
         List<Integer> out = new ArrayList<>();
         for (VolumeInfo v : cluster.volumes()) {
-            if (v.state().readOnly() && now - v.created() >= config.minAgeMillis
+            // A volume made on no store (its creation failed on every one) holds nothing to encode.
+            if (v.state().readOnly() && now - v.created() >= config.minAgeMillis && !v.replicas().isEmpty()
                     && (v.reason() == null || !v.reason().startsWith("being created"))) {
                 out.add(v.id());
             }

@@ -43,6 +43,10 @@ public final class ChaosBench implements Callable<Integer> {
             + "check the history (default ${DEFAULT-VALUE})")
     int clients;
 
+    @Option(names = "--directories", defaultValue = "1", description = "directory replicas: 1, or a Raft group of 3 (or 5) "
+            + "in-process replicas with leader kills and follower wipes among the faults; needs --clients > 1 (default ${DEFAULT-VALUE})")
+    int directories;
+
     @Option(names = "--schedules", defaultValue = "1", description = "schedules, each on a fresh cluster (default ${DEFAULT-VALUE})")
     int schedules;
 
@@ -78,7 +82,7 @@ public final class ChaosBench implements Callable<Integer> {
         ChaosOptions options;
         try {
             int n = steps != null ? steps : clients > 1 ? 800 : 500;
-            options = new ChaosOptions(seed, n, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data, clients);
+            options = new ChaosOptions(seed, n, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data, clients, directories);
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("hayloft bench chaos: " + e.getMessage());
             return 2;

@@ -18,7 +18,7 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Not thread-safe: one per load thread.
  */
-final class HttpConn implements Closeable {
+public final class HttpConn implements Closeable {
     private final String host;
     private final int port;
     private Socket socket;
@@ -29,7 +29,7 @@ final class HttpConn implements Closeable {
     /** Body bytes of the last response. */
     long lastBodyBytes;
 
-    HttpConn(String host, int port) {
+    public HttpConn(String host, int port) {
         this.host = host;
         this.port = port;
     }
@@ -44,7 +44,7 @@ final class HttpConn implements Closeable {
     }
 
     /** Sends one request and returns the status code; reconnects once if the connection was closed. */
-    int send(String method, String path, byte[] body, int bodyLength) throws IOException {
+    public int send(String method, String path, byte[] body, int bodyLength) throws IOException {
         if (socket == null) {
             connect();
         }

@@ -303,7 +303,8 @@ final class BackgroundJobs {
         for (VolumeInfo v : volumes) {
             int id = v.id();
             if (v.state() == state && (used == null || used.contains(id))
-                    && (v.reason() == null || !v.reason().startsWith("being created"))) {
+                    && (v.reason() == null || !v.reason().startsWith("being created"))
+                    && !(state == VolumeState.READ_ONLY && v.replicas().isEmpty())) { // made on no store: nothing to encode
                 out.add(id);
             }
         }

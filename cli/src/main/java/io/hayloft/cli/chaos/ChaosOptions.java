@@ -21,11 +21,15 @@ import java.util.List;
  * @param dataDir     where the clusters' data go (one sub-directory per schedule)
  * @param clients     client threads: 1 runs the sequential checker ({@link ChaosRun}); more run a concurrent
  *                    schedule ({@link ConcurrentChaosRun}) where {@code steps} is the operations of each client
+ * @param directories directory replicas: 1, today's single directory; 3 (or 5), a Raft group of in-process
+ *                    replicas ({@link DirectoryGroup}) with leader kills and follower wipes among the faults
+ *                    (concurrent schedules only)
  *
  * <p>Immutable, hence thread-safe.
  */
 public record ChaosOptions(long seed, int steps, int schedules, int stores, List<String> codecs, int k, int r,
-                           boolean powerCuts, long volumeLimit, int sample, Path dataDir, int clients) {
+                           boolean powerCuts, long volumeLimit, int sample, Path dataDir, int clients,
+                           int directories) {
 
     public static final List<String> ALL_CODECS = List.of("rs", "hh-xor", "hh-xor+", "hh-nonxor");
 
@@ -54,6 +58,12 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
         if (clients < 1 || clients > 64) {
             throw new IllegalArgumentException("clients must be in 1..64, was " + clients);
         }
+        if (directories != 1 && directories != 3 && directories != 5) {
+            throw new IllegalArgumentException("directories must be 1, 3 or 5, was " + directories);
+        }
+        if (directories > 1 && clients < 2) {
+            throw new IllegalArgumentException("--directories > 1 needs concurrent schedules (--clients >= 2)");
+        }
         if (dataDir == null) {
             throw new IllegalArgumentException("a data directory is needed");
         }
@@ -61,33 +71,38 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
 
     /** 8 stores, every codec at (4, 2), 2 MiB volumes, 8 needles sampled per step, no power cuts. */
     public static ChaosOptions of(long seed, int steps, Path dataDir) {
-        return new ChaosOptions(seed, steps, 1, 8, ALL_CODECS, 4, 2, false, 2L << 20, 8, dataDir, 1);
+        return new ChaosOptions(seed, steps, 1, 8, ALL_CODECS, 4, 2, false, 2L << 20, 8, dataDir, 1, 1);
     }
 
     public ChaosOptions withSchedules(int n) {
-        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients);
+        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories);
     }
 
     public ChaosOptions withStores(int n) {
-        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients);
+        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories);
     }
 
     public ChaosOptions withCodecs(List<String> c) {
-        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir, clients);
+        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories);
     }
 
     public ChaosOptions withPowerCuts(boolean on) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir, clients);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir, clients, directories);
     }
 
     public ChaosOptions withClients(int n) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, n);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, n, directories);
+    }
+
+    public ChaosOptions withDirectories(int n) {
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, n);
     }
 
     /** The command line that replays schedule {@code scheduleSeed} alone. */
     public String replayCommand(long scheduleSeed) {
         return "./hayloft bench chaos --seed " + scheduleSeed + " --steps " + steps + " --schedules 1 --stores " + stores
                 + " --codecs " + String.join(",", codecs) + " -k " + k + " -r " + r + (powerCuts ? " --power-cuts" : "")
-                + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "") + (clients != 1 ? " --clients " + clients : "");
+                + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "") + (clients != 1 ? " --clients " + clients : "")
+                + (directories != 1 ? " --directories " + directories : "");
     }
 }

@@ -721,9 +721,22 @@ final class ChaosRun implements AutoCloseable {
      * simulated disk (in memory), seeded from the schedule.
      */
     static EmbeddedCluster startCluster(ChaosOptions options, long seed, Path dir) throws IOException, InterruptedException {
-        ClusterOptions c = ClusterOptions.of(dir.resolve("cluster")).withStores(options.stores(), options.stores())
-                .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
+        ClusterOptions c = clusterOptions(options, dir);
         return options.powerCuts() ? EmbeddedCluster.start(c, i -> new SimulatedDisk(seed * 64 + i)) : EmbeddedCluster.start(c);
+    }
+
+    /** The cluster's options for schedule {@code seed} under {@code dir}: as {@link #startCluster} uses them. */
+    static ClusterOptions clusterOptions(ChaosOptions options, Path dir) {
+        return ClusterOptions.of(dir.resolve("cluster")).withStores(options.stores(), options.stores())
+                .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
+    }
+
+    /** As {@link #startCluster}, the stores registered with {@code group} (its replicas' addresses) instead of a directory of their own. */
+    static EmbeddedCluster startCluster(ChaosOptions options, long seed, Path dir, DirectoryGroup group)
+            throws IOException, InterruptedException {
+        ClusterOptions c = clusterOptions(options, dir);
+        return EmbeddedCluster.startWithDirectory(c, options.powerCuts() ? i -> new SimulatedDisk(seed * 64 + i) : i -> null,
+                group.addresses());
     }
 
     /**

@@ -3,6 +3,7 @@ package io.hayloft.cli.chaos;
 import io.hayloft.cli.chaos.History.Event;
 import io.hayloft.cli.chaos.History.Kind;
 import io.hayloft.cli.chaos.History.Outcome;
+import io.hayloft.cli.cluster.ClusterOptions;
 import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.client.Futures;
 import io.hayloft.client.HayloftClient;
@@ -56,6 +57,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
     private final long seed;
     private final Path dir;
     private final EmbeddedCluster cluster;
+    private final DirectoryGroup group; // null: the cluster's own single directory
     private final StoreFaults storeFaults;
     private final HayloftClient client;
     private final History history = new History();
@@ -74,7 +76,21 @@ final class ConcurrentChaosRun implements AutoCloseable {
         this.seed = seed;
         this.dir = options.dataDir().resolve("schedule-" + seed);
         Files.createDirectories(dir.resolve("spool"));
-        this.cluster = ChaosRun.startCluster(options, seed, dir);
+        if (options.directories() > 1) {
+            ClusterOptions co = ChaosRun.clusterOptions(options, dir);
+            this.group = DirectoryGroup.start(options.directories(), () -> EmbeddedCluster.directoryConfig(co), dir);
+            EmbeddedCluster c;
+            try {
+                c = ChaosRun.startCluster(options, seed, dir, group);
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                group.close();
+                throw e;
+            }
+            this.cluster = c;
+        } else {
+            this.group = null;
+            this.cluster = ChaosRun.startCluster(options, seed, dir);
+        }
         this.storeFaults = StoreFaults.of(cluster);
         this.client = cluster.newClient(); // coalesced puts on (the builder's default)
     }
@@ -101,6 +117,11 @@ final class ConcurrentChaosRun implements AutoCloseable {
 
     EmbeddedCluster cluster() {
         return cluster;
+    }
+
+    /** The directory's replicas with {@code --directories N}, or null (the cluster's own directory). */
+    DirectoryGroup group() {
+        return group;
     }
 
     StoreFaults storeFaults() {
@@ -351,5 +372,8 @@ final class ConcurrentChaosRun implements AutoCloseable {
     public void close() {
         client.close();
         cluster.close();
+        if (group != null) {
+            group.close();
+        }
     }
 }

@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +27,10 @@ import java.util.regex.Pattern;
  * background repairs and scrubs find it); the raid-node crashed at a checkpoint of whatever job
  * reaches it, then recovered. A fault's window (from its start until the cluster is whole again)
  * goes into {@link FaultWindows}, the fault into the history. The thread leaves every store running.
+ * With a directory group ({@code --directories N}) the directory faults strike its replicas: a
+ * replica restarted, the leader stopped and started again (a new leader elected meanwhile), a
+ * follower's data wiped (it must catch up within a minute, installing a snapshot), all replicas
+ * restarted with the stores in a cluster crash.
  *
  * <p>Not thread-safe: one thread runs it; {@link #stop} from another.
  */
@@ -33,18 +38,30 @@ final class FaultInjector implements Runnable {
     /** Fault kinds, with their weights. */
     enum Fault {
         STORE_RESTART(2), STORE_CRASH(3), STORE_DOWN(2), POWER_CUT(3), DIRECTORY_RESTART(2), CLUSTER_CRASH(1),
-        BLOCK_DELETE(3), BLOCK_CORRUPT(3), RAID_CRASH(3);
+        BLOCK_DELETE(3), BLOCK_CORRUPT(3), RAID_CRASH(3), LEADER_KILL(4, true), FOLLOWER_WIPE(2, true);
 
         final int weight;
+        /** Only with a directory group ({@code --directories N}). */
+        final boolean groupOnly;
 
         Fault(int weight) {
+            this(weight, false);
+        }
+
+        Fault(int weight, boolean groupOnly) {
             this.weight = weight;
+            this.groupOnly = groupOnly;
         }
 
         String label() {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
+
+    /** How long a directory group may go without a leader after a fault. */
+    private static final Duration LEADER_PATIENCE = Duration.ofSeconds(30);
+    /** How long a wiped replica may take to catch up. */
+    private static final Duration CATCH_UP = Duration.ofSeconds(60);
 
     private static final Pattern BLOCK = Pattern.compile("v(\\d+)-[0-9a-f]{8}-s\\d+-u\\d+\\.blk");
 
@@ -99,7 +116,8 @@ final class FaultInjector implements Runnable {
     }
 
     private Fault pick() {
-        return ChaosRun.weighted(rnd, Fault.values(), f -> f.weight);
+        boolean group = run.group() != null;
+        return ChaosRun.weighted(rnd, Fault.values(), f -> f.groupOnly && !group ? 0 : f.weight);
     }
 
     private String inject(Fault f, int i, Random r, ThreadPoolRunner runner) throws Exception {
@@ -138,17 +156,36 @@ final class FaultInjector implements Runnable {
                 yield "store " + cut + " lost power at its next fsync and restarted";
             }
             case DIRECTORY_RESTART -> {
+                if (run.group() != null) {
+                    int d = r.nextInt(run.group().size());
+                    run.group().restart(d);
+                    run.group().awaitLeader(LEADER_PATIENCE);
+                    yield "directory replica " + d + " restarted";
+                }
                 cluster.restartDirectory();
                 yield "directory restarted";
             }
+            case LEADER_KILL -> {
+                long t0 = System.nanoTime();
+                int killed = run.group().killLeader();
+                int leader = run.group().awaitLeader(LEADER_PATIENCE);
+                yield "directory leader " + killed + " stopped and started; leader now " + leader + " ("
+                        + (System.nanoTime() - t0) / 1_000_000 + " ms)";
+            }
+            case FOLLOWER_WIPE -> wipeFollower(r);
             case CLUSTER_CRASH -> {
                 for (int s = 0; s < cluster.storeCount(); s++) {
                     if (cluster.store(s) != null) {
                         faults.crash(cluster, s);
                     }
                 }
-                cluster.stopDirectory();
-                cluster.startDirectory();
+                if (run.group() != null) {
+                    run.group().restartAll();
+                    run.group().awaitLeader(LEADER_PATIENCE);
+                } else {
+                    cluster.stopDirectory();
+                    cluster.startDirectory();
+                }
                 for (int s = 0; s < cluster.storeCount(); s++) {
                     cluster.startStore(s);
                 }
@@ -159,6 +196,30 @@ final class FaultInjector implements Runnable {
             case RAID_CRASH -> run.raid().crash(r, new RaidNode(run.raidConfig("rs", ChaosRun.BLOCK_SIZES[0]),
                     runner));
         };
+    }
+
+    /**
+     * Stops a follower of the directory group, deletes its data and starts it with the same
+     * configuration; it must catch up with the leader (by a snapshot: the log below it is purged) within
+     * {@link #CATCH_UP}, or the fault fails.
+     */
+    private String wipeFollower(Random r) throws Exception {
+        DirectoryGroup g = run.group();
+        int leader = g.awaitLeader(LEADER_PATIENCE);
+        int victim = (leader + 1 + r.nextInt(g.size() - 1)) % g.size();
+        long t0 = System.nanoTime();
+        g.wipe(victim);
+        long target = g.appliedIndex(g.awaitLeader(LEADER_PATIENCE));
+        long deadline = t0 + CATCH_UP.toNanos();
+        while (g.appliedIndex(victim) < target) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("wiped directory replica " + victim + " applied " + g.appliedIndex(victim)
+                        + " < " + target + " after " + CATCH_UP.toSeconds() + " s");
+            }
+            Thread.sleep(20); // poll the replica's applied index
+        }
+        return "directory follower " + victim + " wiped and started; caught up to index " + target + " in "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms (" + g.installedSnapshots(victim) + " snapshot installed)";
     }
 
     /** Deletes or corrupts one block file on a store's disk; the background fixer and scrubber are to find it. */

@@ -72,7 +72,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     private DirectoryServer directory;
     /** The replicas of a directory group (null entries while stopped); empty for a single directory. */
     private final DirectoryServer[] replicas;
-    private DirectoryClient heartbeats;
+    private volatile DirectoryClient heartbeats;
+    /** The address list of a directory run elsewhere ({@link #startWithDirectory}), or null. */
+    private String external;
     private volatile ScheduledExecutorService timer;
     private final AtomicBoolean urgentQueued = new AtomicBoolean();
     private boolean closed;
@@ -122,17 +124,66 @@ public final class EmbeddedCluster implements AutoCloseable {
             for (int i = 0; i < c.stores.length; i++) {
                 c.startStore(i);
             }
-            c.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "hayloft-cluster-heartbeats");
-                t.setDaemon(true);
-                return t;
-            });
-            long period = options.heartbeatMillis();
-            c.timer.scheduleWithFixedDelay(c::heartbeatQuietly, period, period, TimeUnit.MILLISECONDS);
+            c.startHeartbeats();
         } catch (IOException | InterruptedException | RuntimeException e) {
             c.close();
             throw e;
         }
+        return c;
+    }
+
+    /**
+     * Starts the stores of {@code options} (no directory of its own) against a directory run elsewhere,
+     * e.g. a group of replicas: {@code directory} is its address list {@code h1:p1,h2:p2,h3:p3}. The
+     * directory's life cycle is the caller's ({@link #startDirectory()} and {@link #stopDirectory()} do
+     * nothing); build its replicas' configuration with {@link #directoryConfig(ClusterOptions)}.
+     */
+    public static EmbeddedCluster startWithDirectory(ClusterOptions options, IntFunction<Disk> disks, String directory)
+            throws IOException, InterruptedException {
+        EmbeddedCluster c = new EmbeddedCluster(options, disks);
+        c.external = Objects.requireNonNull(directory, "directory");
+        c.heartbeats = new DirectoryClient(c.http, List.of(directory.split(",")), options.adminToken());
+        try {
+            for (int i = 0; i < c.stores.length; i++) {
+                c.startStore(i);
+            }
+            c.startHeartbeats();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    private void startHeartbeats() {
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "hayloft-cluster-heartbeats");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = options.heartbeatMillis();
+        timer.scheduleWithFixedDelay(this::heartbeatQuietly, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The configuration a cluster's directory starts with (data in {@code DATA/directory}, a free port,
+     * {@code options}' replication, volume limit, probe timing, secret and token; not validated), for a
+     * directory run beside {@link #startWithDirectory}.
+     */
+    public static DirectoryConfig directoryConfig(ClusterOptions options) {
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = options.dataDir().resolve("directory").toString();
+        c.host = "127.0.0.1";
+        c.port = 0;
+        c.init = true;
+        c.replication = Math.min(options.replication(), options.stores());
+        c.volumeLimitBytes = options.volumeLimitBytes();
+        c.probeIntervalMillis = options.probeIntervalMillis();
+        c.probeTimeoutMillis = Math.max(5000, 2 * options.probeIntervalMillis());
+        c.autoRestore = true;
+        c.failureThreshold = options.failureThreshold();
+        c.clusterSecret = options.clusterSecret();
+        c.adminToken = options.adminToken();
         return c;
     }
 
@@ -142,7 +193,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** {@code host:port} of the directory; for a directory group, every replica's, comma-separated. */
     public synchronized String directoryAddress() {
-        return String.join(",", directoryAddresses());
+        return external != null ? external : String.join(",", directoryAddresses());
     }
 
     /** {@code host:port} of the directory, or of each replica of the directory group. */
@@ -249,6 +300,9 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** Starts the directory (after {@link #stopDirectory()}); it opens its existing database. A group: every replica. */
     public synchronized void startDirectory() throws InterruptedException {
+        if (external != null) {
+            return;
+        }
         if (replicas.length > 0) {
             startReplicas();
             return;
@@ -484,13 +538,20 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /** Sends one heartbeat for every running store now and waits for the answers. */
-    public synchronized void heartbeat() {
-        if (directory() == null) {
-            return;
+    public void heartbeat() {
+        // The calls go out without the cluster's lock: a directory slow to commit (a Raft group on a
+        // loaded machine) must not hold up a store's stop or crash. A store stopped meanwhile may still
+        // get this round's heartbeat, as a real store killed right after sending one does.
+        StoreServer[] running;
+        synchronized (this) {
+            if (directory() == null && external == null) {
+                return;
+            }
+            running = stores.clone();
         }
-        for (int i = 0; i < stores.length; i++) {
-            if (stores[i] != null) {
-                heartbeatAndSync(i, stores[i]);
+        for (int i = 0; i < running.length; i++) {
+            if (running[i] != null) {
+                heartbeatAndSync(i, running[i]);
             }
         }
     }

@@ -1,0 +1,210 @@
+package io.hayloft.bench.directory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.serverkit.io.FileTrees;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A directory of {@code n} replicas (1: a single directory, no {@code raft} section; 3: a Raft group)
+ * and {@code stores} store servers, each its own JVM on loopback, started from this fat jar as
+ * {@code hayloft directory --init --config F} and {@code hayloft store --config F} are (configs and
+ * data in a temporary directory, logs in {@code DIR/*.log}, heap 512 MiB each); ready when a
+ * replica leads and every store is {@code UP}. {@link #close()} stops them all (SIGTERM, then
+ * SIGKILL after 20 s) and deletes the directory (unless asked to keep it).
+ *
+ * <p>Not thread-safe: one owner.
+ */
+final class DirectoryProcesses implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dir;
+    private final List<Process> processes = new ArrayList<>();
+    private final List<String> https = new ArrayList<>();
+    private final List<String> stores = new ArrayList<>();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final boolean keep;
+
+    private DirectoryProcesses(Path dir, boolean keep) {
+        this.dir = dir;
+        this.keep = keep;
+    }
+
+    /** Starts the replicas and the stores and waits until they are ready (at most two minutes). */
+    static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory(parent, "dir-" + replicas + "-");
+        DirectoryProcesses p = new DirectoryProcesses(dir, keep);
+        try {
+            p.startAll(replicas, storeCount);
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            p.close();
+            throw e;
+        }
+        return p;
+    }
+
+    private void startAll(int replicas, int storeCount) throws IOException, InterruptedException {
+        List<String> peers = new ArrayList<>();
+        for (int i = 0; i < replicas; i++) {
+            String h = "127.0.0.1:" + freePort();
+            https.add(h);
+            peers.add("    - {id: n" + (i + 1) + ", raft: 127.0.0.1:" + freePort() + ", http: " + h + "}\n");
+        }
+        for (int i = 0; i < replicas; i++) {
+            StringBuilder y = new StringBuilder();
+            y.append("dataDir: ").append(dir.resolve("directory-n" + (i + 1))).append('\n');
+            y.append("host: 127.0.0.1\nport: ").append(https.get(i).substring(https.get(i).indexOf(':') + 1)).append('\n');
+            y.append("replication: ").append(Math.min(3, storeCount)).append('\n');
+            y.append("minWritableVolumes: 1\n");
+            // Lenient probes on a shared loopback machine (as the embedded cluster's): a busy store is not dead.
+            y.append("probeTimeoutMillis: 5000\nfailureThreshold: 5\nautoRestore: true\n");
+            if (replicas > 1) {
+                y.append("raft:\n  id: n").append(i + 1).append("\n  peers:\n");
+                peers.forEach(y::append);
+            }
+            Path f = dir.resolve("directory-n" + (i + 1) + ".yaml");
+            Files.writeString(f, y.toString());
+            launch("directory-n" + (i + 1), "directory", "--init", "--config", f.toString());
+        }
+        awaitLeader(Duration.ofMinutes(2));
+        for (int s = 0; s < storeCount; s++) {
+            String a = "127.0.0.1:" + freePort();
+            stores.add(a);
+            String y = "dataDirs: [" + dir.resolve("store-" + s) + "]\nhost: 127.0.0.1\nport: " + a.substring(a.indexOf(':') + 1)
+                    + "\ndirectory: " + String.join(",", https) + "\nstoreId: store-" + s + "\nrack: rack-" + s + "\n";
+            Path f = dir.resolve("store-" + s + ".yaml");
+            Files.writeString(f, y);
+            launch("store-" + s, "store", "--config", f.toString());
+        }
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (true) {
+            int up = 0;
+            JsonNode all = getJson(leader(), "/v1/stores");
+            if (all != null) {
+                for (JsonNode s : all) {
+                    if ("UP".equals(s.path("state").asText())) {
+                        up++;
+                    }
+                }
+            }
+            if (up >= storeCount) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(up + " of " + storeCount + " stores UP after 2 minutes; logs in " + dir);
+            }
+            Thread.sleep(100); // poll the directory
+        }
+    }
+
+    private void launch(String name, String... args) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "--add-modules", "jdk.incubator.vector", "-cp",
+                System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile()).start();
+        processes.add(p);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** The replicas' HTTP addresses. */
+    List<String> replicas() {
+        return List.copyOf(https);
+    }
+
+    /** The stores' addresses. */
+    List<String> stores() {
+        return List.copyOf(stores);
+    }
+
+    /** The leader's HTTP address (a single directory leads itself), or null when none is known. */
+    String leader() {
+        for (String h : https) {
+            // Each replica's own view (GET /v1/group/self, local): the one that says it leads.
+            JsonNode g = getJson(h, "/v1/group/self");
+            if (g != null && "LEADER".equals(g.path("replica").path("role").asText())) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    String awaitLeader(Duration patience) throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (true) {
+            String l = leader();
+            if (l != null) {
+                return l;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no directory replica leads after " + patience.toSeconds() + " s; logs in " + dir);
+            }
+            Thread.sleep(100); // poll the replicas
+        }
+    }
+
+    JsonNode getJson(String address, String path) {
+        try {
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + path)).timeout(Duration.ofSeconds(5))
+                    .GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+            return r.statusCode() == 200 ? JSON.readTree(r.body()) : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** A POST of {@code body} (JSON) to the leader; returns the answer's JSON, or throws naming the status. */
+    JsonNode post(String address, String path, Object body) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + path)).timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+            throw new IOException("POST " + path + ": " + r.statusCode() + " " + new String(r.body()));
+        }
+        return JSON.readTree(r.body());
+    }
+
+    @Override
+    public void close() {
+        for (Process p : processes) {
+            p.destroy();
+        }
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                p.destroyForcibly();
+            }
+        }
+        if (keep) {
+            return;
+        }
+        try {
+            FileTrees.delete(dir);
+        } catch (IOException e) {
+            // a temp directory left behind is no failure of the benchmark
+        }
+    }
+}
