@@ -138,5 +138,14 @@ public interface ChangeLog extends AutoCloseable {
         public void deleteSetting(String name) {
             log.commit(term, fence, new Change.DeleteSetting(name));
         }
+
+        /** Several changes in one entry, applied in order (nothing when {@code changes} is empty). */
+        public void batch(List<Change> changes) {
+            if (changes.size() == 1) {
+                log.commit(term, fence, changes.get(0));
+            } else if (!changes.isEmpty()) {
+                log.commit(term, fence, new Change.Batch(changes));
+            }
+        }
     }
 }

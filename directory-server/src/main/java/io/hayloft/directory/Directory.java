@@ -1,5 +1,6 @@
 package io.hayloft.directory;
 
+import io.hayloft.directory.meta.Change;
 import io.hayloft.directory.meta.KeyAllocator;
 import io.hayloft.directory.meta.LogEntry;
 import io.hayloft.directory.meta.MetaStore;
@@ -149,21 +150,40 @@ public final class Directory {
         }
     }
 
-    /** Registers a store on its first heartbeat; afterwards updates its space and its volumes' sizes. */
+    /**
+     * In a Raft group a heartbeat that changes nothing but the store's free space and heartbeat time is
+     * committed at most this often: those two only inform operators (the console, the metrics), and a
+     * commit per store per second would fill the log. A single directory writes every heartbeat.
+     */
+    static final long HEARTBEAT_COMMIT_MILLIS = 10_000;
+
+    /**
+     * Registers a store on its first heartbeat; afterwards updates its space and its volumes' sizes.
+     * Everything one heartbeat changes is one change of the log ({@link ChangeLog.Writer#batch}).
+     */
     public synchronized StoreInfo heartbeat(Wire.Heartbeat hb) {
         checkHeartbeat(hb);
         ChangeLog.Writer w = log.begin();
         long now = clock.millis();
-        StoreInfo s = meta.store(hb.storeId());
-        if (s == null) {
+        StoreInfo old = meta.store(hb.storeId());
+        StoreInfo s;
+        if (old == null) {
             s = new StoreInfo(hb.storeId(), hb.address(), hb.rack() == null ? "default" : hb.rack(), hb.capacityBytes(),
                     hb.freeBytes(), now, StoreState.UP, 0, null);
             LOG.info("store {} registered at {} on rack {}", s.id(), s.address(), s.rack());
         } else {
-            s = new StoreInfo(s.id(), hb.address(), hb.rack() == null ? s.rack() : hb.rack(), hb.capacityBytes(),
-                    hb.freeBytes(), now, s.state(), s.failures(), s.lastError());
+            s = new StoreInfo(old.id(), hb.address(), hb.rack() == null ? old.rack() : hb.rack(), hb.capacityBytes(),
+                    hb.freeBytes(), now, old.state(), old.failures(), old.lastError());
         }
-        w.putStore(s);
+        List<Change> changes = new ArrayList<>();
+        boolean replicated = !(log instanceof LocalChangeLog);
+        if (old == null || !replicated || !s.withHeartbeat(s.address(), s.capacityBytes(), old.freeBytes(), old.lastHeartbeatMillis()).equals(old)
+                || now - old.lastHeartbeatMillis() >= HEARTBEAT_COMMIT_MILLIS) {
+            changes.add(new Change.PutStore(s));
+        } else {
+            s = old;
+        }
+        long volumeSeq = 0;
         for (Wire.VolumeReport r : hb.volumes()) {
             VolumeInfo v = meta.volume(r.id());
             if (v == null && r.id() >= meta.volumeSequence()) {
@@ -171,7 +191,7 @@ public final class Directory {
                 // volume. Never hand its id out again (DirectoryBackup).
                 LOG.warn("store {} holds volume {}, which this directory never created (restored from an older backup?); "
                         + "volume ids up to it will not be used", s.id(), r.id());
-                w.raiseCounters(0, r.id() + 1L);
+                volumeSeq = Math.max(volumeSeq, r.id() + 1L);
             }
             if (v == null || !v.replicas().contains(s.id())) {
                 continue;
@@ -188,9 +208,13 @@ public final class Directory {
                 }
             }
             if (!updated.equals(v)) {
-                w.putVolume(updated);
+                changes.add(new Change.PutVolume(updated));
             }
         }
+        if (volumeSeq > 0) {
+            changes.add(new Change.RaiseCounters(0, volumeSeq));
+        }
+        w.batch(changes);
         return s;
     }
 

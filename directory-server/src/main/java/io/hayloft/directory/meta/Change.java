@@ -40,6 +40,7 @@ import java.util.List;
         @JsonSubTypes.Type(value = Change.PutSetting.class, name = "putSetting"),
         @JsonSubTypes.Type(value = Change.DeleteSetting.class, name = "deleteSetting"),
         @JsonSubTypes.Type(value = Change.InitCluster.class, name = "initCluster"),
+        @JsonSubTypes.Type(value = Change.Batch.class, name = "batch"),
 })
 public sealed interface Change {
 
@@ -162,6 +163,25 @@ public sealed interface Change {
         public long apply(MetaStore meta) {
             meta.deleteSetting(name);
             return 0;
+        }
+    }
+
+    /**
+     * Several changes in one log entry, applied in order (a heartbeat: the store's record and its
+     * volumes' sizes and states), so they cost one commit. Returns the last change's result.
+     */
+    record Batch(List<Change> changes) implements Change {
+        public Batch {
+            changes = List.copyOf(changes);
+        }
+
+        @Override
+        public long apply(MetaStore meta) {
+            long r = 0;
+            for (Change c : changes) {
+                r = c.apply(meta);
+            }
+            return r;
         }
     }
 
