@@ -49,8 +49,9 @@ import java.util.random.RandomGenerator;
  *       off from a majority), and a hop past the limit, are {@link Action#AWAIT_LEADER}: the next
  *       address (the replica answering may be the cut-off one), after the backoff when that address
  *       was tried already in this call; these attempts do not count against {@code maxAttempts}
- *       either but against their own budget of {@value #LEADER_ROUNDS} per address (with the default
- *       backoff, about 2 to 5 s of elections ridden out), and the deadline. Neither answer did
+ *       either but against their own budget of {@value #LEADER_ROUNDS} per address, each after a
+ *       backoff of at most {@link #LEADER_WAIT_CAP} (200 ms: a new leader is asked for soon after
+ *       it is elected; with three replicas about 4 to 9 s of elections ridden out), and the deadline. Neither answer did
  *       anything, so both are followed for every request, one that may not be repeated included.</li>
  * </ul>
  *
@@ -102,7 +103,10 @@ public final class RetryPolicy {
     /** Hops to a named leader per call ({@link Action#FOLLOW_LEADER}). */
     public static final int MAX_LEADER_HOPS = 3;
     /** Leader waits per address and call ({@link Action#AWAIT_LEADER}). */
-    public static final int LEADER_ROUNDS = 6;
+    public static final int LEADER_ROUNDS = 15;
+
+    /** The longest backoff before asking an address again while the group has no leader (uniform in [cap/2, cap]). */
+    public static final Duration LEADER_WAIT_CAP = Duration.ofMillis(200);
     /** 421 Misdirected Request: the answer of a directory replica that is not the leader. */
     private static final int MISDIRECTED = 421;
 
@@ -362,6 +366,15 @@ public final class RetryPolicy {
                 return;
             }
             Duration wait = visits[j] == 0 ? Duration.ZERO : backoff(visits[j]);
+            if (a == Action.AWAIT_LEADER && wait.compareTo(LEADER_WAIT_CAP) > 0) {
+                // An election ends within about an election timeout: ask again soon rather than sleep through the new leader.
+                wait = LEADER_WAIT_CAP.dividedBy(2).plus(Duration.ofNanos(
+                        ThreadLocalRandom.current().nextLong(LEADER_WAIT_CAP.dividedBy(2).toNanos() + 1)));
+            }
+            waitThen(j, n, wait, c);
+        }
+
+        private void waitThen(int j, int n, Duration wait, Throwable c) {
             if (bounded && clock.getAsLong() + wait.toNanos() - end >= 0) {
                 result.completeExceptionally(c); // no time for another attempt: the last error, not a timeout
                 return;
