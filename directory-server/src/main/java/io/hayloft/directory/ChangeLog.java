@@ -45,6 +45,11 @@ public interface ChangeLog extends AutoCloseable {
         begin();
     }
 
+    /** Whether this log is a Raft group's (false: a single directory, which applies each change at once). */
+    default boolean replicated() {
+        return true;
+    }
+
     /** Whether this replica leads now and may run the leader's background work (health checks, backups). */
     boolean leads();
 

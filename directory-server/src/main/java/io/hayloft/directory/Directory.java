@@ -176,7 +176,7 @@ public final class Directory {
                     hb.freeBytes(), now, old.state(), old.failures(), old.lastError());
         }
         List<Change> changes = new ArrayList<>();
-        boolean replicated = !(log instanceof LocalChangeLog);
+        boolean replicated = log.replicated();
         if (old == null || !replicated || !s.withHeartbeat(s.address(), s.capacityBytes(), old.freeBytes(), old.lastHeartbeatMillis()).equals(old)
                 || now - old.lastHeartbeatMillis() >= HEARTBEAT_COMMIT_MILLIS) {
             changes.add(new Change.PutStore(s));

@@ -65,7 +65,7 @@ public final class DirectoryHttp implements RequestHandler {
         String t = directory.config().adminToken;
         this.adminToken = Secrets.token(t);
         this.router = routes();
-        this.replicated = !(directory.log() instanceof LocalChangeLog);
+        this.replicated = directory.log().replicated();
     }
 
     static ApiException badRequest(String message) {

@@ -49,6 +49,11 @@ public final class LocalChangeLog implements ChangeLog {
     }
 
     @Override
+    public boolean replicated() {
+        return false;
+    }
+
+    @Override
     public void checkLeader() {
     }
 

@@ -438,24 +438,32 @@ public final class MetaStore implements AutoCloseable {
                     throw new MetaStoreException("cannot load the snapshot " + checkpoint + " into " + path + ": " + e.getMessage(), e);
                 }
                 clusterId = new String(get(meta, CLUSTER_KEY), StandardCharsets.UTF_8);
-                storeView.clear();
+                // Readers of the views (a follower's volume map) never see them empty: new records are put
+                // first, then those the snapshot does not hold are removed.
+                Map<String, StoreInfo> freshStores = new HashMap<>();
                 scan(stores, (k, v) -> {
                     StoreInfo st = fromJson(v, StoreInfo.class);
-                    storeView.put(st.id(), st);
+                    freshStores.put(st.id(), st);
                 });
-                volumeView.clear();
+                storeView.putAll(freshStores);
+                storeView.keySet().retainAll(freshStores.keySet());
+                Map<Integer, VolumeInfo> freshVolumes = new HashMap<>();
                 scan(volumes, (k, v) -> {
                     VolumeInfo vi = fromJson(v, VolumeInfo.class);
-                    volumeView.put(vi.id(), vi);
+                    freshVolumes.put(vi.id(), vi);
                 });
+                volumeView.putAll(freshVolumes);
+                volumeView.keySet().retainAll(freshVolumes.keySet());
                 deleteFloor = getLong(DELETE_FLOOR, 0);
-                deleteHeads.clear();
-                for (int volume : volumeView.keySet()) {
+                Map<Integer, Long> freshHeads = new HashMap<>();
+                for (int volume : freshVolumes.keySet()) {
                     long head = lastDeleteSeq(volume);
                     if (head > 0) {
-                        deleteHeads.put(volume, head);
+                        freshHeads.put(volume, head);
                     }
                 }
+                deleteHeads.putAll(freshHeads);
+                deleteHeads.keySet().retainAll(freshHeads.keySet());
                 stripeChanges.incrementAndGet();
                 changes.incrementAndGet();
             }

@@ -300,7 +300,11 @@ public final class RaftChangeLog implements ChangeLog {
     /** The first leader of a new group gives every replica its cluster id. */
     private void initCluster() {
         try {
-            if (!meta.clusterAdopted() && leads()) {
+            if (meta.clusterAdopted()) {
+                duties.shutdown(); // every replica took the group's id, from the log or a snapshot: nothing left to do
+                return;
+            }
+            if (leads()) {
                 commit(begin().term(), null, new Change.InitCluster(meta.clusterId()));
                 LOG.info("directory group initialised with cluster id {}", meta.clusterId());
             }
