@@ -537,8 +537,17 @@ public final class EmbeddedCluster implements AutoCloseable {
         startStore(i);
     }
 
-    /** Sends one heartbeat for every running store now and waits for the answers. */
+    /**
+     * Sends one heartbeat for every running store now and waits for the answers. A heartbeat that
+     * times out or meets an election is sent again (it is idempotent) until the registration patience
+     * has run out: a directory just started on a loaded machine may be slow to answer the first.
+     */
     public void heartbeat() {
+        heartbeatRound(REGISTRATION_PATIENCE);
+    }
+
+    /** One heartbeat of every running store; with {@code patience}, each retried until it has run out. */
+    private void heartbeatRound(Duration patience) {
         // The calls go out without the cluster's lock: a directory slow to commit (a Raft group on a
         // loaded machine) must not hold up a store's stop or crash. A store stopped meanwhile may still
         // get this round's heartbeat, as a real store killed right after sending one does.
@@ -551,7 +560,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         for (int i = 0; i < running.length; i++) {
             if (running[i] != null) {
-                heartbeatAndSync(i, running[i]);
+                heartbeatAndSync(i, running[i], patience);
             }
         }
     }
@@ -559,13 +568,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     /**
      * One heartbeat for store {@code i}, then the delete-log sync its answer asks for (as a store's
      * own {@link io.hayloft.store.cluster.DirectoryHeartbeat} does): the store's volumes serve reads
-     * once it is done.
+     * once it is done. With {@code patience}, the heartbeat is retried until it has run out.
      */
-    private void heartbeatAndSync(int i, StoreServer s) {
-        heartbeatAndSync(i, s, null);
-    }
-
-    /** As {@link #heartbeatAndSync(int, StoreServer)}; with {@code patience}, retried until it has run out (registration). */
     private void heartbeatAndSync(int i, StoreServer s, Duration patience) {
         Wire.Heartbeat hb = heartbeat(i, s);
         Wire.HeartbeatAnswer answer = Futures.await(patience == null ? heartbeats.heartbeatAnswer(hb)
@@ -594,7 +598,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     private void heartbeatQuietly() {
         try {
-            heartbeat();
+            heartbeatRound(null); // the timer's round: one try, the next round is the retry
         } catch (RuntimeException e) {
             LOG.debug("heartbeat failed: {}", e.getMessage());
         }
