@@ -40,4 +40,24 @@ public final class DirectoryErrors {
      */
     public static final ApiError LEASE_LOST = new ApiError(232, "LEASE_LOST", 409);
     public static final ApiError UNAUTHORIZED = new ApiError(205, "UNAUTHORIZED", 401);
+
+    // The S3 namespace (docs/directory-api.md "S3 namespace"): the gateway turns each into S3's error.
+    /** No bucket of that name. */
+    public static final ApiError NO_SUCH_BUCKET = new ApiError(240, "NO_SUCH_BUCKET", 404);
+    /** A bucket of that name exists already (one owner: S3's BucketAlreadyOwnedByYou). */
+    public static final ApiError BUCKET_EXISTS = new ApiError(241, "BUCKET_EXISTS", 409);
+    /** The bucket still holds objects or multipart uploads. */
+    public static final ApiError BUCKET_NOT_EMPTY = new ApiError(242, "BUCKET_NOT_EMPTY", 409);
+    /** No object of that key. */
+    public static final ApiError NO_SUCH_KEY = new ApiError(243, "NO_SUCH_KEY", 404);
+    /** No multipart upload of that id (never made, completed or aborted). */
+    public static final ApiError NO_SUCH_UPLOAD = new ApiError(244, "NO_SUCH_UPLOAD", 404);
+    /** A conditional write's If-Match or If-None-Match did not hold when the change was applied. */
+    public static final ApiError PRECONDITION_FAILED = new ApiError(245, "PRECONDITION_FAILED", 412);
+    /** A completion named a part that is not uploaded, or with another ETag. */
+    public static final ApiError INVALID_PART = new ApiError(246, "INVALID_PART", 400);
+    /** A completion named a part smaller than 5 MiB that is not the last. */
+    public static final ApiError ENTITY_TOO_SMALL = new ApiError(247, "ENTITY_TOO_SMALL", 400);
+    /** The pending record a commit names is gone or doomed (the sweep took it): nothing was changed. */
+    public static final ApiError PENDING_GONE = new ApiError(248, "PENDING_GONE", 409);
 }

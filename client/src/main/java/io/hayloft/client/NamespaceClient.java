@@ -1,0 +1,171 @@
+package io.hayloft.client;
+
+import io.hayloft.format.s3.Bucket;
+import io.hayloft.format.s3.Chunk;
+import io.hayloft.format.s3.Listing;
+import io.hayloft.format.s3.ObjectRecord;
+import io.hayloft.format.s3.Part;
+import io.hayloft.format.s3.Pending;
+import io.hayloft.format.s3.Replaced;
+import io.hayloft.format.s3.Upload;
+import io.hayloft.format.s3.UploadListing;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The S3 namespace kept by the directory (docs/directory-api.md "S3 namespace"): buckets, objects,
+ * multipart uploads and the pending records of needles no key refers to. Every call goes to the leader
+ * and is linearizable (a change is committed through the directory's log; a read sees every change
+ * committed before it). Errors complete the future with a {@link DirectoryException} whose
+ * {@code errorName} is one of {@code io.hayloft.format.errors.DirectoryErrors}' namespace errors
+ * ({@code NO_SUCH_BUCKET}, {@code PRECONDITION_FAILED}, ...). Thread-safe: share one instance.
+ */
+public final class NamespaceClient {
+    private final DirectoryClient directory;
+
+    public NamespaceClient(DirectoryClient directory) {
+        this.directory = directory;
+    }
+
+    /** Conditions of a conditional write, checked against the object as the change is applied. */
+    public record Condition(String ifMatch, boolean ifNoneMatch) {
+        public static final Condition NONE = new Condition(null, false);
+    }
+
+    // --- buckets
+
+    /** {@code PUT /v1/s3/buckets/{name}}: BUCKET_EXISTS when it exists. */
+    public CompletableFuture<Bucket> createBucket(String name, String region) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code GET /v1/s3/buckets/{name}}: NO_SUCH_BUCKET when absent. */
+    public CompletableFuture<Bucket> bucket(String name) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code GET /v1/s3/buckets}: every bucket, by name. */
+    public CompletableFuture<List<Bucket>> buckets() {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code DELETE /v1/s3/buckets/{name}}: NO_SUCH_BUCKET, BUCKET_NOT_EMPTY (objects or uploads). */
+    public CompletableFuture<Void> deleteBucket(String name) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    // --- objects
+
+    /** {@code GET /v1/s3/objects/{bucket}?key=K}: NO_SUCH_BUCKET, NO_SUCH_KEY. */
+    public CompletableFuture<ObjectRecord> object(String bucket, String key) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /**
+     * {@code POST /v1/s3/objects/{bucket}/put}: commits {@code object} (its {@code modified} is stamped
+     * by the leader) if {@code condition} holds on the key's current object, and removes the WRITING
+     * record {@code pending} (may be null when the object has no chunk) in the same change. The chunks
+     * of the object it replaces go to a new DOOMED record, named in the answer.
+     * NO_SUCH_BUCKET, PRECONDITION_FAILED, PENDING_GONE.
+     */
+    public CompletableFuture<Replaced> putObject(ObjectRecord object, String pending, Condition condition) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /**
+     * {@code POST /v1/s3/objects/{bucket}/delete}: removes the key (nothing when absent; S3's delete
+     * answers 204 either way) if {@code ifMatch} (null: always) holds; its chunks go to a DOOMED record.
+     */
+    public CompletableFuture<Replaced> deleteObject(String bucket, String key, String ifMatch) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /**
+     * {@code GET /v1/s3/objects/{bucket}?prefix&delimiter&after&max}: one page of keys in UTF-8 byte
+     * order after {@code after} (exclusive; null: from the start), at most {@code max} objects and
+     * common prefixes together, found by seeking in the database, not scanning.
+     */
+    public CompletableFuture<Listing> list(String bucket, String prefix, String delimiter, String after, int max) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    // --- multipart uploads
+
+    /** {@code POST /v1/s3/uploads/{bucket}}: a new upload; the directory gives its id. NO_SUCH_BUCKET. */
+    public CompletableFuture<Upload> createUpload(Upload upload) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code GET /v1/s3/uploads/{bucket}/{uploadId}}: NO_SUCH_UPLOAD (also when it belongs to another bucket or key). */
+    public CompletableFuture<Upload> upload(String bucket, String key, String uploadId) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /**
+     * {@code POST /v1/s3/uploads/{bucket}/{uploadId}/parts}: records {@code part} (modified stamped by
+     * the leader), removing WRITING record {@code pending} (null when the part has no chunk); a part of
+     * the same number uploaded before goes to a DOOMED record. NO_SUCH_UPLOAD, PENDING_GONE.
+     */
+    public CompletableFuture<Replaced> putPart(String bucket, String key, String uploadId, Part part, String pending) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code GET /v1/s3/uploads/{bucket}/{uploadId}/parts?after&max}: parts by number. NO_SUCH_UPLOAD. */
+    public CompletableFuture<List<Part>> parts(String bucket, String key, String uploadId, int after, int max) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /**
+     * {@code POST /v1/s3/uploads/{bucket}/{uploadId}/complete}: makes {@code object} (whose chunks are
+     * the chosen parts' chunks in order) the key's object, if every part in {@code parts} (number and
+     * ETag) is still the one uploaded, no chosen part but the last is under 5 MiB, and
+     * {@code condition} holds; parts left out go to a DOOMED record with the replaced object's chunks.
+     * A second complete of a completed upload answers NO_SUCH_UPLOAD. NO_SUCH_UPLOAD, INVALID_PART,
+     * ENTITY_TOO_SMALL, PRECONDITION_FAILED.
+     */
+    public CompletableFuture<Replaced> complete(String uploadId, ObjectRecord object, List<Part> parts, Condition condition) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code DELETE /v1/s3/uploads/{bucket}/{uploadId}}: every part's chunks go to a DOOMED record. NO_SUCH_UPLOAD. */
+    public CompletableFuture<Replaced> abort(String bucket, String key, String uploadId) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code GET /v1/s3/uploads/{bucket}?prefix&delimiter&keyMarker&uploadIdMarker&max}. */
+    public CompletableFuture<UploadListing> uploads(String bucket, String prefix, String delimiter, String keyMarker,
+                                                    String uploadIdMarker, int max) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** Uploads of every bucket initiated before {@code before} (epoch ms): the sweep aborts abandoned ones. */
+    public CompletableFuture<List<Upload>> uploadsBefore(long before, int max) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    // --- pending records: needles no key refers to
+
+    /**
+     * {@code POST /v1/s3/pending}: appends {@code chunks} to WRITING record {@code id}, or makes a new
+     * record when {@code id} is null; answers the record's id. Called before the needles are written.
+     * PENDING_GONE when the record is gone or doomed.
+     */
+    public CompletableFuture<String> pend(String id, List<Chunk> chunks) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code POST /v1/s3/pending/{id}/doom}: a WRITING record becomes DOOMED (a failed upload; the sweep). Idempotent. */
+    public CompletableFuture<Void> doom(String id) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code DELETE /v1/s3/pending/{id}}: drops a DOOMED record once its needles are deleted. Idempotent. */
+    public CompletableFuture<Void> drop(String id) {
+        throw new UnsupportedOperationException("todo");
+    }
+
+    /** {@code GET /v1/s3/pending?after&max}: records by id after {@code after} (null: first). */
+    public CompletableFuture<List<Pending>> pendings(String after, int max) {
+        throw new UnsupportedOperationException("todo");
+    }
+}
