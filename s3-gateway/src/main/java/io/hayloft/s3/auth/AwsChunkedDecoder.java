@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import javax.crypto.Mac;
 
 /**
  * Decodes an aws-chunked body as it arrives, in pieces split anywhere:
@@ -45,7 +46,7 @@ final class AwsChunkedDecoder implements PayloadDecoder {
     private final Consumer<ByteBuf> sink;
     private final String amzDate;
     private final String scope;
-    private final byte[] signingKey;
+    private final Mac mac;
     private final MessageDigest chunkSha;
 
     private State state = State.SIZE_LINE;
@@ -67,7 +68,7 @@ final class AwsChunkedDecoder implements PayloadDecoder {
         this.sink = sink;
         this.amzDate = verified.amzDate();
         this.scope = verified.scope();
-        this.signingKey = verified.signingKey();
+        this.mac = signedChunks ? SigV4.mac(verified.signingKey()) : null;
         this.previousSignature = verified.seedSignature();
         this.chunkSha = signedChunks ? SigV4.sha256() : null;
         if (!mode.chunked()) {
@@ -112,7 +113,9 @@ final class AwsChunkedDecoder implements PayloadDecoder {
                         sink.accept(piece.slice(i, n));
                         i += n;
                         if (remaining == 0) {
-                            checkChunk(SigV4.hex(chunkSha == null ? new byte[0] : chunkSha.digest()));
+                            if (signedChunks) {
+                                checkChunk(SigV4.hex(chunkSha.digest()));
+                            }
                             state = State.DATA_CR;
                         }
                     }
@@ -211,7 +214,7 @@ final class AwsChunkedDecoder implements PayloadDecoder {
         }
         String stringToSign = "AWS4-HMAC-SHA256-PAYLOAD\n" + amzDate + "\n" + scope + "\n" + previousSignature + "\n"
                 + SigV4.EMPTY_SHA256 + "\n" + dataSha256;
-        String expected = SigV4.sign(signingKey, stringToSign);
+        String expected = SigV4.hex(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
         if (!SigV4.sameSignature(expected, chunkSignature)) {
             throw S3Error.SIGNATURE_DOES_NOT_MATCH.exception("The chunk signature we calculated does not match the one you provided.");
         }
@@ -253,7 +256,8 @@ final class AwsChunkedDecoder implements PayloadDecoder {
             trailing.forEach((n, v) -> canonical.append(n).append(':').append(v).append('\n'));
             String stringToSign = "AWS4-HMAC-SHA256-TRAILER\n" + amzDate + "\n" + scope + "\n" + previousSignature + "\n"
                     + SigV4.sha256Hex(canonical.toString());
-            if (!SigV4.sameSignature(SigV4.sign(signingKey, stringToSign), trailerSignature)) {
+            String expected = SigV4.hex(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
+            if (!SigV4.sameSignature(expected, trailerSignature)) {
                 throw S3Error.SIGNATURE_DOES_NOT_MATCH.exception("The trailer signature we calculated does not match the one you provided.");
             }
         } else if (trailerSignature != null) {

@@ -26,10 +26,15 @@ public final class SigV4 {
     }
 
     public static byte[] hmac(byte[] key, String data) {
+        return mac(key).doFinal(data.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** An HMAC-SHA256 keyed with {@code key} (not thread-safe: one user at a time). */
+    public static Mac mac(byte[] key) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
+            return mac;
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
             throw new IllegalStateException("HmacSHA256 unavailable", e);
         }
