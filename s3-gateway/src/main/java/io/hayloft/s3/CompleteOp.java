@@ -7,6 +7,7 @@ import io.hayloft.format.s3.Replaced;
 import io.hayloft.format.s3.Upload;
 import io.hayloft.s3.Answers.Call;
 import io.hayloft.s3.checksum.ChecksumAlgorithm;
+import io.hayloft.s3.checksum.Checksums;
 import io.hayloft.s3.checksum.RunningChecksum;
 import io.netty.handler.codec.http.FullHttpResponse;
 import java.security.MessageDigest;
@@ -179,6 +180,6 @@ final class CompleteOp {
 
     /** The CRC of A then B from theirs and B's length. */
     static byte[] combine(ChecksumAlgorithm a, byte[] crcA, byte[] crcB, long lengthB) {
-        throw new UnsupportedOperationException("todo: Checksums.combine (helper auth)");
+        return Checksums.combine(a, crcA, crcB, lengthB);
     }
 }

@@ -4,6 +4,7 @@ import io.hayloft.client.DirectoryClient;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.NamespaceClient;
 import io.hayloft.client.http.HttpTransport;
+import io.hayloft.s3.auth.SigV4Verifier;
 import io.hayloft.s3.data.ChunkStore;
 import io.hayloft.serverkit.http.HttpServer;
 import io.hayloft.serverkit.metrics.PrometheusEndpoint;
@@ -101,9 +102,7 @@ public final class S3Server implements AutoCloseable {
 
     /** The SigV4 verifier of the config's users and region. */
     private static Authenticator verifier(S3Config config) {
-        return (method, rawPath, rawQuery, headers) -> {
-            throw S3Error.NOT_IMPLEMENTED.exception("todo: SigV4 verifier (helper auth)");
-        };
+        return new SigV4Verifier(config.users(), config.region, Clock.systemUTC())::verify;
     }
 
     /** A stable owner id for listings and ACLs: a hash of the first access key (never the secret). */
