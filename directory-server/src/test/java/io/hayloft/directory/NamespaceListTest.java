@@ -83,7 +83,7 @@ class NamespaceListTest {
             ns.createBucket("list-a0", null).join(); // a bucket whose name extends the other's: never listed with it
             ns.putObject(NamespaceTest.object("list-a0", "a", "e", List.of()), null, NamespaceClient.Condition.NONE).join();
             TreeSet<String> keys = new TreeSet<>(UTF8);
-            while (keys.size() < 220) {
+            while (keys.size() < 160) {
                 StringBuilder k = new StringBuilder();
                 int n = 1 + random.nextInt(5);
                 for (int i = 0; i < n; i++) {
