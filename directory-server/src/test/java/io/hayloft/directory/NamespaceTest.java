@@ -285,6 +285,9 @@ class NamespaceTest {
         Chunk stray = chunk(4);
         String id2 = ns.pend(null, List.of(c, stray)).join();
         Replaced r = ns.putObject(object("pend", "k", "e", List.of(c)), id2, Condition.NONE).join();
+        // The same commit again (its answer lost): the first one's success, nothing changed, not PENDING_GONE.
+        assertThat(ns.putObject(object("pend", "k", "e", List.of(c)), id2, new Condition(null, true)).join())
+                .isEqualTo(new Replaced(r.object(), null));
         List<Pending> left = ns.pendings(null, 10).join();
         assertThat(left).extracting(Pending::id).containsExactly(r.doomed());
         assertThat(left.get(0).chunks()).containsExactly(stray);
