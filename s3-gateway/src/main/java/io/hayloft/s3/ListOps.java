@@ -134,12 +134,14 @@ final class ListOps {
     /** The key a continuation token names; InvalidArgument when it is not one of ours. */
     static String decodeToken(String token) {
         try {
-            String key = new String(Base64.getUrlDecoder().decode(token.trim()), StandardCharsets.UTF_8);
-            if (key.isEmpty() || key.contains("\uFFFD")) {
+            String key = StandardCharsets.UTF_8.newDecoder().onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+                    .decode(java.nio.ByteBuffer.wrap(Base64.getUrlDecoder().decode(token.trim()))).toString();
+            if (key.isEmpty()) {
                 throw new IllegalArgumentException();
             }
             return key;
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | java.nio.charset.CharacterCodingException e) {
             throw S3Error.INVALID_ARGUMENT.exception("The continuation token provided is incorrect");
         }
     }

@@ -167,7 +167,17 @@ public final class S3Handler implements StreamedRequestHandler {
         if (r.header("Authorization") == null && !r.has("X-Amz-Signature")) {
             throw S3Error.ACCESS_DENIED.exception("Anonymous access is not allowed: sign the request (AWS Signature Version 4)");
         }
-        Verified who = auth.verify(r.method(), r.rawPath(), r.rawQuery(), r.headers());
+        Verified who;
+        try {
+            who = auth.verify(r.method(), r.rawPath(), r.rawQuery(), r.headers());
+        } catch (S3Exception e) {
+            // The path as sent first; then as the client may have signed it (decoded, encoded again: "/%2F" is "//")
+            String canonical = S3Request.canonicalPath(r.rawPath());
+            if (e.error() != S3Error.SIGNATURE_DOES_NOT_MATCH || canonical == null || canonical.equals(r.rawPath())) {
+                throw e;
+            }
+            who = auth.verify(r.method(), canonical, r.rawQuery(), r.headers());
+        }
         if (r.bucket() != null) {
             S3Request.checkBucket(r.bucket());
         }

@@ -176,6 +176,32 @@ public final class S3Request {
         }
     }
 
+    /**
+     * {@code rawPath} decoded and encoded again as SigV4 encodes a path (unreserved characters and
+     * '/' as they are, every other byte of UTF-8 as %XX): the path a client signed when what it sent
+     * differs (the AWS SDK sends the slashes of a key's "//" as "/%2F"). Null when it does not parse.
+     */
+    public static String canonicalPath(String rawPath) {
+        String decoded;
+        try {
+            decoded = decode(rawPath, false);
+        } catch (S3Exception e) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder(rawPath.length() + 16);
+        for (byte x : decoded.getBytes(StandardCharsets.UTF_8)) {
+            int c = x & 0xff;
+            if (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_'
+                    || c == '~' || c == '/') {
+                b.append((char) c);
+            } else {
+                b.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+            }
+        }
+        return b.toString();
+    }
+
     /** Whether {@code name} follows S3's bucket naming rules. */
     public static boolean validBucketName(String name) {
         return name != null && BUCKET.matcher(name).matches() && !name.contains("..") && !name.contains(".-")
