@@ -150,10 +150,20 @@ public final class S3Handler implements StreamedRequestHandler {
         }
     }
 
-    /** Parses, authenticates and checks the names of a request; the request id is set in its head. */
-    private Call begin(HttpRequest head, String id, byte[] body) {
+    /** Parses a request; the request id is set in its head. */
+    private S3Request parse(HttpRequest head, String id) {
         head.headers().set(S3Request.REQUEST_ID_HEADER, id);
-        S3Request r = S3Request.parse(head, g.config().domain, id);
+        return S3Request.parse(head, g.config().domain, id);
+    }
+
+    /** The operation's name for the metrics, known before the request is authenticated ("Unknown" when none). */
+    private static String name(S3Request r) {
+        Route route = route(r);
+        return route == null ? "Unknown" : route.name();
+    }
+
+    /** Authenticates a parsed request and checks its names. */
+    private Call begin(S3Request r, byte[] body) {
         if (r.header("Authorization") == null && !r.has("X-Amz-Signature")) {
             throw S3Error.ACCESS_DENIED.exception("Anonymous access is not allowed: sign the request (AWS Signature Version 4)");
         }
@@ -173,9 +183,10 @@ public final class S3Handler implements StreamedRequestHandler {
         String id = S3Errors.newRequestId();
         String name = "PutObject";
         try {
-            Call c = begin(head, id, new byte[0]);
+            S3Request r = parse(head, id);
+            name = name(r);
+            Call c = begin(r, new byte[0]);
             Route route = require(c.req());
-            name = route.name();
             if (route.stream() == null) { // not expected: streamsBody chose it
                 throw S3Error.INVALID_REQUEST.exception("unexpected streamed body");
             }
@@ -198,10 +209,10 @@ public final class S3Handler implements StreamedRequestHandler {
         S3Request req = null;
         FullHttpResponse r;
         try {
-            Call c = begin(request, id, null);
-            req = c.req();
+            req = parse(request, id);
+            name = name(req);
+            Call c = begin(req, null);
             Route route = require(req);
-            name = route.name();
             if (route.op() == null) {
                 throw S3Error.INVALID_REQUEST.exception("unexpected aggregated body");
             }
