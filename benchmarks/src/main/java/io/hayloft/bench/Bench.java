@@ -26,7 +26,7 @@ import picocli.CommandLine;
         subcommands = {CommandLine.HelpCommand.class, Bench.Jmh.class, StoreBench.class,
                 ClusterLoad.class, CacheLoad.class, RaidBench.class,
                 ReclaimBench.class, EncodeThroughput.class,
-                RaidRecoveryBench.class, ChaosBench.class, FailoverBench.class, DirectoryLoad.class})
+                RaidRecoveryBench.class, ChaosBench.class, FailoverBench.class, DirectoryLoad.class, io.hayloft.bench.s3.S3Load.class})
 public final class Bench implements Runnable {
 
     @CommandLine.Spec

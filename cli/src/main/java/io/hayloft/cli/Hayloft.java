@@ -12,6 +12,7 @@ import io.hayloft.cli.demo.DemoCommand;
 import io.hayloft.cli.directory.DirectoryCommand;
 import io.hayloft.cli.ec.EcCommand;
 import io.hayloft.cli.raid.RaidCommand;
+import io.hayloft.cli.s3.S3Command;
 import io.hayloft.cli.store.StoreCommand;
 import java.io.FileNotFoundException;
 import java.io.PrintWriter;
@@ -32,7 +33,7 @@ import picocli.CommandLine;
                 StatCommand.class, VolumesCommand.class,
                 StoresCommand.class,
                 EcCommand.class, DemoCommand.class,
-                CacheCommand.class, RaidCommand.class})
+                CacheCommand.class, RaidCommand.class, S3Command.class})
 public final class Hayloft implements Runnable {
 
     /** Exit code when the command ran but its operation failed (damaged data, too many losses). */

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>From the bottom up: {@code format}; {@code erasure}; {@code server-kit}; cold reads
  * ({@code cold-read}); {@code client}; the servers ({@code store-server}, {@code directory-server},
- * {@code cache-server}, {@code raid-node}, and {@code raid-spark} on the raid-node); {@code cli};
+ * {@code cache-server}, {@code raid-node}, the S3 gateway {@code s3-gateway}, and {@code raid-spark} on the
+ * raid-node); {@code cli};
  * {@code benchmarks}. A module may use only the modules {@link #MAY_USE} names for it: a dependency
  * that points up (format on the client) or sideways (one server on another) fails. {@code test-kit}
  * is for tests only: no main class uses it. Each module owns one package tree ({@link #ROOTS}), so
@@ -59,14 +60,14 @@ class ModuleLayeringTest {
         module("cold-read", "io.hayloft.cold", "format", "erasure");
         module("client", "io.hayloft.client", "format", "erasure", "cold-read");
         for (String[] server : new String[][] {{"store-server", "io.hayloft.store"}, {"directory-server", "io.hayloft.directory"},
-                {"cache-server", "io.hayloft.cache"}, {"raid-node", "io.hayloft.raid"}}) {
+                {"cache-server", "io.hayloft.cache"}, {"raid-node", "io.hayloft.raid"}, {"s3-gateway", "io.hayloft.s3"}}) {
             module(server[0], server[1], "format", "erasure", "server-kit", "cold-read", "client");
         }
         module("raid-spark", "io.hayloft.spark", "format", "erasure", "server-kit", "cold-read", "client", "raid-node");
         module("cli", "io.hayloft.cli", "format", "erasure", "server-kit", "cold-read", "client", "store-server",
-                "directory-server", "cache-server", "raid-node", "raid-spark");
+                "directory-server", "cache-server", "raid-node", "raid-spark", "s3-gateway");
         module("benchmarks", "io.hayloft.bench", "format", "erasure", "server-kit", "cold-read", "client", "store-server",
-                "directory-server", "cache-server", "raid-node", "raid-spark", "cli");
+                "directory-server", "cache-server", "raid-node", "raid-spark", "s3-gateway", "cli");
         module("test-kit", "io.hayloft.testkit");
     }
 

@@ -245,6 +245,16 @@ public final class DirectoryClient {
     record SnapshotTaken(long snapshotIndex) {
     }
 
+    /**
+     * For {@link NamespaceClient}: an admin call (the admin token when this client has one) with a JSON
+     * body ({@code body} encoded; null: none), answered 200, parsed as {@code type}; the leader
+     * following and error mapping of every call.
+     */
+    <T> CompletableFuture<T> adminCall(String method, String path, Object body, TypeReference<T> type) {
+        return call(method, path, body == null ? null : body(body), true, s -> s == 200)
+                .thenApply(r -> http.json(r.uri().getAuthority(), method + " " + path, r.body(), type, ERRORS));
+    }
+
     private <T> T parse(HttpResponse<byte[]> r, String what, Class<T> type) {
         return http.json(r.uri().getAuthority(), what, r.body(), type, ERRORS);
     }

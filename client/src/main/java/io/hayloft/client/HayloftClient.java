@@ -32,6 +32,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -172,6 +173,25 @@ public final class HayloftClient implements AutoCloseable {
 
     public CompletableFuture<PutResult> putAsync(byte[] data) {
         return putAsync(Upload.of(data)).thenApply(r -> r.get(0));
+    }
+
+    /**
+     * Stores {@code data} as alternate key 0 of a new photo whose id is announced before it is written:
+     * once the client chose the volume, key and cookie, {@code beforeWrite} is called with that id, and
+     * no byte is sent before the future it returns completed. When it fails (or throws) the put fails
+     * with its error and nothing is written. When the chosen volume refuses the write and the put moves
+     * to another volume, {@code beforeWrite} is called again with the new id; an id announced and then
+     * left is abandoned as any moved put's (its volume's delete log, best effort), and the result's id
+     * is always the last one announced. What a caller that must never lose track of a needle uses
+     * (the S3 gateway names each chunk in the directory before writing it). Never coalesced with other puts.
+     */
+    public CompletableFuture<PutResult> putAsync(byte[] data, Function<PhotoId, CompletableFuture<Void>> beforeWrite) {
+        Objects.requireNonNull(beforeWrite, "beforeWrite");
+        try {
+            return writer.put(List.of(Upload.of(data)), ids -> beforeWrite.apply(ids.get(0))).thenApply(r -> r.get(0));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Stores {@code data} as alternate key {@code alt} of a new photo. */

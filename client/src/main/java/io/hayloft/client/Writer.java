@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -129,6 +130,17 @@ final class Writer {
 
     /** Puts the photos; the results are in the order of the photos and their alternates. */
     CompletableFuture<List<PutResult>> put(List<Upload> given) {
+        return put(given, null);
+    }
+
+    /**
+     * Puts the photos, announcing each placement first: {@code before} (null: none) is given the ids
+     * of every chunk's needles once their volume, keys and cookies are chosen and before any byte is
+     * sent, again with new ids each time a chunk moves to another volume; the chunk is written only
+     * after the returned future completed, and a failed one fails the put with nothing written. Such a
+     * put is never coalesced with others.
+     */
+    CompletableFuture<List<PutResult>> put(List<Upload> given, Function<List<PhotoId>, CompletableFuture<Void>> before) {
         if (given.isEmpty()) {
             return CompletableFuture.completedFuture(List.of());
         }
@@ -148,17 +160,17 @@ final class Writer {
                 }
             }
         }
-        Pending pending = coalesce > 0 ? coalescable(photos) : null;
+        Pending pending = coalesce > 0 && before == null ? coalescable(photos) : null;
         if (pending != null) {
             return coalesced(pending);
         }
         List<List<Upload>> chunks = chunks(photos);
         if (chunks.size() == 1) { // a single put, or a batch that fits one request
-            return putChunk(chunks.get(0), 1, 0);
+            return putChunk(chunks.get(0), 1, 0, before);
         }
         CompletableFuture<List<PutResult>> all = CompletableFuture.completedFuture(new ArrayList<>(photos.size()));
         for (List<Upload> chunk : chunks) {
-            all = all.thenCompose(acc -> putChunk(chunk, 1, 0).thenApply(r -> {
+            all = all.thenCompose(acc -> putChunk(chunk, 1, 0, before).thenApply(r -> {
                 acc.addAll(r);
                 return acc;
             }));
@@ -245,7 +257,7 @@ final class Writer {
             }
             CompletableFuture<List<PutResult>> f;
             try {
-                f = putChunk(all, 1, 0);
+                f = putChunk(all, 1, 0, null);
             } catch (RuntimeException e) {
                 f = CompletableFuture.failedFuture(e);
             }
@@ -342,14 +354,16 @@ final class Writer {
      * Writes one chunk on a lease. {@code assigns}: leases used so far for non-volume failures
      * (bounded by maxAssigns); {@code moves}: volume-level refusals so far.
      */
-    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves) {
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, int assigns, int moves,
+                                                        Function<List<PhotoId>, CompletableFuture<Void>> before) {
         return lease(chunk.size(), 1)
-                .thenCompose(g -> putChunk(chunk, g, assigns, moves));
+                .thenCompose(g -> putChunk(chunk, g, assigns, moves, before));
     }
 
-    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves) {
+    private CompletableFuture<List<PutResult>> putChunk(List<Upload> chunk, LeasePool.Grant grant, int assigns, int moves,
+                                                        Function<List<PhotoId>, CompletableFuture<Void>> before) {
         Plan plan = plan(grant, chunk);
-        return writeAll(plan, plan.replicas()).thenCompose(failures -> {
+        return announce(plan, before).thenCompose(x -> writeAll(plan, plan.replicas())).thenCompose(failures -> {
             if (failures.isEmpty()) {
                 return done(plan);
             }
@@ -363,7 +377,7 @@ final class Writer {
                 abandonQuietly(plan, ok);
                 List<Upload> first = chunk.subList(0, chunk.size() / 2);
                 List<Upload> second = chunk.subList(chunk.size() / 2, chunk.size());
-                return putChunk(first, assigns, moves).thenCompose(a -> putChunk(second, assigns, moves)
+                return putChunk(first, assigns, moves, before).thenCompose(a -> putChunk(second, assigns, moves, before)
                         .thenApply(b -> {
                             List<PutResult> both = new ArrayList<>(a.size() + b.size());
                             both.addAll(a);
@@ -377,7 +391,7 @@ final class Writer {
                 leases.abandon(plan.volume());
                 maps.refreshNow();
                 abandonQuietly(plan, ok);
-                return putChunk(chunk, assigns, moves + 1);
+                return putChunk(chunk, assigns, moves + 1, before);
             }
             PartialFailureException failed = new PlanFailure(plan, failures, ok, () -> retryPlan(plan, List.copyOf(failures.keySet())));
             if (assigns >= maxAssigns || !reassignable(failures)) {
@@ -396,9 +410,22 @@ final class Writer {
                             return CompletableFuture.<List<PutResult>>failedFuture(failed);
                         }
                         abandonQuietly(plan, ok);
-                        return putChunk(chunk, g, assigns + 1, moves);
+                        return putChunk(chunk, g, assigns + 1, moves, before);
                     }).thenCompose(f -> f);
         });
+    }
+
+    /** The plan's ids given to {@code before} (null: nothing to wait for); a callback that throws fails the put. */
+    private static CompletableFuture<Void> announce(Plan plan, Function<List<PhotoId>, CompletableFuture<Void>> before) {
+        if (before == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        try {
+            CompletableFuture<Void> f = before.apply(List.copyOf(plan.ids()));
+            return f != null ? f : CompletableFuture.failedFuture(new NullPointerException("beforeWrite returned null"));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private void abandonQuietly(Plan plan, List<String> took) {

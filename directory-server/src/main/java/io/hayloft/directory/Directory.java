@@ -51,6 +51,7 @@ public final class Directory {
     private final RaidLeases raidLeases;
     private final OperatorVerbs verbs;
     private final HotPath hotPath;
+    private final Namespace namespace;
     private boolean shutDown;
 
     /** A single directory: changes are applied to {@code meta} at once. */
@@ -70,6 +71,12 @@ public final class Directory {
         this.verbs = new OperatorVerbs(this);
         this.hotPath = new HotPath(this, new KeyAllocator(meta, config.keyRangeSize),
                 config.secured() ? new WriteToken(config.clusterSecret) : null, clock);
+        this.namespace = new Namespace(this, clock);
+    }
+
+    /** The S3 namespace (docs/directory-api.md "S3 namespace"). */
+    public Namespace namespace() {
+        return namespace;
     }
 
     /** Allocator leases, the volume map and the per-volume delete logs (docs/directory-api.md "Hot path"). */

@@ -74,7 +74,7 @@ public final class DirectoryHttp implements RequestHandler {
 
     /** The directory's routes (docs/directory-api.md). */
     private Router routes() {
-        return Router.builder(CommonErrors.BAD_REQUEST)
+        return NamespaceHttp.routes(Router.builder(CommonErrors.BAD_REQUEST), directory, this::admin)
                 .route("health", "GET /health", (req, p) -> HttpResponses.json(HttpResponseStatus.OK, new Health("ok",
                         directory.meta().clusterId(), directory.config().secured(), adminToken != null)))
                 .route("metrics", "GET /metrics", (req, p) -> {
@@ -307,7 +307,7 @@ public final class DirectoryHttp implements RequestHandler {
     /**
      * The {@code op} label of {@code hayloft_directory_requests_seconds}: the first path segment after
      * {@code /v1} ({@code volumes} for every route under {@code /v1/volumes/}, {@code stores} under
-     * {@code /v1/stores/}), except the hot path's own names: {@code lease}, {@code volume_map},
+     * {@code /v1/stores/}, {@code s3} under {@code /v1/s3/}), except the hot path's own names: {@code lease}, {@code volume_map},
      * {@code delete_log_append} and {@code delete_log_read}; {@code health}, {@code metrics},
      * {@code ui} outside {@code /v1}, and {@code other} for a request no route took.
      */
@@ -318,7 +318,7 @@ public final class DirectoryHttp implements RequestHandler {
                     "reclaims", "console", "stores" -> route;
             case "ui", "ui.file" -> "ui";
             case "deletes" -> m.equals(HttpMethod.GET) ? "delete_log_read" : "delete_log_append";
-            default -> route.startsWith("store.") ? "stores" : "volumes";
+            default -> route.startsWith("store.") ? "stores" : route.startsWith("s3.") ? "s3" : "volumes";
         };
     }
 
@@ -483,7 +483,7 @@ public final class DirectoryHttp implements RequestHandler {
         return HttpResponses.json(HttpResponseStatus.OK, body);
     }
 
-    private static <T> T body(FullHttpRequest req, Class<T> type) {
+    static <T> T body(FullHttpRequest req, Class<T> type) {
         try (ByteBufInputStream in = new ByteBufInputStream(req.content().duplicate())) {
             T t = HttpResponses.JSON.readValue((InputStream) in, type);
             if (t == null) {

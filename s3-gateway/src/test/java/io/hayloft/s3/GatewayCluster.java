@@ -41,6 +41,18 @@ public final class GatewayCluster implements AutoCloseable {
 
     /** Starts the directory and three stores, waits for writable volumes, then starts a gateway with {@code overrides}. */
     public static GatewayCluster start(Path dir, Map<String, String> overrides) throws Exception {
+        GatewayCluster c = startCluster(dir);
+        try {
+            c.startGateway(overrides);
+            return c;
+        } catch (Exception | Error e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    /** Starts the directory and three stores and waits for them, without a gateway (tests of the data path). */
+    public static GatewayCluster startCluster(Path dir) throws Exception {
         DirectoryConfig dc = new DirectoryConfig();
         dc.dataDir = dir.resolve("directory").toString();
         dc.host = "127.0.0.1";
@@ -64,7 +76,6 @@ public final class GatewayCluster implements AutoCloseable {
             // Volumes are made by the directory at the first lease (minWritableVolumes).
             Await.untilTrue("three stores up", Duration.ofSeconds(60), () ->
                     Futures.await(d.stores()).stream().filter(s -> s.state() == StoreState.UP).count() == 3);
-            c.startGateway(overrides);
             return c;
         } catch (Exception | Error e) {
             c.close();

@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
  * of directory replicas) and N stores in this process on loopback ports, data under DATA (a restart
  * keeps it). Prints {@code DIRECTORY host:port} (a group: every replica's address, comma-separated,
  * as {@code -d} takes them, then one {@code REPLICA id http-host:port raft raft-host:port} line per
- * replica), one {@code STORE i host:port} line per store and {@code READY}, then serves until stopped
+ * replica), one {@code STORE i host:port} line per store, with {@code --s3 PORT} the gateway's
+ * {@code S3 http://host:port} and its {@code S3_ACCESS_KEY}/{@code S3_SECRET_KEY}, and {@code READY}, then serves until stopped
  * (Ctrl-C or a kill; everything acknowledged is on disk).
  *
  * <p>Not thread-safe (one command run).
@@ -22,7 +23,8 @@ import picocli.CommandLine.Spec;
         description = {"Run a directory and N stores in one process on loopback, data kept under --dir.",
                 "With --directories 3, the directory is a group of three replicas under Raft (docs/operations.md)."},
         footer = {"", "Examples:", "  hayloft cluster --dir /tmp/hayloft --stores 3",
-                "  hayloft cluster --dir /tmp/hayloft-group --directories 3   (then: hayloft directory group -d <the DIRECTORY list>)"})
+                "  hayloft cluster --dir /tmp/hayloft-group --directories 3   (then: hayloft directory group -d <the DIRECTORY list>)",
+                "  hayloft cluster --dir /tmp/hayloft --s3 9000   (then: aws --endpoint-url http://127.0.0.1:9000 s3 ls)"})
 public final class ClusterCommand implements Callable<Integer> {
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -55,13 +57,18 @@ public final class ClusterCommand implements Callable<Integer> {
     @Option(names = "--no-fsync", description = "Do not fsync before acknowledging (throw-away data only).")
     boolean noFsync;
 
+    @Option(names = "--s3", paramLabel = "PORT", defaultValue = "-1",
+            description = "Also run an S3 gateway on PORT (0: any) with the user hayloft / hayloft-secret-key (docs/s3.md).")
+    int s3Port;
+
     @Override
     public Integer call() throws Exception {
         if (racks > stores) {
             racks = stores;
         }
         ClusterOptions o = ClusterOptions.of(dir).withStores(stores, racks).withReplication(Math.min(replication, stores))
-                .withVolumeLimit(volumeLimit).withDirectoryPort(port).withFsync(!noFsync).withDirectories(directories);
+                .withVolumeLimit(volumeLimit).withDirectoryPort(port).withFsync(!noFsync).withDirectories(directories)
+                .withS3(s3Port);
         EmbeddedCluster cluster = EmbeddedCluster.start(o);
         return UntilStopped.run("hayloft-cluster-shutdown", cluster::close, () -> {
             PrintWriter out = spec.commandLine().getOut();
@@ -74,6 +81,11 @@ public final class ClusterCommand implements Callable<Integer> {
             }
             for (int i = 0; i < cluster.storeCount(); i++) {
                 out.println("STORE " + i + " " + cluster.storeAddress(i));
+            }
+            if (cluster.s3() != null) {
+                out.println("S3 http://" + cluster.s3Address() + " (path-style, region " + cluster.s3Config().region + ")");
+                out.println("S3_ACCESS_KEY " + o.s3AccessKey());
+                out.println("S3_SECRET_KEY " + o.s3SecretKey());
             }
             out.println("DATA " + dir.toAbsolutePath());
             out.println("READY");

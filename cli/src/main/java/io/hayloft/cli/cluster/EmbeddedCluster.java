@@ -7,6 +7,8 @@ import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.format.wire.Wire;
+import io.hayloft.s3.S3Config;
+import io.hayloft.s3.S3Server;
 import io.hayloft.serverkit.io.Disk;
 import io.hayloft.store.StoreConfig;
 import io.hayloft.store.StoreServer;
@@ -52,6 +54,10 @@ import org.slf4j.LoggerFactory;
  * DATA/store-&lt;i&gt;/           store i's volumes
  * </pre>
  *
+ * <p>With {@link ClusterOptions#withS3(int)}, an S3 gateway runs beside it ({@link #s3Address()},
+ * the user of {@link ClusterOptions#s3AccessKey()}), started last and stopped first; its port is
+ * kept across {@link #crashS3()} and {@link #startS3()}.
+ *
  * <p>With {@link ClusterOptions#directories()} &gt; 1 the directory is a Raft group of that many
  * replicas ({@code n1}, {@code n2}, ...) in this process, each on its own HTTP and Raft port; the stores
  * and clients are given every replica's address ({@link #directoryAddress()} is the comma-separated
@@ -79,6 +85,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final AtomicBoolean urgentQueued = new AtomicBoolean();
     private boolean closed;
     private Consumer<DirectoryConfig> directoryExtras = c -> { };
+    private S3Server s3; // null while not running
+    private int s3Port; // the gateway's port once it ran (0 before)
 
     private EmbeddedCluster(ClusterOptions options, IntFunction<Disk> disks) throws IOException {
         this.options = options;
@@ -125,6 +133,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                 c.startStore(i);
             }
             c.startHeartbeats();
+            if (options.s3Port() >= 0) {
+                c.startS3();
+            }
         } catch (IOException | InterruptedException | RuntimeException e) {
             c.close();
             throw e;
@@ -148,6 +159,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                 c.startStore(i);
             }
             c.startHeartbeats();
+            if (options.s3Port() >= 0) {
+                c.startS3();
+            }
         } catch (IOException | InterruptedException | RuntimeException e) {
             c.close();
             throw e;
@@ -661,13 +675,74 @@ public final class EmbeddedCluster implements AutoCloseable {
         return i;
     }
 
-    /** Stops the heartbeats, the stores and the directory (each flushed and closed). Idempotent. */
+    // ---------------------------------------------------------------- the S3 gateway
+
+    /** {@code 127.0.0.1:PORT} of the S3 gateway (path-style endpoint {@code http://} + this). */
+    public synchronized String s3Address() {
+        if (s3Port == 0) {
+            throw new IllegalStateException("no S3 gateway: ClusterOptions.withS3(port)");
+        }
+        return "127.0.0.1:" + s3Port;
+    }
+
+    /** The running S3 gateway, or null. */
+    public synchronized S3Server s3() {
+        return s3;
+    }
+
+    /** The gateway's configuration: this cluster's directory, loopback, the options' user, no periodic sweep. */
+    public synchronized S3Config s3Config() {
+        S3Config c = new S3Config();
+        c.directory = directoryAddress();
+        c.directoryToken = options.adminToken();
+        c.host = "127.0.0.1";
+        c.port = s3Port > 0 ? s3Port : Math.max(0, options.s3Port());
+        c.accessKey = options.s3AccessKey();
+        c.secretKey = options.s3SecretKey();
+        return c;
+    }
+
+    /** Starts the S3 gateway (again), on the port it had before. */
+    public synchronized void startS3() throws InterruptedException {
+        if (s3 != null) {
+            throw new IllegalStateException("the S3 gateway runs already");
+        }
+        s3 = S3Server.start(s3Config().validate());
+        s3Port = s3.port();
+    }
+
+    /**
+     * Stops the S3 gateway without any cleanup of its own work (as a kill -9 would leave it: uploads
+     * in flight are neither committed nor aborted; their pending records stay for the sweep).
+     */
+    public synchronized void crashS3() {
+        if (s3 != null) {
+            S3Server g = s3;
+            s3 = null;
+            g.close();
+        }
+    }
+
+    /** Runs the gateway's orphan sweep once (its orphanAfterMillis, abandonedUploadMillis); returns needles deleted. */
+    public synchronized long sweepS3() {
+        if (s3 == null) {
+            throw new IllegalStateException("no S3 gateway running");
+        }
+        return s3.sweep();
+    }
+
+    /** Stops the S3 gateway, the heartbeats, the stores and the directory (each flushed and closed). Idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        try {
+            crashS3();
+        } catch (RuntimeException e) {
+            LOG.warn("stopping the S3 gateway failed", e);
+        }
         if (timer != null) {
             timer.shutdownNow();
         }

@@ -6,6 +6,11 @@ import io.hayloft.directory.meta.MetaStore.DeleteRecord;
 import io.hayloft.format.directory.ReclaimPlan;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.VolumeInfo;
+import io.hayloft.format.s3.Bucket;
+import io.hayloft.format.s3.ObjectRecord;
+import io.hayloft.format.s3.Part;
+import io.hayloft.format.s3.Pending;
+import io.hayloft.format.s3.Upload;
 import io.hayloft.format.wire.StripeMap;
 import java.util.List;
 
@@ -41,6 +46,17 @@ import java.util.List;
         @JsonSubTypes.Type(value = Change.DeleteSetting.class, name = "deleteSetting"),
         @JsonSubTypes.Type(value = Change.InitCluster.class, name = "initCluster"),
         @JsonSubTypes.Type(value = Change.Batch.class, name = "batch"),
+        @JsonSubTypes.Type(value = Change.S3PutBucket.class, name = "s3PutBucket"),
+        @JsonSubTypes.Type(value = Change.S3DeleteBucket.class, name = "s3DeleteBucket"),
+        @JsonSubTypes.Type(value = Change.S3PutObject.class, name = "s3PutObject"),
+        @JsonSubTypes.Type(value = Change.S3DeleteObject.class, name = "s3DeleteObject"),
+        @JsonSubTypes.Type(value = Change.S3PutUpload.class, name = "s3PutUpload"),
+        @JsonSubTypes.Type(value = Change.S3PutPart.class, name = "s3PutPart"),
+        @JsonSubTypes.Type(value = Change.S3Complete.class, name = "s3Complete"),
+        @JsonSubTypes.Type(value = Change.S3DeleteUpload.class, name = "s3DeleteUpload"),
+        @JsonSubTypes.Type(value = Change.S3Pend.class, name = "s3Pend"),
+        @JsonSubTypes.Type(value = Change.S3Doom.class, name = "s3Doom"),
+        @JsonSubTypes.Type(value = Change.S3Drop.class, name = "s3Drop"),
 })
 public sealed interface Change {
 
@@ -193,6 +209,153 @@ public sealed interface Change {
         @Override
         public long apply(MetaStore meta) {
             meta.adoptClusterId(clusterId);
+            return 0;
+        }
+    }
+
+    // ---- the S3 namespace (NamespaceStore): every record written whole, as the leader computed it, so a
+    // second apply writes the same values; a bucket's counters (objects, bytes, uploads) come with it.
+
+    /** A bucket made, or its counters changed. */
+    record S3PutBucket(Bucket bucket) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> b.putBucket(bucket));
+            return 0;
+        }
+    }
+
+    /** An empty bucket removed. */
+    record S3DeleteBucket(String name) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> b.deleteBucket(name));
+            return 0;
+        }
+    }
+
+    /**
+     * A key's object committed, with its bucket's new counters; the WRITING record {@code pending}
+     * (null: none) removed and {@code doomed} (null: none) recorded: the replaced object's chunks.
+     */
+    record S3PutObject(Bucket bucket, ObjectRecord object, String pending, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                b.putBucket(bucket);
+                b.putObject(object);
+                if (pending != null) {
+                    b.deletePending(pending);
+                }
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** A key removed, with its bucket's new counters and the DOOMED record of its chunks (null: none). */
+    record S3DeleteObject(Bucket bucket, String key, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                b.putBucket(bucket);
+                b.deleteObject(bucket.name(), key);
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** A multipart upload begun, with its bucket's new counters. */
+    record S3PutUpload(Bucket bucket, Upload upload) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                b.putBucket(bucket);
+                b.putUpload(upload);
+            });
+            return 0;
+        }
+    }
+
+    /** A part recorded; WRITING record {@code pending} removed; {@code doomed}: the chunks of the part it replaces. */
+    record S3PutPart(String uploadId, Part part, String pending, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                b.putPart(uploadId, part);
+                if (pending != null) {
+                    b.deletePending(pending);
+                }
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /**
+     * A multipart upload completed: its object committed, the upload and every part of it removed, the
+     * bucket's new counters, and {@code doomed}: the parts left out and the replaced object's chunks.
+     */
+    record S3Complete(Bucket bucket, ObjectRecord object, String uploadId, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                b.putBucket(bucket);
+                b.putObject(object);
+                b.deleteUpload(bucket.name(), object.key(), uploadId);
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** A multipart upload aborted: it and its parts removed, the bucket's counters, {@code doomed}: every part's chunks. */
+    record S3DeleteUpload(Bucket bucket, String key, String uploadId, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                b.putBucket(bucket);
+                b.deleteUpload(bucket.name(), key, uploadId);
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** A WRITING record made or grown (the whole record). */
+    record S3Pend(Pending record) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> b.putPending(record));
+            return 0;
+        }
+    }
+
+    /** A record made DOOMED (the whole record). */
+    record S3Doom(Pending record) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> b.putPending(record));
+            return 0;
+        }
+    }
+
+    /** A DOOMED record dropped once its needles are deleted. */
+    record S3Drop(String id) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> b.deletePending(id));
             return 0;
         }
     }

@@ -38,8 +38,9 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The directory's durable state in one RocksDB database, with eight column families (see
- * {@code docs/formats.md}):
+ * The directory's durable state in one RocksDB database, with thirteen column families (see
+ * {@code docs/formats.md}; the five {@code s3-*} families are the S3 namespace, read and written through
+ * {@link NamespaceStore}):
  *
  * <table>
  * <caption>column families</caption>
@@ -76,8 +77,8 @@ import org.rocksdb.WriteOptions;
  *
  * <p>Every write is synced to the write-ahead log before it returns ({@code sync=true}), so
  * what the directory acknowledged survives a kill -9. Opening is strict: a missing database is an
- * error unless {@code create} is true (the {@code stripes}, {@code reclaims}, {@code deletes} and
- * {@code delete-keys} families are added, empty, to a database of format 1 that predates them), and a database of another format, or one RocksDB reports
+ * error unless {@code create} is true (the {@code stripes}, {@code reclaims}, {@code deletes},
+ * {@code delete-keys} and {@code s3-*} families are added, empty, to a database of format 1 that predates them), and a database of another format, or one RocksDB reports
  * corrupt, is an error, never a silent empty cluster.
  *
  * <p>Thread-safe: RocksDB is, and the store and volume views change together with their synced writes
@@ -87,6 +88,10 @@ import org.rocksdb.WriteOptions;
 public final class MetaStore implements AutoCloseable {
 
     public static final int FORMAT = 1;
+
+    /** Every column family, in the order of {@link #handles}. */
+    static final List<String> FAMILIES = List.of("default", "stores", "volumes", "photos", "stripes", "reclaims", "deletes",
+            "delete-keys", "s3-buckets", "s3-objects", "s3-uploads", "s3-parts", "s3-pending");
 
     private static final byte[] FORMAT_KEY = utf8("format");
     private static final byte[] CLUSTER_KEY = utf8("cluster-id");
@@ -114,6 +119,7 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyHandle reclaims;
     private final ColumnFamilyHandle deletes;
     private final ColumnFamilyHandle deleteKeys;
+    private final NamespaceStore namespace;
     private volatile String clusterId;
     /** Delete-log head of each volume with a non-empty log; written under {@link #viewLock} after its batch. */
     private final ConcurrentHashMap<Integer, Long> deleteHeads = new ConcurrentHashMap<>();
@@ -149,15 +155,10 @@ public final class MetaStore implements AutoCloseable {
         dbOptions = new DBOptions().setCreateIfMissing(create).setCreateMissingColumnFamilies(true)
                 .setParanoidChecks(true);
         sync = new WriteOptions().setSync(syncWrites);
-        List<ColumnFamilyDescriptor> descriptors = List.of(
-                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions),
-                new ColumnFamilyDescriptor(utf8("stores"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("volumes"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("photos"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("stripes"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("reclaims"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("deletes"), cfOptions),
-                new ColumnFamilyDescriptor(utf8("delete-keys"), cfOptions));
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        for (String name : FAMILIES) {
+            descriptors.add(new ColumnFamilyDescriptor(name.equals("default") ? RocksDB.DEFAULT_COLUMN_FAMILY : utf8(name), cfOptions));
+        }
         try {
             Files.createDirectories(path);
             db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
@@ -173,6 +174,7 @@ public final class MetaStore implements AutoCloseable {
         reclaims = handles.get(5);
         deletes = handles.get(6);
         deleteKeys = handles.get(7);
+        namespace = new NamespaceStore(db, handles.subList(8, 13), sync, json, path);
         try {
             byte[] format = db.get(meta, FORMAT_KEY);
             if (format == null) {
@@ -295,6 +297,11 @@ public final class MetaStore implements AutoCloseable {
         return path;
     }
 
+    /** The S3 namespace: the {@code s3-*} families. */
+    public NamespaceStore namespace() {
+        return namespace;
+    }
+
     /** A random id chosen when the database was created (in a Raft group: the group's first leader's, {@link #adoptClusterId}). */
     public String clusterId() {
         return clusterId;
@@ -361,7 +368,7 @@ public final class MetaStore implements AutoCloseable {
      * replicas hold the same state exactly when their digests are equal.
      */
     public Map<String, FamilyDigest> digest() {
-        String[] names = {"default", "stores", "volumes", "photos", "stripes", "reclaims", "deletes", "delete-keys"};
+        String[] names = FAMILIES.toArray(new String[0]);
         Map<String, FamilyDigest> out = new LinkedHashMap<>();
         for (int i = 0; i < names.length; i++) {
             MessageDigest sha;
@@ -392,11 +399,24 @@ public final class MetaStore implements AutoCloseable {
      * state or the new one. The checkpoint must be a directory database of this format.
      */
     public void replaceContents(Path checkpoint) {
-        List<byte[]> names = List.of(RocksDB.DEFAULT_COLUMN_FAMILY, utf8("stores"), utf8("volumes"), utf8("photos"),
-                utf8("stripes"), utf8("reclaims"), utf8("deletes"), utf8("delete-keys"));
+        // A snapshot of a replica that predates some families (the s3-* ones) lacks them: they become empty here.
+        List<String> present = new ArrayList<>();
+        try (Options listing = new Options()) {
+            for (byte[] n : RocksDB.listColumnFamilies(listing, checkpoint.toString())) {
+                present.add(new String(n, StandardCharsets.UTF_8));
+            }
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot read the snapshot " + checkpoint + ": " + e.getMessage(), e);
+        }
+        List<String> names = FAMILIES;
         List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-        for (byte[] n : names) {
-            descriptors.add(new ColumnFamilyDescriptor(n, cfOptions));
+        int[] source = new int[names.size()];
+        for (int i = 0; i < names.size(); i++) {
+            String n = names.get(i);
+            source[i] = present.contains(n) ? descriptors.size() : -1;
+            if (source[i] >= 0) {
+                descriptors.add(new ColumnFamilyDescriptor(n.equals("default") ? RocksDB.DEFAULT_COLUMN_FAMILY : utf8(n), cfOptions));
+            }
         }
         List<ColumnFamilyHandle> from = new ArrayList<>();
         synchronized (viewLock) {
@@ -414,7 +434,10 @@ public final class MetaStore implements AutoCloseable {
                                     db.deleteRange(to, first, last);
                                 }
                             }
-                            try (RocksIterator it = src.newIterator(from.get(i)); WriteBatch b = new WriteBatch()) {
+                            if (source[i] < 0) {
+                                continue;
+                            }
+                            try (RocksIterator it = src.newIterator(from.get(source[i])); WriteBatch b = new WriteBatch()) {
                                 for (it.seekToFirst(); it.isValid(); it.next()) {
                                     b.put(to, it.key(), it.value());
                                     if (b.count() >= 10_000) {

@@ -123,13 +123,10 @@ class MetaStoreTest {
         try (var opts = new DBOptions();
              var cfo = new ColumnFamilyOptions()) {
             List<ColumnFamilyHandle> handles = new ArrayList<>();
-            var descriptors = List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfo),
-                    new ColumnFamilyDescriptor("stores".getBytes(), cfo), new ColumnFamilyDescriptor("volumes".getBytes(), cfo),
-                    new ColumnFamilyDescriptor("photos".getBytes(), cfo),
-                    new ColumnFamilyDescriptor("stripes".getBytes(), cfo),
-                    new ColumnFamilyDescriptor("reclaims".getBytes(), cfo),
-                    new ColumnFamilyDescriptor("deletes".getBytes(), cfo),
-                    new ColumnFamilyDescriptor("delete-keys".getBytes(), cfo));
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+            for (String name : MetaStore.FAMILIES) {
+                descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfo));
+            }
             try (RocksDB raw = RocksDB.open(opts, db.toString(), descriptors, handles)) {
                 raw.put(handles.get(0), "format".getBytes(), ByteBuffer.allocate(4).putInt(99).array());
                 handles.forEach(ColumnFamilyHandle::close);
@@ -152,7 +149,7 @@ class MetaStoreTest {
              var cfo = new ColumnFamilyOptions()) {
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-            for (String name : new String[] {"default", "stores", "volumes", "photos", "stripes", "reclaims", "deletes", "delete-keys"}) {
+            for (String name : MetaStore.FAMILIES) {
                 descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfo));
             }
             try (RocksDB raw = RocksDB.open(opts, db.toString(), descriptors, handles)) {

@@ -16,7 +16,8 @@ public interface PayloadDecoder {
 
     /**
      * Feeds the next piece of the body; the object's bytes found in it are handed to the sink given at
-     * creation (a slice valid during that call only). Throws S3Exception (IncompleteBody,
+     * creation (a slice valid during that call only; the sink must copy what it keeps). The piece is
+     * not released: the caller owns it. Throws S3Exception (IncompleteBody,
      * SignatureDoesNotMatch, InvalidRequest ...) on a malformed or badly signed body.
      */
     void feed(ByteBuf piece);
@@ -33,6 +34,11 @@ public interface PayloadDecoder {
 
     /** A decoder for {@code verified}'s mode; {@code decodedLength} is x-amz-decoded-content-length, or -1. */
     static PayloadDecoder of(Verified verified, long decodedLength, Consumer<ByteBuf> sink) {
-        throw new UnsupportedOperationException("todo: helper");
+        return switch (verified.mode()) {
+            case UNSIGNED -> new PlainDecoder(null, sink);
+            case SIGNED -> new PlainDecoder(verified.payloadSha256(), sink);
+            case STREAMING_SIGNED, STREAMING_UNSIGNED_TRAILER, STREAMING_SIGNED_TRAILER ->
+                    new AwsChunkedDecoder(verified, decodedLength, sink);
+        };
     }
 }
