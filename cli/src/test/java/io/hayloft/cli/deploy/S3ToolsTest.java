@@ -52,6 +52,7 @@ class S3ToolsTest {
     static Path dir;
 
     private DeployedProcesses processes;
+    private DeployedProcesses gateway;
     private String endpoint;
     private String accessKey;
     private String secretKey;
@@ -126,7 +127,10 @@ class S3ToolsTest {
         // The gateway as hayloft-s3.service starts it, with s3.yaml; only the addresses differ here.
         List<String> g = new ArrayList<>(DeployedProcesses.execStart("hayloft-s3.service", ""));
         g.addAll(List.of("directory=" + directory, "port=" + s3Port, "host=127.0.0.1"));
-        processes.start("s3", g).get(60, TimeUnit.SECONDS);
+        // s3.yaml: "give the JVM about workerThreads x 2 x chunkBytes of heap"; the tools here keep at most
+        // 16 requests in flight.
+        gateway = new DeployedProcesses(dir, "-Xmx1g");
+        gateway.start("s3", g).get(60, TimeUnit.SECONDS);
         endpoint = "http://127.0.0.1:" + s3Port;
         JsonNode conf = YAML.readTree(deploy.resolve("s3.yaml").toFile());
         accessKey = conf.path("accessKey").asText(conf.path("credentials").path(0).path("accessKey").asText());
@@ -137,6 +141,9 @@ class S3ToolsTest {
 
     @AfterAll
     void stop() throws Exception {
+        if (gateway != null) {
+            gateway.stopAll(false);
+        }
         if (processes != null) {
             processes.stopAll(false);
         }

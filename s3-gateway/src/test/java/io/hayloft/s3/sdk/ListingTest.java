@@ -2,7 +2,11 @@ package io.hayloft.s3.sdk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hayloft.s3.GatewayCluster;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,8 +33,17 @@ class ListingTest {
     @BeforeAll
     static void keys() {
         bucket = S3.bucket("listing");
+        RawS3 raw = new RawS3(S3.endpoint());
         for (String k : KEYS) {
-            S3.s3().putObject(b -> b.bucket(bucket).key(k), RequestBody.fromString(k));
+            if (k.contains("//")) {
+                // The SDK's Apache client sends "//" as "/%2F" (signed as "//"): that path is
+                // ObjectOperationsTest's concern; here the key goes up as a plain signed PUT.
+                RawS3.Answer a = raw.signed("PUT", "/" + bucket + "/" + k, Map.of(), Map.of(), k.getBytes(StandardCharsets.UTF_8),
+                        GatewayCluster.ACCESS_KEY, GatewayCluster.SECRET_KEY, Clock.systemUTC());
+                assertThat(a.status()).as("PUT %s: %s", k, a).isEqualTo(200);
+            } else {
+                S3.s3().putObject(b -> b.bucket(bucket).key(k), RequestBody.fromString(k));
+            }
         }
         model = new ListingModel(KEYS);
     }
