@@ -42,7 +42,8 @@ def main():
 
     # each checksum algorithm
     data = os.urandom(100000)
-    for algorithm in ("CRC32", "CRC32C", "SHA1", "SHA256"):
+    # (CRC32C and CRC64NVME need botocore[crt]: left to the Java SDK suite.)
+    for algorithm in ("CRC32", "SHA1", "SHA256"):
         s3.put_object(Bucket=bucket, Key="sum/" + algorithm, Body=data, ChecksumAlgorithm=algorithm)
         h = s3.head_object(Bucket=bucket, Key="sum/" + algorithm, ChecksumMode="ENABLED")
         check(("Checksum" + algorithm) in h, "%s answered on HEAD: %s" % (algorithm, h))

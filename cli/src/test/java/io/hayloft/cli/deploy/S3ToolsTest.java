@@ -86,7 +86,7 @@ class S3ToolsTest {
     @BeforeAll
     void deploy() throws Exception {
         Path deploy = DeployedProcesses.docs().resolve("deploy");
-        processes = new DeployedProcesses(dir, "-Xmx384m");
+        processes = new DeployedProcesses(dir, "-Xmx512m");
         List<ServerSocket> held = new ArrayList<>();
         int directoryPort = freePort(held);
         int cachePort = freePort(held);
@@ -118,12 +118,19 @@ class S3ToolsTest {
             f.get(90, TimeUnit.SECONDS);
         }
         HttpClient http = HttpClient.newHttpClient();
-        Await.untilTrue("three stores UP", Duration.ofSeconds(60), () -> {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + directory + "/v1/stores")).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return r.statusCode() == 200 && new ObjectMapper().readTree(r.body()).findValuesAsText("state").stream()
-                    .filter("UP"::equals).count() == 3;
-        });
+        String[] last = {""};
+        try {
+            Await.untilTrue("three stores UP", Duration.ofSeconds(90), () -> {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + directory + "/v1/stores"))
+                        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                last[0] = r.statusCode() + " " + r.body();
+                return r.statusCode() == 200 && new ObjectMapper().readTree(r.body()).findValuesAsText("state").stream()
+                        .filter("UP"::equals).count() == 3;
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; /v1/stores: " + last[0] + "\nstore-1: "
+                    + DeployedProcesses.tail(dir.resolve("store-1.log")) + "\ndirectory: " + DeployedProcesses.tail(dir.resolve("directory.log")), e);
+        }
         // The gateway as hayloft-s3.service starts it, with s3.yaml; only the addresses differ here.
         List<String> g = new ArrayList<>(DeployedProcesses.execStart("hayloft-s3.service", ""));
         g.addAll(List.of("directory=" + directory, "port=" + s3Port, "host=127.0.0.1"));
@@ -187,6 +194,9 @@ class S3ToolsTest {
     /** Runs a tool with {@code env}; its output is logged to {@code dir/NAME.out}; returns it; fails on a non-zero exit. */
     private String run(String name, Map<String, String> env, String... command) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        // Only the settings given here: none of this machine's AWS_* / RCLONE_* (a CA bundle, a profile,
+        // an endpoint) reaches the tools.
+        pb.environment().keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("RCLONE_"));
         pb.environment().putAll(env);
         pb.environment().put("LANG", "C.UTF-8");
         Path out = dir.resolve(name + ".out");

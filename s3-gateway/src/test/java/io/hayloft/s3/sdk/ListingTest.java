@@ -31,7 +31,7 @@ class ListingTest {
     private static ListingModel model;
 
     @BeforeAll
-    static void keys() {
+    static void keys() throws Exception {
         bucket = S3.bucket("listing");
         RawS3 raw = new RawS3(S3.endpoint());
         for (String k : KEYS) {
