@@ -191,6 +191,38 @@ class ConsoleApiTest extends DirectoryOverHttp {
     }
 
     @Test
+    void consoleListsBucketsWithTheirObjectCountsAndBytes() throws Exception {
+        start(null, 1);
+        JsonNode none = json(send("GET", "/v1/console", null));
+        assertThat(none.get("bucketCount").asInt()).isZero();
+        assertThat(none.get("buckets")).isEmpty();
+        Namespace ns = directory.directory().namespace();
+        ns.createBucket("photos", "us-east-1");
+        ns.createBucket("empty", "eu-west-1");
+        ns.putObject(object("photos", "a", 5), null, null, false);
+        ns.putObject(object("photos", "b", 7), null, null, false);
+        ns.putObject(object("photos", "a", 3), null, null, false); // an overwrite: one object, 2 bytes fewer
+        ns.createUpload(new io.hayloft.format.s3.Upload("photos", "big", null, 0, null, null, null, null, null));
+        JsonNode c = json(send("GET", "/v1/console", null));
+        assertThat(c.get("bucketCount").asInt()).isEqualTo(2);
+        JsonNode b = c.get("buckets");
+        assertThat(b).hasSize(2);
+        assertThat(b.get(0).get("name").asText()).as("by name").isEqualTo("empty");
+        assertThat(b.get(0).get("objects").asLong()).isZero();
+        assertThat(b.get(0).get("region").asText()).isEqualTo("eu-west-1");
+        assertThat(b.get(1).get("name").asText()).isEqualTo("photos");
+        assertThat(b.get(1).get("objects").asLong()).isEqualTo(2);
+        assertThat(b.get(1).get("bytes").asLong()).isEqualTo(10);
+        assertThat(b.get(1).get("uploads").asLong()).isEqualTo(1);
+        assertThat(b.get(1).get("created").asLong()).isPositive();
+    }
+
+    private static io.hayloft.format.s3.ObjectRecord object(String bucket, String key, long size) {
+        return new io.hayloft.format.s3.ObjectRecord(bucket, key, size, "etag", List.of(new io.hayloft.format.s3.Chunk(1, 1, 1, size)),
+                List.of(), null, null, null, null, null, 0);
+    }
+
+    @Test
     void theConsoleDataNeedsTheAdminTokenButItsFilesDoNot() throws Exception {
         start(ADMIN, 1);
         assertError(send("GET", "/v1/console", null), 401, 205);

@@ -71,7 +71,8 @@ public final class NamespaceClient {
      * by the leader) if {@code condition} holds on the key's current object, and removes the WRITING
      * record {@code pending} (may be null when the object has no chunk) in the same change. The chunks
      * of the object it replaces go to a new DOOMED record, named in the answer.
-     * NO_SUCH_BUCKET, PRECONDITION_FAILED, PENDING_GONE.
+     * NO_SUCH_BUCKET, PRECONDITION_FAILED, PENDING_GONE; NO_SUCH_KEY for an If-Match on a key without an
+     * object (S3's 404). A repeat of a put that was applied (its answer lost) answers its success.
      */
     public CompletableFuture<Replaced> putObject(ObjectRecord object, String pending, Condition condition) {
         Condition c = condition == null ? Condition.NONE : condition;
@@ -133,7 +134,8 @@ public final class NamespaceClient {
      * ETag) is still the one uploaded, no chosen part but the last is under 5 MiB, and
      * {@code condition} holds; parts left out go to a DOOMED record with the replaced object's chunks.
      * A second complete of a completed upload answers NO_SUCH_UPLOAD. NO_SUCH_UPLOAD, INVALID_PART,
-     * ENTITY_TOO_SMALL, PRECONDITION_FAILED.
+     * ENTITY_TOO_SMALL, PRECONDITION_FAILED (NO_SUCH_KEY for an If-Match on a key without an object).
+     * The object's chunks, size and part sizes are taken from the stored parts.
      */
     public CompletableFuture<Replaced> complete(String uploadId, ObjectRecord object, List<Part> parts, Condition condition) {
         Condition c = condition == null ? Condition.NONE : condition;

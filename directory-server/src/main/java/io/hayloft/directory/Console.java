@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.hayloft.client.RemoteException;
 import io.hayloft.format.directory.StoreInfo;
+import io.hayloft.format.s3.Bucket;
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.directory.VolumeState;
@@ -36,7 +37,8 @@ import java.util.concurrent.TimeoutException;
  * {@code leaderConsole}, the leader's {@code /ui} (null while there is no leader).
  *
  * <p>At most {@link #VOLUMES_PER_STATE} volumes of each state are listed (lowest ids first);
- * {@code volumeCounts} has the totals. Stripe maps are sent compactly: for each stripe, the store
+ * {@code volumeCounts} has the totals; at most {@link #BUCKETS_LISTED} S3 buckets, with their object
+ * counts and bytes ({@code bucketCount} the total). Stripe maps are sent compactly: for each stripe, the store
  * id of each block in unit order.
  *
  * <p>Thread-safe (reads the directory's thread-safe views; no state of its own).
@@ -47,6 +49,8 @@ final class Console {
     static final Duration PEER_TIMEOUT = Duration.ofMillis(1000);
     /** Volumes listed per state; the rest are only counted. */
     static final int VOLUMES_PER_STATE = 500;
+    /** S3 buckets listed; the rest are only counted. */
+    static final int BUCKETS_LISTED = 1000;
     /** Damaged stripes relayed from the raid-node's status; the rest are only counted. */
     static final int DAMAGED_LISTED = 200;
 
@@ -128,7 +132,26 @@ final class Console {
             cacheRows.add(cache(caches.get(i)[0], caches.get(i)[1], cacheCalls.get(i)));
         }
         m.put("caches", cacheRows);
+        buckets(m);
         return m;
+    }
+
+    /** The S3 buckets (at most {@link #BUCKETS_LISTED}, by name) with their objects, bytes and uploads in progress. */
+    private void buckets(Map<String, Object> m) {
+        List<Bucket> all = directory.namespace().buckets();
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Bucket b : all.subList(0, Math.min(all.size(), BUCKETS_LISTED))) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("name", b.name());
+            r.put("region", b.region());
+            r.put("created", b.created());
+            r.put("objects", b.objects());
+            r.put("bytes", b.bytes());
+            r.put("uploads", b.uploads());
+            rows.add(r);
+        }
+        m.put("bucketCount", all.size());
+        m.put("buckets", rows);
     }
 
     /** The leader's HTTP address as this replica knows it, or null. */

@@ -122,8 +122,11 @@ public final class Namespace {
         synchronized (lock) {
             ChangeLog.Writer w = directory.log().begin();
             Bucket b = bucket(object.bucket());
-            Pending p = writing(pending);
             ObjectRecord current = ns.object(object.bucket(), object.key());
+            if (repeated(pending, current == null ? null : current.chunks(), object.chunks())) {
+                return new Replaced(current, null);
+            }
+            Pending p = writing(pending);
             checkCondition(current, ifMatch, ifNoneMatch, object);
             ObjectRecord o = object.withModified(clock.millis());
             Pending doomed = doomed(o.chunks(), current == null ? List.of() : current.chunks(), p == null ? List.of() : p.chunks());
@@ -191,9 +194,12 @@ public final class Namespace {
         synchronized (lock) {
             ChangeLog.Writer w = directory.log().begin();
             upload(bucket, key, uploadId);
-            Pending p = writing(pending);
             List<Part> old = ns.parts(uploadId, part.number() - 1, 1);
             Part replaced = old.isEmpty() || old.get(0).number() != part.number() ? null : old.get(0);
+            if (repeated(pending, replaced == null ? null : replaced.chunks(), part.chunks())) {
+                return new Replaced(null, null);
+            }
+            Pending p = writing(pending);
             Part stamped = new Part(part.number(), part.size(), part.etag(), part.chunks(), part.checksums(), clock.millis());
             Pending doomed = doomed(stamped.chunks(), replaced == null ? List.of() : replaced.chunks(),
                     p == null ? List.of() : p.chunks());
@@ -349,6 +355,16 @@ public final class Namespace {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * Whether a commit of {@code chunks} taking pending record {@code pending} was applied already: the
+     * record is gone and the key (or part) holds exactly these chunks (needles are never written
+     * twice, so no other commit holds them). A caller that repeats a commit whose answer it lost (a
+     * timeout, a leader change) gets the first one's success, not PENDING_GONE.
+     */
+    private boolean repeated(String pending, List<Chunk> stored, List<Chunk> chunks) {
+        return pending != null && stored != null && !chunks.isEmpty() && stored.equals(chunks) && ns.pending(pending) == null;
+    }
 
     /** The WRITING record {@code id} (null for a null id); PENDING_GONE when it is gone or doomed. */
     private Pending writing(String id) {

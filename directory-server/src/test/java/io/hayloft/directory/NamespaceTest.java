@@ -285,6 +285,9 @@ class NamespaceTest {
         Chunk stray = chunk(4);
         String id2 = ns.pend(null, List.of(c, stray)).join();
         Replaced r = ns.putObject(object("pend", "k", "e", List.of(c)), id2, Condition.NONE).join();
+        // The same commit again (its answer lost): the first one's success, nothing changed, not PENDING_GONE.
+        assertThat(ns.putObject(object("pend", "k", "e", List.of(c)), id2, new Condition(null, true)).join())
+                .isEqualTo(new Replaced(r.object(), null));
         List<Pending> left = ns.pendings(null, 10).join();
         assertThat(left).extracting(Pending::id).containsExactly(r.doomed());
         assertThat(left.get(0).chunks()).containsExactly(stray);
@@ -296,6 +299,45 @@ class NamespaceTest {
         List<String> all = ns.pendings(null, 100).join().stream().map(Pending::id).toList();
         assertThat(all).hasSize(6).isSorted();
         assertThat(ns.pendings(all.get(2), 2).join()).extracting(Pending::id).containsExactly(all.get(3), all.get(4));
+    }
+
+    @Test
+    void inputAtItsLimits() {
+        ns.createBucket("abc", null).join(); // 3 characters: the shortest name
+        ns.createBucket("a".repeat(63), null).join();
+        assertThat(errorOf(() -> ns.createBucket("ab", null).join())).isEqualTo("BAD_REQUEST");
+        assertThat(errorOf(() -> ns.createBucket("a".repeat(64), null).join())).isEqualTo("BAD_REQUEST");
+        assertThat(errorOf(() -> ns.createBucket("a..b", null).join())).isEqualTo("BAD_REQUEST");
+        String longest = "é".repeat(512); // 1024 bytes of UTF-8
+        ns.putObject(object("abc", longest, "e", List.of(chunk(1))), null, Condition.NONE).join();
+        assertThat(ns.object("abc", longest).join().size()).isEqualTo(1);
+        assertThat(errorOf(() -> ns.putObject(object("abc", longest + "x", "e", List.of()), null, Condition.NONE).join()))
+                .isEqualTo("BAD_REQUEST");
+        assertThat(errorOf(() -> ns.putObject(object("abc", "nul\0", "e", List.of()), null, Condition.NONE).join()))
+                .isEqualTo("BAD_REQUEST");
+        assertThat(errorOf(() -> ns.putObject(object("abc", "", "e", List.of()), null, Condition.NONE).join())).isEqualTo("BAD_REQUEST");
+        ObjectRecord lying = new ObjectRecord("abc", "k", 2, "e", List.of(chunk(1)), null, null, null, null, null, null, 0);
+        assertThat(errorOf(() -> ns.putObject(lying, null, Condition.NONE).join())).isEqualTo("BAD_REQUEST");
+        assertThat(errorOf(() -> ns.putObject(object("abc", "k", "e", List.of(chunk(0))), null, Condition.NONE).join()))
+                .isEqualTo("BAD_REQUEST");
+        ns.putObject(object("abc", "empty", "e", List.of()), null, Condition.NONE).join(); // 0 bytes: no chunk
+        assertThat(ns.bucket("abc").join()).extracting(Bucket::objects, Bucket::bytes).containsExactly(2L, 1L);
+
+        Upload u = ns.createUpload(new Upload("abc", "parts", null, 0, null, null, null, null, null)).join();
+        assertThat(errorOf(() -> ns.putPart("abc", "parts", u.uploadId(), part(0, "p", chunk(1)), null).join())).isEqualTo("BAD_REQUEST");
+        assertThat(errorOf(() -> ns.putPart("abc", "parts", u.uploadId(), part(10_001, "p", chunk(1)), null).join()))
+                .isEqualTo("BAD_REQUEST");
+        ns.putPart("abc", "parts", u.uploadId(), part(10_000, "last", chunk(1)), null).join();
+        ns.putPart("abc", "parts", u.uploadId(), part(1, "first", chunk(5 * MIB)), null).join();
+        assertThat(ns.parts("abc", "parts", u.uploadId(), 0, 0).join()).isEmpty();
+        assertThat(ns.parts("abc", "parts", u.uploadId(), 1, 10).join()).extracting(Part::number).containsExactly(10_000);
+        ObjectRecord target = new ObjectRecord("abc", "parts", 0, "m-2", null, null, null, null, null, null, null, 0);
+        // A first part of exactly 5 MiB is big enough; the last may be 1 byte.
+        Replaced done = ns.complete(u.uploadId(), target, List.of(ref(1, "first"), ref(10_000, "last")), Condition.NONE).join();
+        assertThat(done.object().size()).isEqualTo(5 * MIB + 1);
+        assertThat(done.doomed()).isNull();
+        assertThat(ns.list("abc", null, null, null, 0).join().truncated()).isFalse();
+        assertThat(ns.list("abc", null, null, null, 1).join().truncated()).isTrue();
     }
 
     @Test

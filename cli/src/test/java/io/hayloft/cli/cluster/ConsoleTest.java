@@ -190,6 +190,12 @@ class ConsoleTest {
     void thePageShowsStoresVolumesByStateStripesTheRaidNodeAndCachesAndTheStoppedStoreAsDown() throws Exception {
         Path chromium = HeadlessChromium.require();
         startRichCluster();
+        // An S3 bucket with one object of 5 bytes (the namespace's record; the gateway is not needed).
+        var namespace = cluster.directory().directory().namespace();
+        namespace.createBucket("console-photos", "us-east-1");
+        namespace.putObject(new io.hayloft.format.s3.ObjectRecord("console-photos", "a.jpg", 5, "etag",
+                List.of(new io.hayloft.format.s3.Chunk(1, 1, 1, 5)), List.of(), Map.of(), null, null, Map.of(), Map.of(), 0),
+                null, null, false);
         String dom = HeadlessChromium.dumpDom(chromium, dir, "http://" + cluster.directoryAddress() + "/ui", 5000);
 
         assertThat(attr(tag(dom, "body", null, null), "data-status")).as(dom).isEqualTo("ok");
@@ -239,6 +245,11 @@ class ConsoleTest {
         assertThat(dom).contains("75.0%"); // 3 hits of 4 reads
         assertThat(attr(tag(dom, "tr", "data-address", deadGutter), "data-reachable")).isEqualTo("false");
         assertThat(dom).contains("unreachable: ");
+        // The S3 buckets with their object counts and bytes.
+        String bucket = tag(dom, "tr", "data-bucket", "console-photos");
+        assertThat(attr(bucket, "data-objects")).isEqualTo("1");
+        assertThat(attr(bucket, "data-bytes")).isEqualTo("5");
+        assertThat(section(dom, "id=\"buckets-section\"", "</section>")).contains("5 B").contains("1 bucket");
     }
 
     @Test

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.hayloft.s3.S3Config;
+import io.hayloft.serverkit.config.ConfigLoader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,7 +53,8 @@ class DeployFilesTest {
             writable("hayloft-store@.service", dataDir.asText());
         }
         writable("hayloft-raid.service", YAML.readTree(DEPLOY.resolve("raid.yaml").toFile()).path("spoolDir").asText());
-        for (String unit : List.of("hayloft-directory.service", "hayloft-store@.service", "hayloft-cache.service", "hayloft-raid.service")) {
+        for (String unit : List.of("hayloft-directory.service", "hayloft-store@.service", "hayloft-cache.service", "hayloft-raid.service",
+                "hayloft-s3.service")) {
             writable(unit, "/var/log/hayloft/gc.log");
             assertThat(unitValues(unit, "ExecStart")).as(unit)
                     .containsSubsequence("/usr/bin/java", "$JAVA_OPTS", "--add-modules", "jdk.incubator.vector", "-jar",
@@ -59,6 +62,19 @@ class DeployFilesTest {
             assertThat(unitValues(unit, "SuccessExitStatus")).as(unit).containsExactly("143");
             assertThat(unitValues(unit, "User")).as(unit).containsExactly("hayloft");
         }
+    }
+
+    /** docs/deploy/s3.yaml is valid as it stands, with the directory's admin token, and takes overrides of the directory and port. */
+    @Test
+    void theS3ExampleConfigValidatesAndTakesOverrides() throws IOException {
+        S3Config c = ConfigLoader.load(DEPLOY.resolve("s3.yaml"), List.of("directory=127.0.0.1:7123", "port=0"), S3Config.class)
+                .validate();
+        assertThat(c.directories()).containsExactly("127.0.0.1:7123");
+        assertThat(c.port).isZero();
+        assertThat(c.users()).containsKey("hayloft");
+        JsonNode d = YAML.readTree(DEPLOY.resolve("directory.yaml").toFile());
+        assertThat(c.directoryToken).as("s3.yaml's directoryToken is directory.yaml's adminToken").isEqualTo(d.path("adminToken").asText());
+        assertThat(unitValues("hayloft-s3.service", "ExecStart")).containsSubsequence("s3", "--config", "/etc/hayloft/s3.yaml");
     }
 
     @Test

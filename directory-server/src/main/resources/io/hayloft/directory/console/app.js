@@ -203,7 +203,8 @@
       storesSection(d.stores || []),
       el('div', { class: 'columns' },
         volumesSection(d, states),
-        el('div', { class: 'side' }, raidSection(d.raid || {}), cachesSection(d.caches || []))));
+        el('div', { class: 'side' }, raidSection(d.raid || {}), cachesSection(d.caches || []),
+          bucketsSection(d.buckets || [], d.bucketCount || 0))));
     main.hidden = false;
   }
 
@@ -377,6 +378,22 @@
           el('td', { class: 'num', title: c.entries + ' entries' }, bytes(c.bytes))]
         : [el('td', { class: 'unreachable', colspan: 3 }, 'unreachable: ' + (c.error || 'no answer'))])));
     return section('caches-section', 'Caches', table(['Node', 'Hit rate', 'Hits / misses', 'Cached'], rows, { id: 'caches' }));
+  }
+
+  function bucketsSection(buckets, total) {
+    if (!buckets.length) {
+      return section('buckets-section', 'S3 buckets', el('p', { class: 'muted' }, 'No buckets (the S3 gateway: docs/s3.md).'));
+    }
+    const rows = buckets.map((b) => el('tr', { class: 'bucket', 'data-bucket': b.name, 'data-objects': String(b.objects),
+      'data-bytes': String(b.bytes) },
+      el('td', { class: 'mono' }, b.name),
+      el('td', { class: 'num' }, String(b.objects)),
+      el('td', { class: 'num', title: b.bytes + ' bytes' }, bytes(b.bytes)),
+      el('td', { class: 'num' }, String(b.uploads))));
+    const more = total > buckets.length ? [el('p', { class: 'muted' }, (total - buckets.length) + ' more not listed')] : [];
+    return section('buckets-section', 'S3 buckets',
+      el('p', { class: 'summary' }, total + (total === 1 ? ' bucket' : ' buckets')),
+      table(['Bucket', 'Objects', 'Bytes', 'Uploads'], rows, { id: 'buckets' }), ...more);
   }
 
   document.addEventListener('DOMContentLoaded', () => {

@@ -29,7 +29,8 @@ import javax.crypto.Mac;
  * Data is streamed to the sink (before its chunk's signature is checked: nothing may be committed
  * before {@link #finish}); only one header line or the trailer block (at most {@value #MAX_LINE}
  * bytes) is ever buffered. Every framing error is an S3Exception (IncompleteBody, InvalidRequest,
- * SignatureDoesNotMatch); after one, the decoder refuses further input. Not thread-safe.
+ * SignatureDoesNotMatch); after one, the decoder refuses further input. An exception of the sink passes
+ * through unchanged. Not thread-safe.
  */
 final class AwsChunkedDecoder implements PayloadDecoder {
     /** Longest chunk header line, and longest trailer block. */
@@ -59,6 +60,7 @@ final class AwsChunkedDecoder implements PayloadDecoder {
     private long decoded;
     private final Map<String, String> trailing = new TreeMap<>();
     private String trailerSignature;
+    private boolean inSink;
 
     AwsChunkedDecoder(Verified verified, long decodedLength, Consumer<ByteBuf> sink) {
         this.mode = verified.mode();
@@ -110,7 +112,9 @@ final class AwsChunkedDecoder implements PayloadDecoder {
                         }
                         decoded += n;
                         remaining -= n;
+                        inSink = true;
                         sink.accept(piece.slice(i, n));
+                        inSink = false;
                         i += n;
                         if (remaining == 0) {
                             if (signedChunks) {
@@ -136,6 +140,9 @@ final class AwsChunkedDecoder implements PayloadDecoder {
             throw e;
         } catch (RuntimeException e) {
             state = State.FAILED;
+            if (inSink) {
+                throw e; // the sink's own failure (e.g. the cluster's), not the body's
+            }
             throw S3Error.INVALID_REQUEST.exception("Malformed aws-chunked body");
         }
     }

@@ -1,6 +1,9 @@
 package io.hayloft.s3.checksum;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.Checksum;
 
 /**
@@ -12,6 +15,7 @@ public final class Crc64Nvme implements Checksum {
     /** The reflected polynomial. */
     public static final long POLY = 0x9A6C9329AC4BC9B5L;
     private static final long[][] TABLES = tables();
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private long crc = ~0L;
 
@@ -48,9 +52,7 @@ public final class Crc64Nvme implements Checksum {
         int i = off;
         int end = off + len;
         while (end - i >= 8) {
-            c ^= (b[i] & 0xffL) | (b[i + 1] & 0xffL) << 8 | (b[i + 2] & 0xffL) << 16 | (b[i + 3] & 0xffL) << 24
-                    | (b[i + 4] & 0xffL) << 32 | (b[i + 5] & 0xffL) << 40 | (b[i + 6] & 0xffL) << 48
-                    | (b[i + 7] & 0xffL) << 56;
+            c ^= (long) LONG_LE.get(b, i);
             c = t7[(int) (c & 0xff)] ^ t6[(int) ((c >>> 8) & 0xff)] ^ t5[(int) ((c >>> 16) & 0xff)]
                     ^ t4[(int) ((c >>> 24) & 0xff)] ^ t3[(int) ((c >>> 32) & 0xff)] ^ t2[(int) ((c >>> 40) & 0xff)]
                     ^ t1[(int) ((c >>> 48) & 0xff)] ^ t0[(int) (c >>> 56)];

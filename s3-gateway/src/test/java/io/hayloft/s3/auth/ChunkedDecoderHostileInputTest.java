@@ -221,6 +221,29 @@ class ChunkedDecoderHostileInputTest {
     }
 
     @Test
+    void aFailingSinkIsNotMistakenForABadBody() {
+        PayloadDecoder d = PayloadDecoder.of(UNSIGNED_TRAILER, 5, b -> {
+            throw new java.io.UncheckedIOException(new java.io.IOException("the cluster is down"));
+        });
+        try {
+            d.feed(Unpooled.wrappedBuffer(ascii("5\r\nhello\r\n0\r\n\r\n")));
+            fail("the sink's failure was swallowed");
+        } catch (java.io.UncheckedIOException expected) {
+            assertThat(expected.getCause()).hasMessage("the cluster is down");
+        }
+        PayloadDecoder plain = PayloadDecoder.of(new Verified("k", PayloadMode.UNSIGNED, null, null, "", "", new byte[0]), -1,
+                b -> {
+                    throw new IllegalStateException("full");
+                });
+        try {
+            plain.feed(Unpooled.wrappedBuffer(ascii("x")));
+            fail("the sink's failure was swallowed");
+        } catch (IllegalStateException expected) {
+            assertThat(expected).hasMessage("full");
+        }
+    }
+
+    @Test
     void theSinkSeesSlicesOfTheFedBufferWithoutOwnership() {
         ByteBuf piece = Unpooled.copiedBuffer("5\r\nhello\r\n0\r\n\r\n", StandardCharsets.US_ASCII);
         List<String> seen = new ArrayList<>();

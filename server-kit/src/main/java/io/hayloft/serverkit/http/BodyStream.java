@@ -272,7 +272,7 @@ final class BodyStream implements Runnable {
         finished = true;
         abortBody();
         inFlight.decrementAndGet();
-        FullHttpResponse response = RequestErrors.errorResponse(head, e);
+        FullHttpResponse response = RequestErrors.renderer(ctx.channel()).failure(head, e);
         ctx.executor().execute(() -> owner.refused(ctx, this, response));
     }
 

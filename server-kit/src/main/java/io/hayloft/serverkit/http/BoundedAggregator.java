@@ -8,6 +8,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
@@ -45,7 +46,8 @@ final class BoundedAggregator extends HttpObjectAggregator {
 
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-        ctx.writeAndFlush(HttpResponses.closing(HttpResponses.error(CommonErrors.BODY_TOO_LARGE,
+        ctx.writeAndFlush(HttpResponses.closing(RequestErrors.renderer(ctx.channel()).error(
+                oversized instanceof HttpRequest r ? r : null, CommonErrors.BODY_TOO_LARGE,
                 "request body exceeds the limit of " + max + " bytes")));
         draining = true;
     }
@@ -59,10 +61,12 @@ final class BoundedAggregator extends HttpObjectAggregator {
         String expect = start.headers().get(HttpHeaderNames.EXPECT); // Netty removes it when it answers
         Object r = super.newContinueResponse(start, maxContentLength, pipeline);
         if (r instanceof HttpResponse h && h.status().code() >= 400) {
+            ErrorRenderer renderer = RequestErrors.renderer(pipeline.channel());
+            HttpRequest request = start instanceof HttpRequest req ? req : null;
             FullHttpResponse json = h.status().code() == 413
-                    ? HttpResponses.error(CommonErrors.BODY_TOO_LARGE, "request body of "
+                    ? renderer.error(request, CommonErrors.BODY_TOO_LARGE, "request body of "
                             + HttpUtil.getContentLength(start, -1L) + " bytes exceeds the limit of " + max + " bytes")
-                    : HttpResponses.error(CommonErrors.BAD_REQUEST, "unsupported expectation: " + expect);
+                    : renderer.error(request, CommonErrors.BAD_REQUEST, "unsupported expectation: " + expect);
             json.setStatus(h.status());
             return HttpUtil.isKeepAlive(start) ? json : HttpResponses.closing(json);
         }

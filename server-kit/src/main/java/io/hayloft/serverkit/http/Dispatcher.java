@@ -133,19 +133,19 @@ final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStrea
         if (request.decoderResult().isFailure()) {
             Throwable cause = request.decoderResult().cause();
             request.release();
-            ResponseWriter.sendAndClose(ctx, RequestErrors.decodeError(cause));
+            ResponseWriter.sendAndClose(ctx, RequestErrors.decodeError(RequestErrors.renderer(ctx.channel()), request, cause));
             return;
         }
         String badUri = RequestErrors.malformedUri(request.uri());
         if (badUri != null) {
             request.release();
-            ResponseWriter.sendAndClose(ctx, HttpResponses.error(CommonErrors.BAD_REQUEST, badUri));
+            ResponseWriter.sendAndClose(ctx, RequestErrors.renderer(ctx.channel()).error(request, CommonErrors.BAD_REQUEST, badUri));
             return;
         }
         if (inFlight.incrementAndGet() > maxConcurrent) {
             inFlight.decrementAndGet();
             request.release();
-            ResponseWriter.sendAndClose(ctx, HttpResponses.error(CommonErrors.OVERLOADED,
+            ResponseWriter.sendAndClose(ctx, RequestErrors.renderer(ctx.channel()).error(request, CommonErrors.OVERLOADED,
                     "more than " + maxConcurrent + " requests in flight; retry later"));
             return;
         }
@@ -162,7 +162,8 @@ final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStrea
         } catch (RejectedExecutionException e) {
             inFlight.decrementAndGet();
             request.release();
-            ResponseWriter.sendAndClose(ctx, HttpResponses.error(CommonErrors.OVERLOADED, "server is shutting down"));
+            ResponseWriter.sendAndClose(ctx, RequestErrors.renderer(ctx.channel()).error(request, CommonErrors.OVERLOADED,
+                    "server is shutting down"));
         }
     }
 
@@ -173,12 +174,13 @@ final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStrea
         stream = new BodyStream(ctx, head, (StreamedRequestHandler) handler, executor, this, inFlight);
         String expect = head.headers().get(HttpHeaderNames.EXPECT);
         if (expect != null && !HttpUtil.is100ContinueExpected(head)) {
-            FullHttpResponse r = HttpResponses.error(CommonErrors.BAD_REQUEST, "unsupported expectation: " + expect);
+            FullHttpResponse r = RequestErrors.renderer(ctx.channel()).error(head, CommonErrors.BAD_REQUEST,
+                    "unsupported expectation: " + expect);
             r.setStatus(HttpResponseStatus.EXPECTATION_FAILED);
             stream.refuseAtStart(r);
         } else if (inFlight.incrementAndGet() > maxConcurrent) {
             inFlight.decrementAndGet();
-            stream.refuseAtStart(HttpResponses.error(CommonErrors.OVERLOADED,
+            stream.refuseAtStart(RequestErrors.renderer(ctx.channel()).error(head, CommonErrors.OVERLOADED,
                     "more than " + maxConcurrent + " requests in flight; retry later"));
         } else {
             stream.start();
@@ -282,7 +284,7 @@ final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStrea
         try {
             response = handler.handle(request);
         } catch (Throwable e) {
-            response = RequestErrors.errorResponse(request, e);
+            response = RequestErrors.renderer(ctx.channel()).failure(request, e);
         } finally {
             request.release();
             inFlight.decrementAndGet();

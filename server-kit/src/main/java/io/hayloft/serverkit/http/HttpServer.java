@@ -72,7 +72,7 @@ public final class HttpServer implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private HttpServer(String host, int port, HttpLimits limits, RequestHandler handler, ExecutorService executor,
-                       int ioThreads, SslContext tls, RequestHandler eventLoopHandler)
+                       int ioThreads, SslContext tls, RequestHandler eventLoopHandler, ErrorRenderer errors)
             throws InterruptedException {
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(handler, "handler");
@@ -90,7 +90,7 @@ public final class HttpServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             assemble(ch, tls, limits, handler, executor, eventLoopHandler, receivedBytes, sentBytes,
-                                    inFlight);
+                                    inFlight, errors);
                         }
                     });
             channel = b.bind(host, port).sync().channel();
@@ -113,6 +113,16 @@ public final class HttpServer implements AutoCloseable {
      */
     static void assemble(Channel ch, SslContext tls, HttpLimits limits, RequestHandler handler, ExecutorService executor,
                          RequestHandler eventLoopHandler, LongAdder received, LongAdder sent, AtomicInteger inFlight) {
+        assemble(ch, tls, limits, handler, executor, eventLoopHandler, received, sent, inFlight, ErrorRenderer.JSON);
+    }
+
+    /** As above, the pipeline's own error answers rendered by {@code errors}. */
+    static void assemble(Channel ch, SslContext tls, HttpLimits limits, RequestHandler handler, ExecutorService executor,
+                         RequestHandler eventLoopHandler, LongAdder received, LongAdder sent, AtomicInteger inFlight,
+                         ErrorRenderer errors) {
+        if (errors != ErrorRenderer.JSON) {
+            ch.attr(RequestErrors.RENDERER).set(errors);
+        }
         ChannelPipeline p = ch.pipeline();
         p.addLast(new ByteCounter(received, sent));
         if (tls != null) {
@@ -139,7 +149,7 @@ public final class HttpServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
-        return new HttpServer(host, port, limits, handler, executor, ioThreads, null, null);
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, null, null, ErrorRenderer.JSON);
     }
 
     /**
@@ -152,7 +162,7 @@ public final class HttpServer implements AutoCloseable {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
-        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls, null);
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls, null, ErrorRenderer.JSON);
     }
 
     /**
@@ -172,7 +182,22 @@ public final class HttpServer implements AutoCloseable {
             throw new IllegalArgumentException("port must be in 0..65535, got " + port);
         }
         return new HttpServer(host, port, limits, handler, executor, ioThreads, tls,
-                Objects.requireNonNull(eventLoopHandler, "eventLoopHandler"));
+                Objects.requireNonNull(eventLoopHandler, "eventLoopHandler"), ErrorRenderer.JSON);
+    }
+
+    /**
+     * As {@link #start(String, int, HttpLimits, RequestHandler, ExecutorService, int, SslContext)}, the
+     * errors the pipeline answers on its own (and what the handler throws) rendered by {@code errors}
+     * instead of the JSON of {@link ErrorRenderer#JSON}; {@code eventLoopHandler} may be null (no fast path).
+     */
+    public static HttpServer start(String host, int port, HttpLimits limits, RequestHandler handler,
+                                   ExecutorService executor, int ioThreads, SslContext tls,
+                                   RequestHandler eventLoopHandler, ErrorRenderer errors) throws InterruptedException {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be in 0..65535, got " + port);
+        }
+        return new HttpServer(host, port, limits, handler, executor, ioThreads, tls, eventLoopHandler,
+                Objects.requireNonNull(errors, "errors"));
     }
 
     /** The port actually bound. */

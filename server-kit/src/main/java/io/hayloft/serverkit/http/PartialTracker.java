@@ -26,14 +26,18 @@ import io.netty.handler.timeout.IdleStateEvent;
  */
 final class PartialTracker extends ChannelInboundHandlerAdapter {
     private boolean partial;
+    /** The head of the request being received (for the error renderer), or null. */
+    private HttpRequest head;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof HttpRequest) {
+        if (msg instanceof HttpRequest r) {
             partial = true;
+            head = r;
         }
         if (msg instanceof LastHttpContent) {
             partial = false;
+            head = null;
         }
         ctx.fireChannelRead(msg);
     }
@@ -45,7 +49,7 @@ final class PartialTracker extends ChannelInboundHandlerAdapter {
                 return;
             }
             if (partial) {
-                ResponseWriter.sendAndClose(ctx, HttpResponses.error(CommonErrors.REQUEST_TIMEOUT,
+                ResponseWriter.sendAndClose(ctx, RequestErrors.renderer(ctx.channel()).error(head, CommonErrors.REQUEST_TIMEOUT,
                         "request not completed within the idle timeout"));
             } else {
                 ctx.close();
@@ -53,7 +57,7 @@ final class PartialTracker extends ChannelInboundHandlerAdapter {
             return;
         }
         if (evt instanceof ChannelInputShutdownEvent && partial) {
-            ResponseWriter.sendAndClose(ctx, HttpResponses.error(CommonErrors.BAD_REQUEST,
+            ResponseWriter.sendAndClose(ctx, RequestErrors.renderer(ctx.channel()).error(head, CommonErrors.BAD_REQUEST,
                     "connection closed before the request body was complete"));
             return;
         }

@@ -2,10 +2,14 @@ package io.hayloft.serverkit.http;
 
 import io.hayloft.format.errors.CommonErrors;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.ssl.SslHandler;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -37,8 +41,26 @@ final class PlainHttpRefusal extends ByteToMessageDecoder {
             return;
         }
         in.skipBytes(in.readableBytes());
-        ctx.writeAndFlush(plainResponse(HttpResponses.errorBytes(CommonErrors.TLS_REQUIRED, MESSAGE)))
-                .addListener(ChannelFutureListener.CLOSE);
+        ErrorRenderer renderer = RequestErrors.renderer(ctx.channel());
+        ByteBuf answer = renderer == ErrorRenderer.JSON
+                ? plainResponse(HttpResponses.errorBytes(CommonErrors.TLS_REQUIRED, MESSAGE))
+                : plainResponse(renderer.error(null, CommonErrors.TLS_REQUIRED, MESSAGE));
+        ctx.writeAndFlush(answer).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** {@code r} (status, headers, body) as the bytes of a whole HTTP/1.1 response that closes the connection; releases {@code r}. */
+    static ByteBuf plainResponse(FullHttpResponse r) {
+        try {
+            StringBuilder head = new StringBuilder("HTTP/1.1 ").append(r.status()).append("\r\n");
+            r.headers().set(HttpHeaderNames.CONTENT_LENGTH, r.content().readableBytes());
+            r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            r.headers().forEach(h -> head.append(h.getKey()).append(": ").append(h.getValue()).append("\r\n"));
+            head.append("\r\n");
+            byte[] body = ByteBufUtil.getBytes(r.content());
+            return Unpooled.wrappedBuffer(head.toString().getBytes(StandardCharsets.ISO_8859_1), body);
+        } finally {
+            r.release();
+        }
     }
 
     /** A whole HTTP/1.1 400 response as bytes: there is no HTTP encoder ahead of this handler. */

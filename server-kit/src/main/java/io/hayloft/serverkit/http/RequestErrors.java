@@ -2,12 +2,14 @@ package io.hayloft.serverkit.http;
 
 import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
+import io.netty.channel.Channel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.slf4j.Logger;
@@ -25,7 +27,16 @@ final class RequestErrors {
     /** Under {@link HttpServer}'s name, as every log line of the pipeline. */
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
 
+    /** The {@link ErrorRenderer} of a channel's server, set by {@link HttpServer#assemble} (absent: {@link ErrorRenderer#JSON}). */
+    static final AttributeKey<ErrorRenderer> RENDERER = AttributeKey.valueOf("hayloft.errorRenderer");
+
     private RequestErrors() {
+    }
+
+    /** How the server of {@code ch} renders its errors. */
+    static ErrorRenderer renderer(Channel ch) {
+        ErrorRenderer r = ch.attr(RENDERER).get();
+        return r == null ? ErrorRenderer.JSON : r;
     }
 
     /**
@@ -67,15 +78,20 @@ final class RequestErrors {
      * 431 for a header block over the limit, 400 for anything else.
      */
     static FullHttpResponse decodeError(Throwable cause) {
+        return decodeError(ErrorRenderer.JSON, null, cause);
+    }
+
+    /** As {@link #decodeError(Throwable)}, rendered by {@code renderer} for {@code request} (as far as it was decoded). */
+    static FullHttpResponse decodeError(ErrorRenderer renderer, HttpRequest request, Throwable cause) {
         if (cause instanceof TooLongHttpLineException) {
-            return HttpResponses.error(CommonErrors.URI_TOO_LONG, "request line too long: " + cause.getMessage());
+            return renderer.error(request, CommonErrors.URI_TOO_LONG, "request line too long: " + cause.getMessage());
         }
         if (cause instanceof TooLongHttpHeaderException) {
-            return HttpResponses.error(CommonErrors.HEADER_TOO_LARGE, "header block too large: " + cause.getMessage());
+            return renderer.error(request, CommonErrors.HEADER_TOO_LARGE, "header block too large: " + cause.getMessage());
         }
         if (cause instanceof TooLongFrameException) {
-            return HttpResponses.error(CommonErrors.BAD_REQUEST, "request too long: " + cause.getMessage());
+            return renderer.error(request, CommonErrors.BAD_REQUEST, "request too long: " + cause.getMessage());
         }
-        return HttpResponses.error(CommonErrors.BAD_REQUEST, "malformed HTTP request: " + cause);
+        return renderer.error(request, CommonErrors.BAD_REQUEST, "malformed HTTP request: " + cause);
     }
 }

@@ -1,0 +1,177 @@
+package io.hayloft.directory.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.hayloft.client.DirectoryClient;
+import io.hayloft.client.DirectoryException;
+import io.hayloft.client.NamespaceClient;
+import io.hayloft.client.NamespaceClient.Condition;
+import io.hayloft.client.http.HttpTransport;
+import io.hayloft.directory.DirectoryConfig;
+import io.hayloft.directory.DirectoryServer;
+import io.hayloft.directory.StoreAdmin;
+import io.hayloft.format.s3.Bucket;
+import io.hayloft.format.s3.Chunk;
+import io.hayloft.format.s3.ObjectRecord;
+import io.hayloft.format.s3.Pending;
+import io.hayloft.format.s3.Replaced;
+import io.hayloft.format.s3.Upload;
+import io.hayloft.testkit.Await;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The S3 namespace in a group of three directory replicas (in-process, real Raft and RocksDB): a
+ * follower refuses namespace calls with 421, every replica applies the leader's namespace changes to
+ * the same records, and after the leader stops the new leader answers with everything the old one
+ * acknowledged, conditions included.
+ */
+class NamespaceRaftTest {
+    private final List<DirectoryServer> servers = new ArrayList<>();
+    private final List<DirectoryConfig.Peer> peers = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+
+    private static final StoreAdmin STORES = new StoreAdmin() {
+        @Override
+        public CompletableFuture<Void> createVolume(String address, int volume) {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Void> probe(String address, int volume) {
+            return CompletableFuture.completedFuture(null);
+        }
+    };
+
+    @AfterEach
+    void close() {
+        servers.forEach(s -> {
+            if (s != null) {
+                s.close();
+            }
+        });
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private DirectoryConfig config(int i) {
+        DirectoryConfig c = new DirectoryConfig();
+        c.dataDir = dir.resolve("n" + (i + 1)).toString();
+        c.init = true;
+        c.probeIntervalMillis = 100_000;
+        c.adminToken = "admin";
+        c.raft = new DirectoryConfig.Raft();
+        c.raft.id = "n" + (i + 1);
+        c.raft.peers = peers;
+        c.raft.electionTimeoutMillis = 300;
+        return c;
+    }
+
+    private int leader() throws InterruptedException {
+        int[] found = {-1};
+        Await.until("one replica leads", Duration.ofSeconds(30), () -> {
+            for (int i = 0; i < servers.size(); i++) {
+                if (servers.get(i) != null && servers.get(i).changeLog().leads()) {
+                    found[0] = i;
+                    return true;
+                }
+            }
+            return false;
+        });
+        return found[0];
+    }
+
+    private static String errorOf(Runnable call) {
+        try {
+            call.run();
+        } catch (CompletionException e) {
+            return ((DirectoryException) e.getCause()).errorName();
+        }
+        throw new AssertionError("no error");
+    }
+
+    @Test
+    void theNewLeaderHasTheNamespaceTheOldOneAcknowledged() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            peers.add(new DirectoryConfig.Peer("n" + (i + 1), "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+        }
+        List<CompletableFuture<DirectoryServer>> starting = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            DirectoryConfig c = config(i);
+            starting.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return DirectoryServer.start(c, STORES);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (CompletableFuture<DirectoryServer> f : starting) {
+            servers.add(f.get());
+        }
+        int leader = leader();
+        int follower = (leader + 1) % 3;
+        HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://" + peers.get(follower).http + "/v1/s3/buckets")).header("Authorization", "Bearer admin").GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(refused.statusCode()).isEqualTo(421);
+
+        List<String> addresses = peers.stream().map(p -> p.http).toList();
+        NamespaceClient ns = new NamespaceClient(new DirectoryClient(HttpTransport.create(), addresses, "admin"));
+        ns.createBucket("group", "here").join();
+        Chunk chunk = new Chunk(3, 99, 5, 1000);
+        String pending = ns.pend(null, List.of(chunk)).join();
+        ObjectRecord o = new ObjectRecord("group", "k/1", 1000, "e1", List.of(chunk), null, null, null, null, null, null, 0);
+        Replaced put = ns.putObject(o, pending, new Condition(null, true)).join();
+        Upload u = ns.createUpload(new Upload("group", "k/2", null, 0, null, null, null, null, null)).join();
+        String writing = ns.pend(null, List.of(new Chunk(3, 100, 5, 7))).join();
+        Chunk lost = new Chunk(3, 101, 5, 7);
+        String doomed = ns.pend(null, List.of(lost)).join();
+        ns.doom(doomed).join();
+
+        Await.until("every replica holds the same namespace", () -> Stream.of(0, 1, 2).map(i -> servers.get(i).directory().meta()
+                .digest().entrySet().stream().filter(e -> e.getKey().startsWith("s3-")).toList()).distinct().count() == 1);
+        assertThat(servers.get(follower).directory().meta().namespace().object("group", "k/1")).isEqualTo(put.object());
+
+        servers.get(leader).close();
+        servers.set(leader, null);
+        int next = leader();
+        assertThat(next).isNotEqualTo(leader);
+
+        assertThat(ns.object("group", "k/1").join()).isEqualTo(put.object());
+        assertThat(ns.bucket("group").join()).extracting(Bucket::region, Bucket::objects, Bucket::bytes, Bucket::uploads)
+                .containsExactly("here", 1L, 1000L, 1L);
+        assertThat(ns.upload("group", "k/2", u.uploadId()).join()).isEqualTo(u);
+        assertThat(ns.pendings(null, 10).join()).extracting(Pending::id, Pending::state).contains(
+                org.assertj.core.groups.Tuple.tuple(writing, Pending.WRITING)).hasSize(2);
+        assertThat(errorOf(() -> ns.putObject(o, null, new Condition(null, true)).join())).isEqualTo("PRECONDITION_FAILED");
+        // A repeat of the acknowledged put (its answer lost in the failover) is its success again; a doomed record fails.
+        assertThat(ns.putObject(o, pending, Condition.NONE).join()).isEqualTo(new Replaced(put.object(), null));
+        assertThat(errorOf(() -> ns.putObject(new ObjectRecord("group", "k/3", 7, "e3", List.of(lost), null, null, null, null, null,
+                null, 0), doomed, Condition.NONE).join())).isEqualTo("PENDING_GONE");
+        Replaced over = ns.putObject(new ObjectRecord("group", "k/1", 0, "e2", null, null, null, null, null, null, null, 0), null,
+                new Condition("e1", false)).join();
+        assertThat(over.doomed()).isNotNull();
+        assertThat(ns.list("group", null, "/", null, 10).join().commonPrefixes()).containsExactly("k/");
+    }
+}
