@@ -9,10 +9,13 @@ import io.hayloft.cli.cluster.EmbeddedCluster;
 import io.hayloft.cli.deploy.DeployedProcesses;
 import io.hayloft.client.DirectoryClient;
 import io.hayloft.client.Futures;
+import io.hayloft.client.HayloftClient;
+import io.hayloft.client.HayloftException;
 import io.hayloft.client.NamespaceClient;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.Namespace;
 import io.hayloft.format.s3.Bucket;
+import io.hayloft.format.s3.Chunk;
 import io.hayloft.format.s3.Listing;
 import io.hayloft.format.s3.ObjectRecord;
 import io.hayloft.format.s3.Pending;
@@ -204,8 +207,8 @@ class S3KillNineTest {
      * after {@code prefix} of {@code size} bytes; returns once the gateway has written at least
      * {@code chunks} chunks of each (two WRITING records that name them).
      */
-    private List<CompletableFuture<?>> startInterruptedUploads(S3Client s3, NamespaceClient ns, int partBytes, int size, int prefix,
-                                                              int chunks, CountDownLatch killed) throws Exception {
+    private List<CompletableFuture<?>> startInterruptedUploads(S3Client s3, String directory, NamespaceClient ns, int partBytes,
+                                                              int size, int prefix, int chunks, CountDownLatch killed) throws Exception {
         String id = s3.createMultipartUpload(b -> b.bucket(BUCKET).key("dangling")).uploadId();
         s3.uploadPart(b -> b.bucket(BUCKET).key("dangling").uploadId(id).partNumber(1), RequestBody.fromBytes(bytes(partBytes)));
         byte[] single = bytes(size);
@@ -215,9 +218,23 @@ class S3KillNineTest {
                         blocking(single, prefix, killed)), uploads),
                 CompletableFuture.runAsync(() -> s3.uploadPart(b -> b.bucket(BUCKET).key("dangling").uploadId(id).partNumber(2),
                         blocking(part, prefix, killed)), uploads));
-        Await.untilTrue("the gateway wrote " + chunks + " chunks of both bodies", Duration.ofSeconds(60), () ->
-                writing(ns).stream().filter(p -> p.chunks().size() >= chunks).count() == 2);
+        // A chunk is named before its needle is written: wait for the needles themselves.
+        try (HayloftClient client = HayloftClient.builder().directory(directory).build()) {
+            Await.untilTrue("the gateway wrote " + chunks + " chunks of both bodies", Duration.ofSeconds(60), () -> {
+                List<Pending> w = writing(ns).stream().filter(p -> p.chunks().size() >= chunks).toList();
+                return w.size() == 2 && w.stream().allMatch(p -> p.chunks().stream().limit(chunks).allMatch(c -> stored(client, c)));
+            });
+        }
         return calls;
+    }
+
+    /** Whether some replica holds the chunk's needle. */
+    private static boolean stored(HayloftClient client, Chunk c) {
+        try {
+            return !client.stat(c.photo()).alts().isEmpty();
+        } catch (HayloftException e) {
+            return false;
+        }
     }
 
     private static List<Pending> writing(NamespaceClient ns) {
@@ -312,7 +329,7 @@ class S3KillNineTest {
         List<CompletableFuture<?>> interrupted;
         try (S3Client s3 = s3("http://127.0.0.1:" + port, "hayloft", secretKey())) {
             uploadAcknowledged(s3, 5 * MIB);
-            interrupted = startInterruptedUploads(s3, ns, 5 * MIB, 4 * MIB, 3 * MIB, 2, killed);
+            interrupted = startInterruptedUploads(s3, directory, ns, 5 * MIB, 4 * MIB, 3 * MIB, 2, killed);
             gateways.process("s3").destroyForcibly(); // SIGKILL
             assertThat(gateways.process("s3").waitFor(20, TimeUnit.SECONDS)).isTrue();
             killed.countDown();
@@ -326,7 +343,7 @@ class S3KillNineTest {
             checkAndAbort(s3);
         }
         long deleted = sweepUntilClean(directory, ns);
-        assertThat(deleted).as("needles of the interrupted bodies (and of the aborted part, unless the gateway freed it)")
+        assertThat(deleted).as("needles of the interrupted bodies (and of the aborted part, unless the gateway freed it first)")
                 .isGreaterThanOrEqualTo(4);
         assertThat(orphansOnTheStores()).as("needles no object refers to").isEmpty();
     }
@@ -341,7 +358,7 @@ class S3KillNineTest {
         // The embedded gateway keeps the default 8 MiB chunks: bodies of 10 MiB stopped after 9 MiB have one chunk written.
         try (S3Client s3 = s3(endpoint, printed.get("S3_ACCESS_KEY"), printed.get("S3_SECRET_KEY"))) {
             uploadAcknowledged(s3, 9 * MIB);
-            List<CompletableFuture<?>> interrupted = startInterruptedUploads(s3, ns, 5 * MIB, 10 * MIB, 9 * MIB, 1, killed);
+            List<CompletableFuture<?>> interrupted = startInterruptedUploads(s3, directory, ns, 5 * MIB, 10 * MIB, 9 * MIB, 1, killed);
             cluster.destroyForcibly(); // SIGKILL: directory, stores and gateway at once
             assertThat(cluster.waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(cluster.exitValue()).isEqualTo(137);
