@@ -105,10 +105,19 @@ class ObjectOperationsTest {
     }
 
     @Test
-    void keysWithUnicodeSpacesPlusPercentAndSlashesRoundTrip() {
-        List<String> keys = List.of("grüße/ファイル 名.txt", "with space", "a+b=c", "100% sure", "%2F not a slash",
-                "a//b///c", "/leading", "trailing/", "tab\there", "emoji 🐄.png", "q?x=1&y#frag",
-                "~tilde*star'quote(paren)", "k".repeat(1024));
+    void keysWithUnicodeSpacesPlusAndPercentRoundTrip() {
+        roundTrip(List.of("grüße/ファイル 名.txt", "with space", "a+b=c", "100% sure", "%2F not a slash",
+                "trailing/", "tab\there", "emoji 🐄.png", "q?x=1&y#frag", "~tilde*star'quote(paren)", "k".repeat(1024)));
+    }
+
+    @Test
+    void keysWithRunsOfSlashesRoundTrip() {
+        // The SDK signs the path with its "//" and its Apache client sends each "//" as "/%2F" (so that no
+        // URI normalisation on the way collapses them); S3 takes both.
+        roundTrip(List.of("a//b///c", "/leading", "//"));
+    }
+
+    private static void roundTrip(List<String> keys) {
         // Every key tried, the failures reported together.
         Map<String, String> failed = new java.util.TreeMap<>();
         for (String key : keys) {
