@@ -16,6 +16,10 @@ import java.util.Set;
  * host                 127.0.0.1       address to bind
  * port                 7000            HTTP port (0 picks a free one)
  * init                 false           create a new, empty cluster database when none exists
+ * fsync                always          always: every write synced to RocksDB's write-ahead log before it is
+ *                                      acknowledged; never: the OS decides (throw-away clusters and tests only: a
+ *                                      power cut loses acknowledged changes). A group replica's durability is its
+ *                                      Raft log, which is always synced
  * replication          3               replicas per logical volume
  * volumeLimitBytes     1073741824      size at which a volume is marked read-only
  * minWritableVolumes   2               volumes are created to keep at least this many writable
@@ -56,6 +60,7 @@ public final class DirectoryConfig {
     public String host = "127.0.0.1";
     public int port = 7000;
     public boolean init = false;
+    public String fsync = "always";
     public int replication = 3;
     public long volumeLimitBytes = 1L << 30;
     public int minWritableVolumes = 2;
@@ -120,6 +125,7 @@ public final class DirectoryConfig {
     public DirectoryConfig validate() {
         check(dataDir != null && !dataDir.isBlank(), "dataDir is required");
         check(port >= 0 && port <= 65535, "port must be in 0..65535, was " + port);
+        check("always".equals(fsync) || "never".equals(fsync), "fsync must be always or never, was " + fsync);
         check(replication >= 1, "replication must be >= 1, was " + replication);
         check(volumeLimitBytes >= 4096, "volumeLimitBytes must be >= 4096, was " + volumeLimitBytes);
         check(minWritableVolumes >= 1, "minWritableVolumes must be >= 1, was " + minWritableVolumes);

@@ -54,7 +54,7 @@ public final class DirectoryServer implements AutoCloseable {
             }
             this.meta = MetaStore.openReplica(RaftChangeLog.databaseDir(dataDir), config.init);
         } else {
-            this.meta = MetaStore.open(dataDir, config.init);
+            this.meta = MetaStore.open(dataDir, config.init, !"never".equals(config.fsync));
         }
         ChangeLog changeLog = null;
         try {

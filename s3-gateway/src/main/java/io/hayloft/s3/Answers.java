@@ -33,6 +33,14 @@ public final class Answers {
         return r;
     }
 
+    /** An answer with {@code body} (owned by the answer from here on). */
+    public static FullHttpResponse bytes(HttpResponseStatus status, byte[] body, String contentType) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        return r;
+    }
+
     public static FullHttpResponse xml(Xml.Writer w) {
         return xml(HttpResponseStatus.OK, w.bytes());
     }

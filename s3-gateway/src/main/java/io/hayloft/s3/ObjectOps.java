@@ -72,6 +72,10 @@ final class ObjectOps {
         if (head || length == 0) {
             answer = Answers.empty(status);
             answer.headers().set(HttpHeaderNames.CONTENT_LENGTH, length);
+        } else if (length <= ObjectBody.PIECE) {
+            // one piece: read now (a failure is then an S3 error, not a cut connection), one write, no executor hops
+            answer = Answers.bytes(status, readFully(c.g(), o, offset, (int) length), "binary/octet-stream");
+            c.g().metrics().sent("GetObject", length);
         } else {
             answer = new StreamedResponse(status, new ObjectBody(c.g().chunks().read(o.chunks(), offset, length),
                     length, c.g().metrics(), head ? "HeadObject" : "GetObject"), length, "binary/octet-stream");
@@ -91,6 +95,24 @@ final class ObjectOps {
             }
         }
         return answer;
+    }
+
+    /** {@code [offset, offset + length)} of {@code o}'s data, read whole (at most one piece). */
+    private static byte[] readFully(Gateway g, ObjectRecord o, long offset, int length) {
+        byte[] b = new byte[length];
+        try (java.io.InputStream in = g.chunks().read(o.chunks(), offset, length)) {
+            int got = 0;
+            while (got < length) {
+                int n = in.read(b, got, length - got);
+                if (n < 0) {
+                    throw new java.io.EOFException("the object's data ended at " + got + " of " + length + " bytes");
+                }
+                got += n;
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return b;
     }
 
     /**

@@ -63,6 +63,9 @@ public final class S3Errors implements ErrorRenderer {
     /** What S3 answers for {@code e}, whatever it is. Unexpected failures are logged. */
     public static Failure classify(Throwable e, String what) {
         Throwable t = Futures.unwrap(e);
+        if (t instanceof UncheckedIOException u && u.getCause() != null) {
+            t = u.getCause();
+        }
         if (t instanceof S3Exception s) {
             return new Failure(s.error().status(), s.error().code(), s.getMessage());
         }
@@ -75,6 +78,9 @@ public final class S3Errors implements ErrorRenderer {
         if (t instanceof HayloftException) {
             LOG.warn("cluster call failed serving {}", what, t);
             return of(S3Error.SERVICE_UNAVAILABLE, "the cluster could not serve the request; retry");
+        }
+        if (t instanceof IOException && t.getCause() instanceof HayloftException h) {
+            return classify(h, what); // a chunk the cluster could not give: unreachable or busy, not a bug
         }
         if (t instanceof IOException || t instanceof UncheckedIOException) {
             LOG.warn("I/O error serving {}", what, t);

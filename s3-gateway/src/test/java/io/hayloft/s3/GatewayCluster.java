@@ -20,7 +20,7 @@ import java.util.Map;
 /**
  * A real cluster for the gateway's tests, in this process: a directory (RocksDB), three stores on
  * distinct racks registering by heartbeat (volumes are made at the first lease), and an S3 gateway in front of them, every one on loopback
- * with a free port. Stores do not fsync (speed; the kill -9 tests run real processes elsewhere).
+ * with a free port. Neither the directory nor the stores fsync (speed; the kill -9 tests run real processes elsewhere).
  * Not thread-safe: one test at a time drives its life cycle.
  */
 public final class GatewayCluster implements AutoCloseable {
@@ -58,6 +58,7 @@ public final class GatewayCluster implements AutoCloseable {
         dc.host = "127.0.0.1";
         dc.port = 0;
         dc.init = true;
+        dc.fsync = "never"; // as the stores: speed; durability is proven by the kill -9 tests on real processes
         dc.probeIntervalMillis = 500;
         GatewayCluster c = new GatewayCluster(dir, DirectoryServer.start(dc.validate()));
         try {

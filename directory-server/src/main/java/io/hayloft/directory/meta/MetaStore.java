@@ -223,6 +223,14 @@ public final class MetaStore implements AutoCloseable {
     }
 
     /**
+     * As {@link #open(Path, boolean)}; with {@code sync} false, writes are not synced one by one (a
+     * directory configured {@code fsync: never}: a power cut may lose acknowledged changes).
+     */
+    public static MetaStore open(Path path, boolean create, boolean sync) {
+        return new MetaStore(path, create, sync);
+    }
+
+    /**
      * As {@link #open(Path, boolean)}, for a replica of a Raft group: writes are not synced one by one,
      * because the Raft log that they are applied from is (a write lost with the machine's power is
      * applied again from the log, after the {@link #appliedIndex} that was lost with it).

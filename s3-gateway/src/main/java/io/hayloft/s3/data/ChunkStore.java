@@ -293,7 +293,6 @@ public final class ChunkStore implements AutoCloseable {
         private long size;
         private volatile String pending; // set by the announcement, on a client thread
         private final List<Chunk> chunks = new ArrayList<>();
-        private final List<Chunk> announced = new ArrayList<>(); // guarded by itself: every id pended
         private boolean done;
 
         @Override
@@ -324,13 +323,8 @@ public final class ChunkStore implements AutoCloseable {
             long n = count;
             buf = count == chunkBytes ? new byte[0] : buf;
             count = 0;
-            PutResult r = Futures.await(client.putAsync(data, id -> {
-                Chunk c = Chunk.of(id, n);
-                synchronized (announced) {
-                    announced.add(c);
-                }
-                return namespace.pend(pending, List.of(c)).thenAccept(id2 -> pending = id2);
-            }));
+            PutResult r = Futures.await(client.putAsync(data,
+                    id -> namespace.pend(pending, List.of(Chunk.of(id, n))).thenAccept(record -> pending = record)));
             chunks.add(Chunk.of(r.id(), n));
         }
 
@@ -358,41 +352,28 @@ public final class ChunkStore implements AutoCloseable {
         }
 
         /**
-         * Dooms the record, then (in the background) deletes every needle this writer announced (those
-         * of the record, even if a sweep dropped it meanwhile) and drops the record.
+         * Dooms the record, then frees it (in the background): its needles deleted, then the record
+         * dropped. A record that is gone is left alone: it was committed (a commit whose answer was
+         * lost still took it) or already freed. A doom that fails leaves the record WRITING, for the sweep.
          */
         @Override
         public void abort() {
             done = true;
             buf = null;
             String id = pending;
-            List<Chunk> all;
-            synchronized (announced) {
-                all = List.copyOf(announced);
-            }
-            if (id == null && all.isEmpty()) {
-                return;
+            if (id == null) {
+                return; // nothing was named, so nothing was written
             }
             submit(() -> {
-                boolean doomed = id == null;
-                if (id != null) {
-                    try {
-                        Futures.await(namespace.doom(id));
-                        doomed = true;
-                    } catch (RuntimeException e) {
-                        LOG.warn("cannot doom pending record {}: {}", id, e.toString());
-                    }
+                try {
+                    Futures.await(namespace.doom(id));
+                } catch (RuntimeException e) {
+                    LOG.warn("cannot doom pending record {} (left to the sweep): {}", id, e.toString());
+                    return;
                 }
-                boolean all1 = true;
-                for (Chunk c : all) {
-                    all1 &= delete(c.photo()) != Deleted.FAILED;
-                }
-                if (id != null && doomed && all1) {
-                    try {
-                        Futures.await(namespace.drop(id));
-                    } catch (RuntimeException e) {
-                        LOG.warn("cannot drop pending record {}: {}", id, e.toString());
-                    }
+                Pending p = record(id);
+                if (p != null && Pending.DOOMED.equals(p.state())) {
+                    freeNow(p);
                 }
             });
         }

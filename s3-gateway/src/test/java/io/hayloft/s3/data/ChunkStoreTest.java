@@ -232,6 +232,23 @@ class ChunkStoreTest {
     }
 
     @Test
+    void anAbortAfterTheCommitTookTheRecordLeavesTheObjectAlone() throws Exception {
+        // A commit whose answer was lost: the gateway aborts the body although the object stands.
+        byte[] data = bytes(C + 9);
+        try (ChunkStore own = new ChunkStore(client, namespace, C)) {
+            ChunkStore.Writer w = own.writer();
+            feed(w, data, 0, data.length);
+            ObjectRecord o = commit("committed-then-aborted", data, w, w.finish());
+            w.abort();
+            own.close(); // waits for the background work
+            assertThat(read(o.chunks(), 0, data.length)).isEqualTo(data);
+            for (Chunk c : o.chunks()) {
+                assertThat(StoreNeedles.live(cluster.stores())).containsEntry(StoreNeedles.name(c), 3);
+            }
+        }
+    }
+
+    @Test
     void anOverwriteFreesTheReplacedObjectsNeedles() throws Exception {
         byte[] one = bytes(C + 1);
         ChunkStore.Writer w = chunks.writer();

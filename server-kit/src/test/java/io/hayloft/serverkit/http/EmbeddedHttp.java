@@ -41,10 +41,16 @@ final class EmbeddedHttp {
     }
 
     EmbeddedHttp(HttpLimits limits, RequestHandler handler, RequestHandler eventLoopHandler, AtomicInteger inFlight) {
+        this(limits, handler, eventLoopHandler, inFlight, ErrorRenderer.JSON);
+    }
+
+    /** The pipeline with its own error answers rendered by {@code errors}. */
+    EmbeddedHttp(HttpLimits limits, RequestHandler handler, RequestHandler eventLoopHandler, AtomicInteger inFlight,
+                 ErrorRenderer errors) {
         this.inFlight = inFlight;
         channel = new EmbeddedChannel();
         channel.freezeTime();
-        HttpServer.assemble(channel, null, limits, handler, executor, eventLoopHandler, received, sent, inFlight);
+        HttpServer.assemble(channel, null, limits, handler, executor, eventLoopHandler, received, sent, inFlight, errors);
     }
 
     /** Limits small enough to reach in a test: 64-byte line, 256 bytes of headers, 100-byte body, 4 in flight, 1 s idle. */
