@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.hayloft.s3.S3Error;
 import io.hayloft.s3.S3Exception;
-import io.hayloft.s3.checksum.BodyChecksums;
 import io.hayloft.s3.checksum.ChecksumAlgorithm;
 import io.hayloft.s3.checksum.Checksums;
 import io.hayloft.s3.checksum.RunningChecksum;
@@ -273,15 +272,6 @@ class SdkCrossCheckTest {
                     assertThat(res.trailers).isEmpty();
                 }
             }
-            // what the gateway does next: the checksum the headers announce, checked against the trailer
-            Result whole = decode(v, decodedLength, s.body);
-            BodyChecksums digests = BodyChecksums.forRequest(s.headers, ChecksumAlgorithm.CRC64NVME);
-            digests.update(whole.bytes, 0, whole.bytes.length);
-            BodyChecksums.Result checked = digests.finish(whole.trailers);
-            assertThat(checked.clientProvided()).as(what).isEqualTo(checksum != null);
-            assertThat(checked.algorithm().name()).isEqualTo(checksum == null ? "CRC64NVME" : checksum.algorithmId());
-            assertThat(checked.bytes()).isEqualTo(size);
-
             // every offset of the framing bytes at the start and at the end
             int edge = size <= 70_000 ? 120 : 8; // every offset on the small bodies, a few on the large
             for (int cut = 0; cut <= Math.min(edge, s.body.length); cut++) {
