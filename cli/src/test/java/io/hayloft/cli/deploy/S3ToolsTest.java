@@ -101,7 +101,8 @@ class S3ToolsTest {
 
         List<String> d = new ArrayList<>(DeployedProcesses.execStart("hayloft-directory.service", ""));
         d.add("--init");
-        d.addAll(List.of("dataDir=" + dir.resolve("directory"), "port=" + directoryPort, "cacheNodes=" + cache));
+        // fsync=never here and on the stores: a test machine's speed (every S3 write is a synced namespace commit).
+        d.addAll(List.of("dataDir=" + dir.resolve("directory"), "port=" + directoryPort, "cacheNodes=" + cache, "fsync=never"));
         processes.start("directory", d).get(60, TimeUnit.SECONDS);
         List<CompletableFuture<String>> others = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
