@@ -122,6 +122,10 @@ public final class S3Errors implements ErrorRenderer {
             default:
                 break;
         }
+        if (r.httpStatus() == 400) {
+            // the directory refused a value the gateway let through: the client's input, named
+            return of(S3Error.INVALID_ARGUMENT, msg == null ? S3Error.INVALID_ARGUMENT.message() : msg);
+        }
         if (r.httpStatus() == 503 || r.httpStatus() == 429) {
             return of(S3Error.SLOW_DOWN, S3Error.SLOW_DOWN.message());
         }

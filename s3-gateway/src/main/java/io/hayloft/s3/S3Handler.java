@@ -123,15 +123,26 @@ public final class S3Handler implements StreamedRequestHandler {
         return null;
     }
 
-    /** The route of {@code r}; NotImplemented for a sub-resource the gateway does not serve, else MethodNotAllowed. */
+    /** The sub-resources some route serves: another method or level on one of them is a wrong request, not a missing feature. */
+    private static final Set<String> SERVED = ROUTES.stream().map(Route::sub).filter(java.util.Objects::nonNull)
+            .collect(java.util.stream.Collectors.toUnmodifiableSet());
+
+    /** Served sub-resources whose PUT is a real S3 operation the gateway does not have (PutBucketAcl, PutBucketVersioning). */
+    private static final Set<String> CONFIG = Set.of("acl", "versioning");
+
+    /**
+     * The route of {@code r}. NotImplemented (501, S3's answer) for a sub-resource of S3 the gateway
+     * serves for no method (tagging, policies...) or a PUT of one it only reads (acl, versioning); MethodNotAllowed (405) for any
+     * other request no route takes, such as a served sub-resource with the wrong method or on the wrong level.
+     */
     static Route require(S3Request r) {
         Route route = route(r);
         if (route != null) {
             return route;
         }
         for (String s : r.query().keySet()) {
-            if (SUBRESOURCES.contains(s)) {
-                throw S3Error.NOT_IMPLEMENTED.exception("The gateway does not implement ?" + s + " for " + r.method());
+            if (SUBRESOURCES.contains(s) && (!SERVED.contains(s) || "PUT".equals(r.method()) && CONFIG.contains(s))) {
+                throw S3Error.NOT_IMPLEMENTED.exception("The gateway does not implement ?" + s);
             }
         }
         throw S3Error.METHOD_NOT_ALLOWED.exception("The specified method is not allowed against this resource");

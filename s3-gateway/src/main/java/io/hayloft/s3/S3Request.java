@@ -224,6 +224,9 @@ public final class S3Request {
         if (key.length() > MAX_KEY_BYTES / 3 && key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY_BYTES) {
             throw S3Error.KEY_TOO_LONG.exception("Your key is too long: at most " + MAX_KEY_BYTES + " bytes of UTF-8");
         }
+        if (key.indexOf('\u0000') >= 0) {
+            throw S3Error.INVALID_ARGUMENT.exception("the object key must not contain U+0000 (no XML answer could name it)");
+        }
     }
 
     public String method() {
