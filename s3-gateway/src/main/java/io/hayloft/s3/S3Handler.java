@@ -176,6 +176,11 @@ public final class S3Handler implements StreamedRequestHandler {
     /** Authenticates a parsed request and checks its names. */
     private Call begin(S3Request r, byte[] body) {
         if (r.header("Authorization") == null && !r.has("X-Amz-Signature")) {
+            if (r.has("Signature") && r.has("AWSAccessKeyId")) {
+                // aws CLI v1's "s3 presign" signs with version 2 unless configured otherwise (docs/s3.md)
+                throw S3Error.ACCESS_DENIED.exception("Signature Version 2 is not supported: presign with AWS Signature Version 4"
+                        + " (aws CLI v1: aws configure set default.s3.signature_version s3v4)");
+            }
             throw S3Error.ACCESS_DENIED.exception("Anonymous access is not allowed: sign the request (AWS Signature Version 4)");
         }
         Verified who;

@@ -125,6 +125,11 @@ class AuthTest {
         refused(raw.anonymous("GET", "/" + bucket + "?list-type=2", null), "AccessDenied");
         refused(raw.anonymous("PUT", "/" + bucket + "/anonymous", "x".getBytes(StandardCharsets.UTF_8)), "AccessDenied");
         refused(raw.anonymous("DELETE", "/" + bucket + "/secret%20photo.jpg", null), "AccessDenied");
+        // a Signature Version 2 presigned URL (what the aws CLI v1 makes by default) is refused, and says why
+        RawS3.Answer v2 = raw.anonymous("GET", "/" + bucket + "/secret%20photo.jpg?AWSAccessKeyId=" + GatewayCluster.ACCESS_KEY
+                + "&Signature=s%2B6cNzE5XrncF7pIYhaDFfbYP1E%3D&Expires=4102444800", null);
+        refused(v2, "AccessDenied");
+        assertThat(v2.body()).contains("Signature Version 2 is not supported");
         assertThat(S3.s3().getObjectAsBytes(b -> b.bucket(bucket).key("secret photo.jpg")).asByteArray()).isEqualTo(DATA);
     }
 
