@@ -362,21 +362,26 @@ public final class WriteLoad implements AutoCloseable {
                 inFlight.acquire();
                 CompletableFuture<byte[]> f = reader.getAsync(e.getKey());
                 f.whenComplete((b, t) -> {
-                    inFlight.release();
-                    if (t != null) {
-                        missing.incrementAndGet();
-                        synchronized (problems) {
-                            if (problems.size() < 50) {
-                                problems.add("photo " + e.getKey() + " acknowledged but not read back: " + t);
+                    // The permit goes back only once the photo is counted, so that the acquire(32) below
+                    // returns after every count (it once read 979 of 980 read back, the last still counting).
+                    try {
+                        if (t != null) {
+                            missing.incrementAndGet();
+                            synchronized (problems) {
+                                if (problems.size() < 50) {
+                                    problems.add("photo " + e.getKey() + " acknowledged but not read back: " + t);
+                                }
                             }
+                        } else if (!Arrays.equals(sha256(b), e.getValue())) {
+                            mismatches.incrementAndGet();
+                            synchronized (problems) {
+                                problems.add("photo " + e.getKey() + " read back with other bytes (" + b.length + " bytes)");
+                            }
+                        } else {
+                            read.incrementAndGet();
                         }
-                    } else if (!Arrays.equals(sha256(b), e.getValue())) {
-                        mismatches.incrementAndGet();
-                        synchronized (problems) {
-                            problems.add("photo " + e.getKey() + " read back with other bytes (" + b.length + " bytes)");
-                        }
-                    } else {
-                        read.incrementAndGet();
+                    } finally {
+                        inFlight.release();
                     }
                 });
             }
