@@ -72,13 +72,13 @@ final class ObjectOps {
         if (head || length == 0) {
             answer = Answers.empty(status);
             answer.headers().set(HttpHeaderNames.CONTENT_LENGTH, length);
-        } else if (length <= ObjectBody.PIECE) {
+        } else if (length <= StreamedResponse.CHUNK_SIZE) {
             // one piece: read now (a failure is then an S3 error, not a cut connection), one write, no executor hops
             answer = Answers.bytes(status, readFully(c.g(), o, offset, (int) length), "binary/octet-stream");
             c.g().metrics().sent("GetObject", length);
         } else {
-            answer = new StreamedResponse(status, new ObjectBody(c.g().chunks().read(o.chunks(), offset, length),
-                    length, c.g().metrics(), head ? "HeadObject" : "GetObject"), length, "binary/octet-stream");
+            answer = StreamedResponse.stream(status, counted(c.g(), c.g().chunks().read(o.chunks(), offset, length)), length,
+                    "binary/octet-stream");
         }
         Answers.objectHeaders(answer, o);
         if (range != null) {
@@ -98,6 +98,26 @@ final class ObjectOps {
     }
 
     /** {@code [offset, offset + length)} of {@code o}'s data, read whole (at most one piece). */
+    /** {@code in}, whose bytes read are counted in the metrics as sent by GetObject when it is closed. */
+    private static java.io.InputStream counted(Gateway g, java.io.InputStream in) {
+        return new java.io.FilterInputStream(in) {
+            private long sent;
+
+            @Override
+            public int read(byte[] b, int off, int len) throws java.io.IOException {
+                int r = super.read(b, off, len);
+                sent += Math.max(r, 0);
+                return r;
+            }
+
+            @Override
+            public void close() throws java.io.IOException {
+                g.metrics().sent("GetObject", sent);
+                super.close();
+            }
+        };
+    }
+
     private static byte[] readFully(Gateway g, ObjectRecord o, long offset, int length) {
         byte[] b = new byte[length];
         try (java.io.InputStream in = g.chunks().read(o.chunks(), offset, length)) {

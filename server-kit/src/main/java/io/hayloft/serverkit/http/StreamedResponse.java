@@ -12,6 +12,7 @@ import io.netty.handler.stream.ChunkedInput;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.Objects;
@@ -80,6 +81,87 @@ public final class StreamedResponse extends DefaultFullHttpResponse {
     }
 
     /** Positional reads of a file range, one chunk per {@link #readChunk}. */
+    /**
+     * A response of the next {@code length} bytes of {@code in}, read a chunk at a time on the executor
+     * (never whole in memory) and closed with the response. A stream that ends early fails the write:
+     * the client sees a short body, never a wrong one.
+     */
+    public static StreamedResponse stream(HttpResponseStatus status, InputStream in, long length, String contentType) {
+        if (length < 0) {
+            throw new IllegalArgumentException("length " + length + " is negative");
+        }
+        return new StreamedResponse(status, new StreamInput(Objects.requireNonNull(in, "in"), length), length, contentType);
+    }
+
+    static final class StreamInput implements ChunkedInput<ByteBuf> {
+        private final InputStream in;
+        private final long length;
+        private long done;
+        private boolean closed;
+
+        StreamInput(InputStream in, long length) {
+            this.in = in;
+            this.length = length;
+        }
+
+        @Override
+        public boolean isEndOfInput() {
+            return done >= length;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                in.close();
+            }
+        }
+
+        @Deprecated
+        @Override
+        public ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
+            return readChunk(ctx.alloc());
+        }
+
+        @Override
+        public ByteBuf readChunk(ByteBufAllocator allocator) throws IOException {
+            if (done >= length) {
+                return null;
+            }
+            int n = (int) Math.min(CHUNK_SIZE, length - done);
+            ByteBuf buf = allocator.heapBuffer(n, n);
+            boolean handedOn = false;
+            try {
+                int got = 0;
+                while (got < n) {
+                    int r = in.read(buf.array(), buf.arrayOffset() + got, n - got);
+                    if (r < 0) {
+                        throw new EOFException("the stream ended at " + (done + got) + " of " + length + " bytes");
+                    }
+                    got += r;
+                }
+                buf.writerIndex(n);
+                done += n;
+                handedOn = true;
+                return buf;
+            } finally {
+                if (!handedOn) {
+                    buf.release();
+                }
+            }
+        }
+
+        @Override
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public long progress() {
+            return done;
+        }
+    }
+
     static final class FileRangeInput implements ChunkedInput<ByteBuf> {
         private final FileChannel channel;
         private final long start;
