@@ -185,6 +185,20 @@ public final class NamespaceClient {
         return directory.adminCall("DELETE", "/v1/s3/pending/" + seg(id), null, EMPTY).thenApply(m -> null);
     }
 
+    /** {@code GET /v1/s3/pending/{id}}: the record, or null when it is gone (PENDING_GONE). */
+    public CompletableFuture<Pending> pending(String id) {
+        return directory.adminCall("GET", "/v1/s3/pending/" + seg(id), null, PENDING).handle((p, t) -> {
+            if (t == null) {
+                return p;
+            }
+            Throwable c = t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t;
+            if (c instanceof DirectoryException d && "PENDING_GONE".equals(d.errorName())) {
+                return null;
+            }
+            throw t instanceof java.util.concurrent.CompletionException ce ? ce : new java.util.concurrent.CompletionException(t);
+        });
+    }
+
     /** {@code GET /v1/s3/pending?after&max}: records by id after {@code after} (null: first). */
     public CompletableFuture<List<Pending>> pendings(String after, int max) {
         StringBuilder path = new StringBuilder("/v1/s3/pending?max=").append(max);
@@ -204,6 +218,7 @@ public final class NamespaceClient {
     private static final TypeReference<UploadListing> UPLOAD_LISTING = new TypeReference<>() { };
     private static final TypeReference<List<Part>> PARTS = new TypeReference<>() { };
     private static final TypeReference<Pend> PEND = new TypeReference<>() { };
+    private static final TypeReference<Pending> PENDING = new TypeReference<>() { };
     private static final TypeReference<List<Pending>> PENDINGS = new TypeReference<>() { };
     private static final TypeReference<Map<String, Object>> EMPTY = new TypeReference<>() { };
 

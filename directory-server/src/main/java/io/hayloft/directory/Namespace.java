@@ -350,6 +350,15 @@ public final class Namespace {
         }
     }
 
+    /** Pending record {@code id}; PENDING_GONE when there is none. */
+    public Pending pending(String id) {
+        Pending p = ns.pending(id);
+        if (p == null) {
+            throw DirectoryErrors.PENDING_GONE.exception("no pending record " + id);
+        }
+        return p;
+    }
+
     public List<Pending> pendings(String after, int max) {
         return ns.pendings(after, pageSize(max));
     }

@@ -164,8 +164,11 @@ final class NamespaceHttp {
                     ns.doom(p.string("id"));
                     return ok(Map.of());
                 })
-                .route("s3.pending.drop", "DELETE /v1/s3/pending/{id}", (req, p) -> {
+                .route("s3.pending.one", "GET DELETE /v1/s3/pending/{id}", (req, p) -> {
                     admin.accept(req);
+                    if (req.method().equals(HttpMethod.GET)) {
+                        return ok(ns.pending(p.string("id")));
+                    }
                     ns.drop(p.string("id"));
                     return ok(Map.of());
                 });

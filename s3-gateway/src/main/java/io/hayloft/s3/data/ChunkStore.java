@@ -215,28 +215,9 @@ public final class ChunkStore implements AutoCloseable {
         }
     }
 
-    /**
-     * Pending record {@code id}, or null when there is none: the first page after the id less its
-     * last character holds it (any id between that prefix and {@code id} starts with the prefix).
-     */
+    /** Pending record {@code id}, or null when there is none. */
     private Pending record(String id) {
-        String after = id.substring(0, id.length() - 1);
-        while (true) {
-            List<Pending> page = Futures.await(namespace.pendings(after.isEmpty() ? null : after, 16));
-            for (Pending p : page) {
-                int cmp = p.id().compareTo(id);
-                if (cmp == 0) {
-                    return p;
-                }
-                if (cmp > 0) {
-                    return null;
-                }
-            }
-            if (page.size() < 16) {
-                return null;
-            }
-            after = page.get(page.size() - 1).id();
-        }
+        return Futures.await(namespace.pending(id));
     }
 
     private void submit(Runnable task) {
