@@ -102,10 +102,7 @@ class S3ToolsTest {
         List<String> d = new ArrayList<>(DeployedProcesses.execStart("hayloft-directory.service", ""));
         d.add("--init");
         // fsync=never here and on the stores: a test machine's speed (every S3 write is a synced namespace commit).
-        // probeTimeoutMillis: on a loaded 2-core machine the documented 1 s marked every store FAILED during the start
-        // (and directory.yaml's autoRestore: false keeps them so).
-        d.addAll(List.of("dataDir=" + dir.resolve("directory"), "port=" + directoryPort, "cacheNodes=" + cache, "fsync=never",
-                "probeTimeoutMillis=5000"));
+        d.addAll(List.of("dataDir=" + dir.resolve("directory"), "port=" + directoryPort, "cacheNodes=" + cache, "fsync=never"));
         processes.start("directory", d).get(60, TimeUnit.SECONDS);
         List<CompletableFuture<String>> others = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
