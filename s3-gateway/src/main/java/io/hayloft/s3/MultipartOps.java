@@ -74,11 +74,16 @@ final class MultipartOps {
 
     /** The upload a request names ({@code uploadId}); NoSuchUpload when it is not this key's. */
     static Upload upload(Call c) {
-        String id = c.req().param("uploadId");
+        return Gateway.await(c.g().namespace().upload(c.req().bucket(), c.req().key(), uploadId(c.req())));
+    }
+
+    /** The request's {@code uploadId}; NoSuchUpload when it is empty (no directory path names an empty id). */
+    private static String uploadId(S3Request r) {
+        String id = r.param("uploadId");
         if (id == null || id.isEmpty()) {
             throw S3Error.NO_SUCH_UPLOAD.exception();
         }
-        return Gateway.await(c.g().namespace().upload(c.req().bucket(), c.req().key(), id));
+        return id;
     }
 
     static ChecksumAlgorithm algorithm(Upload u) {
@@ -146,8 +151,7 @@ final class MultipartOps {
 
     static FullHttpResponse abort(Call c) {
         S3Request r = c.req();
-        String id = r.param("uploadId");
-        Replaced replaced = Gateway.await(c.g().namespace().abort(r.bucket(), r.key(), id == null ? "" : id));
+        Replaced replaced = Gateway.await(c.g().namespace().abort(r.bucket(), r.key(), uploadId(r)));
         c.g().free(replaced.doomed());
         return Answers.empty(HttpResponseStatus.NO_CONTENT);
     }
