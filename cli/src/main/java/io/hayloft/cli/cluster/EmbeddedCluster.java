@@ -210,8 +210,11 @@ public final class EmbeddedCluster implements AutoCloseable {
         return external != null ? external : String.join(",", directoryAddresses());
     }
 
-    /** {@code host:port} of the directory, or of each replica of the directory group. */
+    /** {@code host:port} of the directory, or of each replica of the directory group (an external one's too). */
     public synchronized List<String> directoryAddresses() {
+        if (external != null) {
+            return List.of(external.split(","));
+        }
         if (replicas.length == 0) {
             return List.of("127.0.0.1:" + layout.directoryPort());
         }

@@ -25,7 +25,20 @@ class ConcurrentChaosTest {
 
     @Test
     void clientsJobsAndFaultsAtOnceMatchTheModel() throws Exception {
-        ChaosOptions options = ChaosOptions.of(SEED, STEPS, dir).withClients(CLIENTS).withPowerCuts(true);
+        check(ChaosOptions.of(SEED, STEPS, dir).withClients(CLIENTS).withPowerCuts(true));
+    }
+
+    /**
+     * The same against a directory group of three replicas ({@code --directories 3}), with leader kills,
+     * follower wipes and replica restarts among the faults: the clients and the raid-node follow the leader.
+     */
+    @Test
+    void withADirectoryGroupOfThreeReplicas() throws Exception {
+        check(ChaosOptions.of(SEED, Integer.getInteger("chaos.groupSteps", 80), dir).withClients(CLIENTS).withDirectories(3));
+    }
+
+    private static void check(ChaosOptions options) throws Exception {
+        int steps = options.steps();
         PrintWriter out = new PrintWriter(System.out, true);
         LifeCycleChecker checker = new LifeCycleChecker(options, out);
         try {
@@ -36,7 +49,7 @@ class ConcurrentChaosTest {
         }
         ChaosStats stats = checker.stats();
         assertThat(stats.violations()).isZero();
-        assertThat(stats.operations()).isGreaterThan((long) STEPS * CLIENTS / 2);
+        assertThat(stats.operations()).isGreaterThan((long) steps * options.clients() / 2);
         assertThat(stats.photosChecked()).isPositive();
         assertThat(stats.ops()).containsKeys("put", "put-batch", "get", "delete", "job all-coded"); // the quiet phase ran (its encodes only when volumes were left uncoded)
         assertThat(stats.codecs()).isNotEmpty();
