@@ -67,8 +67,16 @@ public final class FailoverBench implements Callable<Integer> {
             + "the current directory or its parents)")
     Path jar;
 
-    @Option(names = "--heap", defaultValue = "256m", description = "heap of each server process (default ${DEFAULT-VALUE})")
+    @Option(names = "--heap", defaultValue = "512m", description = "heap of each server process, -Xms and -Xmx as the deploy "
+            + "examples set them (default ${DEFAULT-VALUE})")
     String heap;
+
+    @Option(names = "--gc", defaultValue = "G1", paramLabel = "G1|Serial|Parallel|Z",
+            description = "garbage collector of each server process (default ${DEFAULT-VALUE}, the JVM's and the deploy examples')")
+    String gc;
+
+    @Option(names = "--trace", description = "after each kill, print the probe client's attempts until its first acknowledged put")
+    boolean trace;
 
     @Option(names = "--loopback", description = "run on loopback even where simulated hosts can be made")
     boolean loopback;
@@ -96,9 +104,9 @@ public final class FailoverBench implements Callable<Integer> {
         SimulatedHosts.Availability a = loopback ? new SimulatedHosts.Availability(false, "--loopback") : availability();
         o.simulated = a.usable();
         o.electionTimeoutMillis = electionTimeout;
-        o.launcher = GroupProcesses.jarLauncher(fatJar, List.of("-Xmx" + heap, "-XX:+UseSerialGC", "-Xss512k"));
-        out.printf("hayloft bench failover: %d kills, %d writers, election timeout %d ms, probe backoff %s ms, on %s; data in %s%n",
-                kills, writers, electionTimeout, probeBackoff, o.simulated ? "simulated hosts" : "loopback (" + a.reason() + ")", work);
+        o.launcher = GroupProcesses.jarLauncher(fatJar, List.of("-Xms" + heap, "-Xmx" + heap, "-XX:+Use" + gc + "GC", "-Xss512k"));
+        out.printf("hayloft bench failover: %d kills, %d writers, election timeout %d ms, probe backoff %s ms, heap %s, %s GC, on %s;"
+                        + " data in %s%n", kills, writers, electionTimeout, probeBackoff, heap, gc, o.simulated ? "simulated hosts" : "loopback (" + a.reason() + ")", work);
         out.flush();
         boolean ok = false;
         try (GroupProcesses g = GroupProcesses.start(o);
@@ -173,8 +181,9 @@ public final class FailoverBench implements Callable<Integer> {
         }
     }
 
-    /** What one kill measured. */
-    record Kill(String killed, String newLeader, double newLeaderMillis, double writeGapMillis, long probeFailures) {
+    /** One kill's figures; {@code trace}: the probe client's attempts from the kill to its first acknowledged put. */
+    record Kill(String killed, String newLeader, double newLeaderMillis, double writeGapMillis, long probeFailures,
+                List<String> trace) {
     }
 
     /**
@@ -205,8 +214,9 @@ public final class FailoverBench implements Callable<Integer> {
         });
         Await.until("a probe put acknowledged after kill " + i + " (last failure: " + load.lastFailure() + ")",
                 Duration.ofSeconds(60), () -> load.writeGapNanos(kill) >= 0);
-        Kill k = new Kill(leader.name(), next[0], (elected[0] - kill) / 1e6, load.writeGapNanos(kill) / 1e6,
-                load.probeFailuresSince(kill));
+        long gap = load.writeGapNanos(kill);
+        Kill k = new Kill(leader.name(), next[0], (elected[0] - kill) / 1e6, gap / 1e6, load.probeFailuresSince(kill),
+                load.probeTrace(kill, kill + gap));
         g.launch(leader);
         return k;
     }
@@ -218,6 +228,10 @@ public final class FailoverBench implements Callable<Integer> {
         gapMillis.add(k.writeGapMillis());
         out.printf(Locale.ROOT, "kill %2d: leader %s killed; %s leads after %5.0f ms; write gap %5.0f ms; probe failures since %d%n",
                 i, k.killed(), k.newLeader(), k.newLeaderMillis(), k.writeGapMillis(), k.probeFailures());
+        if (trace) {
+            out.printf(Locale.ROOT, "  the probe client's attempts from the kill to its first acknowledged put:%n");
+            k.trace().forEach(l -> out.println("    " + l));
+        }
         out.flush();
         Map<String, Object> r = new LinkedHashMap<>();
         r.put("killed", k.killed());

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PartialFailureException;
 import io.hayloft.client.PutResult;
+import io.hayloft.client.RemoteException;
+import io.hayloft.client.http.HttpTransport;
 import io.hayloft.format.wire.PhotoId;
 import io.hayloft.format.wire.Wire;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -106,7 +109,7 @@ public final class WriteLoad implements AutoCloseable {
         this.writerPauseMillis = writerPauseMillis;
         this.client = HayloftClient.builder().directories(directories).requestTimeout(Duration.ofSeconds(5)).build();
         this.probe = HayloftClient.builder().directories(directories).leaseKeys(1).coalescePuts(0)
-                .requestTimeout(Duration.ofSeconds(5)).backoff(probeBackoff[0], probeBackoff[1]).build();
+                .requestTimeout(Duration.ofSeconds(5)).backoff(probeBackoff[0], probeBackoff[1]).listener(trace).build();
     }
 
     /** Starts every thread. */
@@ -342,6 +345,53 @@ public final class WriteLoad implements AutoCloseable {
         }
         return first == null ? -1 : first.endNanos() - fromNanos;
     }
+
+    /**
+     * The probe client's attempts that ended in [{@code fromNanos}, {@code toNanos}], one line each: the
+     * time from {@code fromNanos}, the server, the method, the status (or the failure) and the attempt's
+     * own time; and its retries with their backoff. Where a write gap goes.
+     */
+    public List<String> probeTrace(long fromNanos, long toNanos) {
+        List<String> out = new ArrayList<>();
+        for (long[] e : trace.events) {
+            if (e[0] - fromNanos >= 0 && toNanos - e[0] >= 0) {
+                out.add(String.format(Locale.ROOT, "%+7.0f ms %s", (e[0] - fromNanos) / 1e6, trace.texts.get(e[1])));
+            }
+        }
+        return out;
+    }
+
+    /** The probe's attempts and retries, kept for {@link #probeTrace}: the last 4,096. */
+    private static final class Trace implements HttpTransport.Listener {
+        final ConcurrentLinkedQueue<long[]> events = new ConcurrentLinkedQueue<>();
+        final Map<Long, String> texts = new ConcurrentHashMap<>();
+        private final AtomicLong ids = new AtomicLong();
+
+        private void add(String text) {
+            long id = ids.incrementAndGet();
+            texts.put(id, text);
+            events.add(new long[] {System.nanoTime(), id});
+            while (events.size() > 4096) {
+                long[] old = events.poll();
+                if (old != null) {
+                    texts.remove(old[1]);
+                }
+            }
+        }
+
+        @Override
+        public void onRequest(String target, String method, int status, RemoteException failure, long nanos) {
+            add(String.format(Locale.ROOT, "%s %s -> %s (%.0f ms)", method, target,
+                    failure == null ? Integer.toString(status) : status + " " + failure.getMessage(), nanos / 1e6));
+        }
+
+        @Override
+        public void onRetry(String target, String method, int attempt, Duration backoff) {
+            add(String.format(Locale.ROOT, "retry %d %s %s after %d ms", attempt, method, target, backoff.toMillis()));
+        }
+    }
+
+    private final Trace trace = new Trace();
 
     /** Probe puts started at or after {@code fromNanos} that failed. */
     public long probeFailuresSince(long fromNanos) {
