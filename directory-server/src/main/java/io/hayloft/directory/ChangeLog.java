@@ -53,6 +53,15 @@ public interface ChangeLog extends AutoCloseable {
     /** Whether this replica leads now and may run the leader's background work (health checks, backups). */
     boolean leads();
 
+    /**
+     * Runs {@code task} each time this replica becomes a ready leader (its first entry of the term
+     * committed), on a thread of the log's own, never on Raft's: the leader's warm-up, such as reserving
+     * its term's first key range before the first lease asks for it. A single directory never changes
+     * leader: nothing is run.
+     */
+    default void onLeaderReady(Runnable task) {
+    }
+
     /** The group as this replica sees it (a single directory: itself, the leader). */
     Group group();
 

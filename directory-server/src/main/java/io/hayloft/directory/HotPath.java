@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The directory's part of the hot path (docs/directory-api.md "Hot path"): no per-photo state, only
@@ -45,6 +47,8 @@ import java.util.regex.Pattern;
  * {@link Directory} (they are rare, and the cold-volume counters they bump are changed under that lock).
  */
 public final class HotPath {
+    private static final Logger LOG = LoggerFactory.getLogger(HotPath.class);
+
 
     /** Most entries in one {@code POST /v1/volumes/{id}/deletes}. */
     public static final int MAX_DELETES = 1000;
@@ -74,6 +78,20 @@ public final class HotPath {
         this.keys = keys;
         this.tokens = tokens;
         this.clock = clock;
+        directory.log().onLeaderReady(this::warmKeys);
+    }
+
+    /**
+     * A new leader reserves its term's first key range at once, so the first lease after a failover
+     * waits for no commit of its own. A failure (the leadership already lost) is left to the first lease.
+     */
+    private void warmKeys() {
+        try {
+            ChangeLog.Writer w = directory.log().begin();
+            keys.warm(w.term(), hwm -> w.raiseCounters(hwm, 0));
+        } catch (RuntimeException e) {
+            LOG.info("no key range reserved on becoming leader (the first lease will): {}", e.toString());
+        }
     }
 
     // ------------------------------------------------------------------ leases

@@ -54,6 +54,24 @@ public final class KeyAllocator {
         if (count < 1) {
             throw new IllegalArgumentException("count must be >= 1, was " + count);
         }
+        reserve(count, writeTerm, persist);
+        long first = next;
+        next += count;
+        return first;
+    }
+
+    /**
+     * Reserves a range for term {@code writeTerm} without handing out a key, when this allocator holds
+     * none for it yet: what a new leader does as soon as it is ready, so the first lease of its term
+     * does not wait for that commit. Does nothing when the term's range is already reserved.
+     */
+    public synchronized void warm(long writeTerm, LongConsumer persist) {
+        if (writeTerm != term || next >= limit) {
+            reserve(1, writeTerm, persist);
+        }
+    }
+
+    private void reserve(int count, long writeTerm, LongConsumer persist) {
         if (writeTerm != term) {
             // A write of another term: another leader may have reserved ranges meanwhile. Start above
             // everything committed, which this replica has applied (the write's begin() waited for it).
@@ -66,8 +84,5 @@ public final class KeyAllocator {
             persist.accept(newLimit);
             limit = newLimit;
         }
-        long first = next;
-        next += count;
-        return first;
     }
 }

@@ -99,6 +99,18 @@ public final class DirectoryStateMachine extends BaseStateMachine {
         leaderChanges.incrementAndGet();
     }
 
+    /** Told when this replica becomes a ready leader; called on Ratis' thread, so it must not block. */
+    private volatile Runnable leaderReady = () -> { };
+
+    void whenLeaderReady(Runnable r) {
+        leaderReady = r;
+    }
+
+    @Override
+    public void notifyLeaderReady() {
+        leaderReady.run();
+    }
+
     /** Leader changes this replica saw since it started. */
     long leaderChanges() {
         return leaderChanges.get();

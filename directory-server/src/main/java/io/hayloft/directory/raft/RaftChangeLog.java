@@ -19,9 +19,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -88,7 +91,9 @@ public final class RaftChangeLog implements ChangeLog {
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private final long timeoutMillis;
+    /** The replica's own background work: the cluster-id duty, then the leader-ready tasks ({@link #onLeaderReady}). */
     private final ScheduledExecutorService duties;
+    private final ScheduledFuture<?> initDuty;
 
     private RaftChangeLog(RaftServer server, DirectoryStateMachine sm, RaftPeerId self, MetaStore meta, long timeoutMillis) {
         this.server = server;
@@ -101,7 +106,32 @@ public final class RaftChangeLog implements ChangeLog {
             t.setDaemon(true);
             return t;
         });
-        duties.scheduleWithFixedDelay(this::initCluster, 100, 200, TimeUnit.MILLISECONDS);
+        this.initDuty = duties.scheduleWithFixedDelay(this::initCluster, 100, 200, TimeUnit.MILLISECONDS);
+        sm.whenLeaderReady(() -> leaderReady(0));
+    }
+
+    /**
+     * Runs the leader-ready tasks once this replica's reads are served (Ratis tells the state machine a
+     * moment before: the startup entry applied, its own bookkeeping not yet done), checking again every
+     * 10 ms for at most a second; nothing when it stopped leading meanwhile.
+     */
+    private void leaderReady(int checks) {
+        try {
+            if (leads()) {
+                leaderReadyTasks.forEach(duties::execute);
+            } else if (checks < 100 && division().getInfo().isLeader()) {
+                duties.schedule(() -> leaderReady(checks + 1), 10, TimeUnit.MILLISECONDS);
+            }
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    private final List<Runnable> leaderReadyTasks = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onLeaderReady(Runnable task) {
+        leaderReadyTasks.add(task);
     }
 
     /** Where a replica keeps its database under {@code dataDir}. */
@@ -301,7 +331,7 @@ public final class RaftChangeLog implements ChangeLog {
     private void initCluster() {
         try {
             if (meta.clusterAdopted()) {
-                duties.shutdown(); // every replica took the group's id, from the log or a snapshot: nothing left to do
+                initDuty.cancel(false); // every replica took the group's id, from the log or a snapshot: nothing left to do
                 return;
             }
             if (leads()) {

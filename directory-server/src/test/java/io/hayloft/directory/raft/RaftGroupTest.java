@@ -189,10 +189,14 @@ class RaftGroupTest {
                 }
             }
             // The leader goes away and comes back as a follower of the next one.
+            long markBefore = servers.get(leader).directory().meta().keyHighWaterMark();
             servers.get(leader).close();
             servers.set(leader, null);
             int next = leader();
             assertThat(next).isNotEqualTo(leader);
+            // The new leader reserves its term's first range as soon as it is ready, before any lease asks.
+            Await.until("the new leader reserved a key range of its own before any lease",
+                    () -> servers.get(next).directory().meta().keyHighWaterMark() > markBefore);
             DirectoryConfig c = config(leader, 10_000);
             servers.set(leader, DirectoryServer.start(c, STORES));
         }
