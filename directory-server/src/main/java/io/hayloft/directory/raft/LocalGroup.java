@@ -264,13 +264,8 @@ public final class LocalGroup implements AutoCloseable {
                 servers[starting.get(j)] = started.get(j).join();
             } catch (CompletionException e) {
                 Throwable t = e.getCause();
-                RuntimeException r = t instanceof RuntimeException re ? re
-                        : new IllegalStateException("directory replica " + replicaId(starting.get(j)) + " did not start: " + t, t);
-                if (failed == null) {
-                    failed = r;
-                } else {
-                    failed.addSuppressed(r);
-                }
+                failed = joined(failed, t instanceof RuntimeException re ? re
+                        : new IllegalStateException("directory replica " + replicaId(starting.get(j)) + " did not start: " + t, t));
             }
         }
         if (failed != null) {
@@ -301,12 +296,7 @@ public final class LocalGroup implements AutoCloseable {
             try {
                 stop(i);
             } catch (RuntimeException e) {
-                // closing the rest matters more
-                if (failed == null) {
-                    failed = e;
-                } else {
-                    failed.addSuppressed(e);
-                }
+                failed = joined(failed, e); // closing the rest matters more
             }
         }
         if (failed != null) {
@@ -338,6 +328,15 @@ public final class LocalGroup implements AutoCloseable {
             throw new IllegalArgumentException("directory replica index must be in 0.." + (servers.length - 1) + ", was " + i);
         }
         return i;
+    }
+
+    /** {@code next} added to the failures so far: the first one, the others suppressed in it. */
+    private static RuntimeException joined(RuntimeException first, RuntimeException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
     }
 
     private static int freePort() throws IOException {
