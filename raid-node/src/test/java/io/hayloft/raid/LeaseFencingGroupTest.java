@@ -7,13 +7,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.directory.StoreAdmin;
+import io.hayloft.directory.raft.LocalGroup;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.directory.VolumeState;
 import io.hayloft.format.wire.StripeMap;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.testkit.Await;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,13 +24,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The raid lease's fence across leader changes of a directory group of three in-process replicas
- * (real Raft servers over real RocksDB, on loopback; the setup of directory-server's RaftGroupTest,
+ * (real Raft servers over real RocksDB, on loopback: directory-server's LocalGroup,
  * stores faked by heartbeats): a commit of raid-node A under epoch e, once B holds e + 1, is refused
  * 409 LEASE_LOST by the leader elected after the old one was stopped, and nothing of it reaches any
  * replica (the restarted old leader included), while B's commit passes; a commit under a lease that
@@ -42,8 +42,7 @@ class LeaseFencingGroupTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final List<DirectoryServer> servers = new ArrayList<>();
-    private final List<DirectoryConfig.Peer> peers = new ArrayList<>();
+    private LocalGroup group;
     private final List<AutoCloseable> leases = new ArrayList<>();
 
     @TempDir
@@ -67,71 +66,35 @@ class LeaseFencingGroupTest {
         for (AutoCloseable l : leases) {
             l.close();
         }
-        servers.stream().filter(Objects::nonNull).forEach(DirectoryServer::close);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        if (group != null) {
+            group.close();
         }
-    }
-
-    private DirectoryConfig config(int i) {
-        DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = dir.resolve("n" + (i + 1)).toString();
-        c.init = true;
-        c.replication = 2;
-        c.minWritableVolumes = 1;
-        c.probeIntervalMillis = 100_000;
-        c.raft = new DirectoryConfig.Raft();
-        c.raft.id = "n" + (i + 1);
-        c.raft.peers = peers;
-        c.raft.electionTimeoutMillis = 300;
-        return c;
     }
 
     private void startGroup() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            peers.add(new DirectoryConfig.Peer("n" + (i + 1), "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
-        }
-        List<CompletableFuture<DirectoryServer>> starting = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            DirectoryConfig c = config(i);
-            starting.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return DirectoryServer.start(c, STORES);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
-        }
-        for (CompletableFuture<DirectoryServer> f : starting) {
-            servers.add(f.get());
-        }
+        group = LocalGroup.builder(3, () -> {
+            DirectoryConfig c = new DirectoryConfig();
+            c.replication = 2;
+            c.minWritableVolumes = 1;
+            c.probeIntervalMillis = 100_000;
+            c.raft = new DirectoryConfig.Raft();
+            c.raft.electionTimeoutMillis = 300;
+            return c;
+        }, dir).storeAdmin(STORES).start();
     }
 
     private int leader() throws InterruptedException {
-        int[] found = {-1};
-        Await.until("one replica leads", Duration.ofSeconds(30), () -> {
-            for (int i = 0; i < servers.size(); i++) {
-                if (servers.get(i) != null && servers.get(i).changeLog().leads()) {
-                    found[0] = i;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found[0];
+        return group.awaitLeader(Duration.ofSeconds(30));
     }
 
     /** A raid-node's client of the group: every replica's address, a follower first, so it follows a 421 to the leader. */
     private Cluster client(int leader) {
-        return new Cluster(String.join(",", peers.get((leader + 1) % 3).http, peers.get((leader + 2) % 3).http,
-                peers.get(leader).http), null, TIMEOUT);
+        return new Cluster(String.join(",", group.address((leader + 1) % 3), group.address((leader + 2) % 3),
+                group.address(leader)), null, TIMEOUT);
     }
 
     private HttpResponse<String> post(int i, String path, Object body, Map<String, String> headers) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + peers.get(i).http + path))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + group.address(i) + path))
                 .POST(body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body)));
         headers.forEach(b::header);
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
@@ -139,7 +102,8 @@ class LeaseFencingGroupTest {
 
     /** Whether every running replica holds {@code volume} as {@code state} with {@code map} (null: none). */
     private boolean everyReplicaHolds(int volume, VolumeState state, StripeMap map) {
-        for (DirectoryServer s : servers) {
+        for (int i = 0; i < group.size(); i++) {
+            DirectoryServer s = group.server(i);
             if (s == null) {
                 continue;
             }
@@ -193,8 +157,7 @@ class LeaseFencingGroupTest {
         assertThat(bLease.epoch()).isEqualTo(e + 1);
 
         // The leader goes away; a new one is elected.
-        servers.get(leader).close();
-        servers.set(leader, null);
+        group.stop(leader);
         int next = leader();
         assertThat(next).isNotEqualTo(leader);
         Cluster a2 = client(next);
@@ -216,10 +179,10 @@ class LeaseFencingGroupTest {
         assertLeaseLost(catchThrowable(() -> a2.replicasDropped(volume)));
 
         // The old leader comes back as a follower and catches up: B's commit, none of A's.
-        servers.set(leader, DirectoryServer.start(config(leader), STORES));
+        group.start(leader);
         Await.until("the old leader caught up", Duration.ofSeconds(30),
                 () -> everyReplicaHolds(volume, VolumeState.ERASURE_CODED, committed));
-        List<String> replicas = servers.get(leader).directory().meta().volume(volume).replicas();
+        List<String> replicas = group.server(leader).directory().meta().volume(volume).replicas();
         assertThat(replicas).as("A's replicas-dropped was never applied").hasSize(2);
 
         // A lease that ran out at the leader's clock fences nothing, before and after a leadership transfer.
@@ -228,15 +191,15 @@ class LeaseFencingGroupTest {
         long c = client(next).acquireLease("raid-c", 200);
         assertThat(c).isEqualTo(e + 2);
         Await.untilTrue("raid-c's lease ran out at the leader's clock", TIMEOUT, () -> JSON.readTree(http.send(HttpRequest.newBuilder(
-                URI.create("http://" + peers.get(next).http + "/v1/raid-lease")).GET().build(), HttpResponse.BodyHandlers.ofString())
+                URI.create("http://" + group.address(next) + "/v1/raid-lease")).GET().build(), HttpResponse.BodyHandlers.ofString())
                 .body()).path("holder").isNull());
         HttpResponse<String> stale = post(next, "/v1/volumes/" + volume + "/replicas-dropped", null,
                 Map.of(Cluster.RAID_EPOCH_HEADER, Long.toString(c)));
         assertThat(stale.statusCode()).as(stale.body()).isEqualTo(409);
         assertThat(JSON.readTree(stale.body()).path("error").path("name").asText()).isEqualTo("LEASE_LOST");
         int target = (next + 1) % 3;
-        assertThat(post(next, "/v1/group/leader", Map.of("id", peers.get(target).id), Map.of()).statusCode()).isEqualTo(200);
-        Await.until("leadership moved", Duration.ofSeconds(30), () -> servers.get(target).changeLog().leads());
+        assertThat(post(next, "/v1/group/leader", Map.of("id", group.id(target)), Map.of()).statusCode()).isEqualTo(200);
+        Await.until("leadership moved", Duration.ofSeconds(30), () -> group.server(target).changeLog().leads());
         for (long epoch : new long[] {e, e + 1, c, c + 1, 0, -1, Long.MAX_VALUE}) {
             HttpResponse<String> r = post(target, "/v1/volumes/" + volume + "/replicas-dropped", null,
                     Map.of(Cluster.RAID_EPOCH_HEADER, Long.toString(epoch)));
@@ -244,12 +207,12 @@ class LeaseFencingGroupTest {
             assertThat(JSON.readTree(r.body()).path("error").path("code").asInt()).isEqualTo(232);
         }
         Await.until("every replica applied as far as the leader", () -> everyReplicaHolds(volume, VolumeState.ERASURE_CODED, committed));
-        for (DirectoryServer s : servers) {
-            assertThat(s.directory().meta().volume(volume).replicas()).as("replicas on every replica").hasSize(2);
+        for (int i = 0; i < group.size(); i++) {
+            assertThat(group.server(i).directory().meta().volume(volume).replicas()).as("replicas on every replica").hasSize(2);
         }
         // Unfenced, the same request is applied (the operator's own call, as before fencing).
         assertThat(post(target, "/v1/volumes/" + volume + "/replicas-dropped", null, Map.of()).statusCode()).isEqualTo(200);
-        Await.until("every replica applied the unfenced drop", () -> servers.stream()
-                .allMatch(s -> s.directory().meta().volume(volume).replicas().isEmpty()));
+        Await.until("every replica applied the unfenced drop", () -> IntStream.range(0, group.size())
+                .allMatch(i -> group.server(i).directory().meta().volume(volume).replicas().isEmpty()));
     }
 }

@@ -6,6 +6,7 @@ import io.hayloft.client.HayloftClient;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
+import io.hayloft.directory.raft.LocalGroup;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.s3.S3Config;
 import io.hayloft.s3.S3Server;
@@ -27,8 +28,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -76,8 +75,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final Disk[] disks;
     private final HttpTransport http;
     private DirectoryServer directory;
-    /** The replicas of a directory group (null entries while stopped); empty for a single directory. */
-    private final DirectoryServer[] replicas;
+    /** The replicas of a directory group; null for a single directory. */
+    private final LocalGroup group;
     private volatile DirectoryClient heartbeats;
     /** The address list of a directory run elsewhere ({@link #startWithDirectory}), or null. */
     private String external;
@@ -93,7 +92,8 @@ public final class EmbeddedCluster implements AutoCloseable {
         Files.createDirectories(options.dataDir());
         this.layout = ClusterLayout.load(options.dataDir(), options.stores(), options.racks(), options.directoryPort(),
                 options.directories());
-        this.replicas = new DirectoryServer[layout.replicas()];
+        this.group = layout.replicas() == 0 ? null : LocalGroup.builder(layout.replicas(), this::replicaBase, options.dataDir())
+                .dirNames(i -> "directory-" + i).ports(layout::replicaHttpPort, layout::replicaRaftPort).build();
         this.stores = new StoreServer[layout.stores()];
         this.disks = new Disk[layout.stores()];
         for (int i = 0; i < this.disks.length; i++) {
@@ -215,14 +215,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         if (external != null) {
             return List.of(external.split(","));
         }
-        if (replicas.length == 0) {
-            return List.of("127.0.0.1:" + layout.directoryPort());
-        }
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < replicas.length; i++) {
-            out.add("127.0.0.1:" + layout.replicaHttpPort(i));
-        }
-        return out;
+        return group == null ? List.of("127.0.0.1:" + layout.directoryPort()) : group.addresses();
     }
 
     /**
@@ -230,17 +223,19 @@ public final class EmbeddedCluster implements AutoCloseable {
      * that leads now (else the first one running).
      */
     public synchronized DirectoryServer directory() {
-        if (replicas.length == 0) {
+        if (group == null) {
             return directory;
         }
-        DirectoryServer first = null;
-        for (DirectoryServer r : replicas) {
-            if (r != null && r.changeLog().leads()) {
-                return r;
-            }
-            first = first == null ? r : first;
+        int leader = group.leader();
+        if (leader >= 0) {
+            return group.server(leader);
         }
-        return first;
+        for (int i = 0; i < group.size(); i++) {
+            if (group.server(i) != null) {
+                return group.server(i);
+            }
+        }
+        return null;
     }
 
     /** {@code host:port} of replica {@code i}'s Raft RPC. */
@@ -250,15 +245,15 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** Directory replicas: 1 for a single directory. */
     public int directoryCount() {
-        return Math.max(1, replicas.length);
+        return group == null ? 1 : group.size();
     }
 
     /** Replica {@code i} of the directory group (the single directory for 0), or null while it is stopped. */
     public synchronized DirectoryServer directory(int i) {
-        if (replicas.length == 0 && i == 0) {
+        if (group == null && i == 0) {
             return directory;
         }
-        return replicas[checkReplica(i)];
+        return group.server(checkReplica(i));
     }
 
     public int storeCount() {
@@ -320,14 +315,17 @@ public final class EmbeddedCluster implements AutoCloseable {
         if (external != null) {
             return;
         }
-        if (replicas.length > 0) {
-            startReplicas();
+        if (group != null) {
+            group.startAll(); // every replica not running, at once
+            awaitLeader(Duration.ofSeconds(60));
+            LOG.info("embedded directory group on {}", directoryAddress());
             return;
         }
         if (directory != null) {
             return;
         }
-        DirectoryConfig c = directoryConfig(options.dataDir().resolve("directory"));
+        DirectoryConfig c = directoryConfig();
+        c.dataDir = options.dataDir().resolve("directory").toString();
         c.port = layout.directoryPort();
         directoryExtras.accept(c);
         try {
@@ -348,10 +346,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         LOG.info("embedded directory on {}", directoryAddress());
     }
 
-    /** The configuration every directory of this cluster shares (a replica adds its raft section). */
-    private DirectoryConfig directoryConfig(Path dataDir) {
+    /** The configuration every directory of this cluster shares, but its {@code dataDir} (a replica adds its raft section). */
+    private DirectoryConfig directoryConfig() {
         DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = dataDir.toString();
         c.host = "127.0.0.1";
         c.init = true;
         c.replication = Math.min(options.replication(), stores.length);
@@ -371,86 +368,38 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** The id of replica {@code i} of the directory group: {@code n<i+1>}. */
     public static String replicaId(int i) {
-        return "n" + (i + 1);
-    }
-
-    /** Starts every replica of the directory group that is not running (in parallel), and waits for a leader. */
-    private void startReplicas() throws InterruptedException {
-        List<Integer> starting = new ArrayList<>();
-        List<CompletableFuture<DirectoryServer>> started = new ArrayList<>();
-        for (int i = 0; i < replicas.length; i++) {
-            if (replicas[i] == null) {
-                DirectoryConfig c = replicaConfig(i);
-                starting.add(i);
-                started.add(CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return DirectoryServer.start(c.validate());
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("interrupted while starting directory replica " + c.raft.id, e);
-                    }
-                }));
-            }
-        }
-        RuntimeException failed = null;
-        for (int j = 0; j < started.size(); j++) {
-            try {
-                replicas[starting.get(j)] = started.get(j).get();
-            } catch (ExecutionException e) {
-                Throwable t = e.getCause();
-                RuntimeException r = t instanceof RuntimeException re ? re
-                        : new IllegalStateException("directory replica " + replicaId(starting.get(j)) + " did not start: " + t, t);
-                if (failed == null) {
-                    failed = r;
-                } else {
-                    failed.addSuppressed(r);
-                }
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
-        awaitLeader(Duration.ofSeconds(60));
-        LOG.info("embedded directory group on {}", directoryAddress());
+        return LocalGroup.replicaId(i);
     }
 
     /**
      * Waits until a running replica of the directory group leads (its first entries applied), then
-     * points the heartbeats at it first (the others after it, in order).
+     * points the heartbeats at it first (the others after it, in order). A single directory leads
+     * while it runs.
      *
      * @throws IllegalStateException when none leads within {@code patience}
      */
     public void awaitLeader(Duration patience) throws InterruptedException {
-        long deadline = System.nanoTime() + patience.toNanos();
-        while (true) {
+        if (group == null) {
             synchronized (this) {
-                DirectoryServer leader = directory();
-                if (leader != null && leader.changeLog().leads()) {
-                    List<String> order = new ArrayList<>(directoryAddresses());
-                    String first = leader.address();
-                    order.remove(first);
-                    order.add(0, first);
-                    heartbeats = new DirectoryClient(http, order, options.adminToken());
-                    return;
+                if (directory == null) {
+                    throw new IllegalStateException("the directory " + directoryAddress() + " is stopped");
                 }
+                return;
             }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no replica of the directory group " + directoryAddress() + " leads after "
-                        + patience.toSeconds() + " s");
-            }
-            Thread.sleep(20);
         }
+        int leader = group.awaitLeader(patience);
+        List<String> order = new ArrayList<>(group.addresses());
+        order.add(0, order.remove(leader));
+        heartbeats = new DirectoryClient(http, order, options.adminToken());
     }
 
-    private DirectoryConfig replicaConfig(int i) {
-        DirectoryConfig c = directoryConfig(options.dataDir().resolve("directory-" + i));
+    /**
+     * A replica's configuration before the group gives it its place (data directory, ports, raft id
+     * and peers): the cluster's directory settings, a {@code raft} section of defaults, then the extras.
+     */
+    private DirectoryConfig replicaBase() {
+        DirectoryConfig c = directoryConfig();
         c.raft = new DirectoryConfig.Raft();
-        c.raft.id = replicaId(i);
-        for (int j = 0; j < replicas.length; j++) {
-            c.raft.peers.add(new DirectoryConfig.Peer(replicaId(j), "127.0.0.1:" + layout.replicaRaftPort(j),
-                    "127.0.0.1:" + layout.replicaHttpPort(j)));
-        }
-        c.port = layout.replicaHttpPort(i);
         directoryExtras.accept(c);
         return c;
     }
@@ -461,31 +410,25 @@ public final class EmbeddedCluster implements AutoCloseable {
             directory.close();
             directory = null;
         }
-        for (int i = 0; i < replicas.length; i++) {
-            stopDirectory(i);
+        if (group != null) {
+            group.stopAll();
         }
     }
 
     /** Stops replica {@code i} of the directory group (clean close); the others elect a leader among them. */
     public synchronized void stopDirectory(int i) {
-        DirectoryServer r = replicas[checkReplica(i)];
-        if (r != null) {
-            replicas[i] = null;
-            r.close();
-        }
+        group.stop(checkReplica(i));
     }
 
     /** Starts replica {@code i} of the directory group again (its data kept: it catches up from the leader). */
     public synchronized void startDirectory(int i) throws InterruptedException {
-        if (replicas[checkReplica(i)] == null) {
-            replicas[i] = DirectoryServer.start(replicaConfig(i).validate());
-        }
+        group.start(checkReplica(i));
     }
 
     private int checkReplica(int i) {
-        if (i < 0 || i >= replicas.length) {
-            throw new IllegalArgumentException(replicas.length == 0 ? "this cluster runs a single directory, not a group"
-                    : "directory replica index must be in 0.." + (replicas.length - 1) + ", was " + i);
+        if (group == null || i < 0 || i >= group.size()) {
+            throw new IllegalArgumentException(group == null ? "this cluster runs a single directory, not a group"
+                    : "directory replica index must be in 0.." + (group.size() - 1) + ", was " + i);
         }
         return i;
     }

@@ -8,7 +8,6 @@ import io.hayloft.client.NamespaceClient;
 import io.hayloft.client.NamespaceClient.Condition;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.DirectoryConfig;
-import io.hayloft.directory.DirectoryServer;
 import io.hayloft.directory.StoreAdmin;
 import io.hayloft.format.s3.Bucket;
 import io.hayloft.format.s3.Chunk;
@@ -17,15 +16,12 @@ import io.hayloft.format.s3.Pending;
 import io.hayloft.format.s3.Replaced;
 import io.hayloft.format.s3.Upload;
 import io.hayloft.testkit.Await;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -41,8 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged, conditions included.
  */
 class NamespaceRaftTest {
-    private final List<DirectoryServer> servers = new ArrayList<>();
-    private final List<DirectoryConfig.Peer> peers = new ArrayList<>();
+    private LocalGroup group;
 
     @TempDir
     Path dir;
@@ -61,44 +56,13 @@ class NamespaceRaftTest {
 
     @AfterEach
     void close() {
-        servers.forEach(s -> {
-            if (s != null) {
-                s.close();
-            }
-        });
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        if (group != null) {
+            group.close();
         }
     }
 
-    private DirectoryConfig config(int i) {
-        DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = dir.resolve("n" + (i + 1)).toString();
-        c.init = true;
-        c.probeIntervalMillis = 100_000;
-        c.adminToken = "admin";
-        c.raft = new DirectoryConfig.Raft();
-        c.raft.id = "n" + (i + 1);
-        c.raft.peers = peers;
-        c.raft.electionTimeoutMillis = 300;
-        return c;
-    }
-
     private int leader() throws InterruptedException {
-        int[] found = {-1};
-        Await.until("one replica leads", Duration.ofSeconds(30), () -> {
-            for (int i = 0; i < servers.size(); i++) {
-                if (servers.get(i) != null && servers.get(i).changeLog().leads()) {
-                    found[0] = i;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found[0];
+        return group.awaitLeader(Duration.ofSeconds(30));
     }
 
     private static String errorOf(Runnable call) {
@@ -112,32 +76,22 @@ class NamespaceRaftTest {
 
     @Test
     void theNewLeaderHasTheNamespaceTheOldOneAcknowledged() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            peers.add(new DirectoryConfig.Peer("n" + (i + 1), "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
-        }
-        List<CompletableFuture<DirectoryServer>> starting = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            DirectoryConfig c = config(i);
-            starting.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return DirectoryServer.start(c, STORES);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
-        }
-        for (CompletableFuture<DirectoryServer> f : starting) {
-            servers.add(f.get());
-        }
+        group = LocalGroup.builder(3, () -> {
+            DirectoryConfig c = new DirectoryConfig();
+            c.probeIntervalMillis = 100_000;
+            c.adminToken = "admin";
+            c.raft = new DirectoryConfig.Raft();
+            c.raft.electionTimeoutMillis = 300;
+            return c;
+        }, dir).storeAdmin(STORES).start();
         int leader = leader();
         int follower = (leader + 1) % 3;
         HttpResponse<String> refused = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://" + peers.get(follower).http + "/v1/s3/buckets")).header("Authorization", "Bearer admin").GET().build(),
+                URI.create("http://" + group.address(follower) + "/v1/s3/buckets")).header("Authorization", "Bearer admin").GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(refused.statusCode()).isEqualTo(421);
 
-        List<String> addresses = peers.stream().map(p -> p.http).toList();
-        NamespaceClient ns = new NamespaceClient(new DirectoryClient(HttpTransport.create(), addresses, "admin"));
+                NamespaceClient ns = new NamespaceClient(new DirectoryClient(HttpTransport.create(), group.addresses(), "admin"));
         ns.createBucket("group", "here").join();
         Chunk chunk = new Chunk(3, 99, 5, 1000);
         String pending = ns.pend(null, List.of(chunk)).join();
@@ -149,12 +103,11 @@ class NamespaceRaftTest {
         String doomed = ns.pend(null, List.of(lost)).join();
         ns.doom(doomed).join();
 
-        Await.until("every replica holds the same namespace", () -> Stream.of(0, 1, 2).map(i -> servers.get(i).directory().meta()
+        Await.until("every replica holds the same namespace", () -> Stream.of(0, 1, 2).map(i -> group.server(i).directory().meta()
                 .digest().entrySet().stream().filter(e -> e.getKey().startsWith("s3-")).toList()).distinct().count() == 1);
-        assertThat(servers.get(follower).directory().meta().namespace().object("group", "k/1")).isEqualTo(put.object());
+        assertThat(group.server(follower).directory().meta().namespace().object("group", "k/1")).isEqualTo(put.object());
 
-        servers.get(leader).close();
-        servers.set(leader, null);
+        group.stop(leader);
         int next = leader();
         assertThat(next).isNotEqualTo(leader);
 

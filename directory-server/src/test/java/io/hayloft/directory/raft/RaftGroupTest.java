@@ -10,16 +10,12 @@ import io.hayloft.directory.StoreAdmin;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.testkit.Await;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -39,8 +35,7 @@ class RaftGroupTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private final List<DirectoryServer> servers = new ArrayList<>(List.of());
-    private final List<DirectoryConfig.Peer> peers = new ArrayList<>();
+    private LocalGroup group;
 
     @TempDir
     Path dir;
@@ -60,77 +55,41 @@ class RaftGroupTest {
 
     @AfterEach
     void close() {
-        servers.forEach(s -> {
-            if (s != null) {
-                s.close();
-            }
-        });
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        if (group != null) {
+            group.close();
         }
-    }
-
-    private DirectoryConfig config(int i, long snapshotEvery) {
-        DirectoryConfig c = new DirectoryConfig();
-        c.dataDir = dir.resolve("n" + (i + 1)).toString();
-        c.init = true;
-        c.replication = 2;
-        c.minWritableVolumes = 1;
-        c.keyRangeSize = 100;
-        c.probeIntervalMillis = 100_000;
-        c.raft = new DirectoryConfig.Raft();
-        c.raft.id = "n" + (i + 1);
-        c.raft.peers = peers;
-        c.raft.snapshotEvery = snapshotEvery;
-        c.raft.logSegmentBytes = 16 << 10; // small segments, so the log below a snapshot is purged soon
-        c.raft.electionTimeoutMillis = 300;
-        return c;
     }
 
     private void startGroup(long snapshotEvery) throws Exception {
-        for (int i = 0; i < 3; i++) {
-            peers.add(new DirectoryConfig.Peer("n" + (i + 1), "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
-        }
-        List<CompletableFuture<DirectoryServer>> starting = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            DirectoryConfig c = config(i, snapshotEvery);
-            starting.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return DirectoryServer.start(c, STORES);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }));
-        }
-        for (CompletableFuture<DirectoryServer> f : starting) {
-            servers.add(f.get());
-        }
+        group = LocalGroup.builder(3, () -> {
+            DirectoryConfig c = new DirectoryConfig();
+            c.replication = 2;
+            c.minWritableVolumes = 1;
+            c.keyRangeSize = 100;
+            c.probeIntervalMillis = 100_000;
+            c.raft = new DirectoryConfig.Raft();
+            c.raft.snapshotEvery = snapshotEvery;
+            c.raft.logSegmentBytes = 16 << 10; // small segments, so the log below a snapshot is purged soon
+            c.raft.electionTimeoutMillis = 300;
+            return c;
+        }, dir).storeAdmin(STORES).start();
     }
 
     private int leader() throws InterruptedException {
-        int[] found = {-1};
-        Await.until("one replica leads", Duration.ofSeconds(30), () -> {
-            for (int i = 0; i < servers.size(); i++) {
-                if (servers.get(i) != null && servers.get(i).changeLog().leads()) {
-                    found[0] = i;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found[0];
+        return group.awaitLeader(Duration.ofSeconds(30));
+    }
+
+    private DirectoryServer server(int i) {
+        return group.server(i);
     }
 
     private HttpResponse<String> post(int i, String path, Object body) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://" + peers.get(i).http + path))
+        return http.send(HttpRequest.newBuilder(URI.create("http://" + group.address(i) + path))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> get(int i, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://" + peers.get(i).http + path)).GET().build(),
+        return http.send(HttpRequest.newBuilder(URI.create("http://" + group.address(i) + path)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -146,8 +105,8 @@ class RaftGroupTest {
 
         HttpResponse<String> refused = post(follower, "/v1/heartbeat", heartbeat(1));
         assertThat(refused.statusCode()).isEqualTo(421);
-        assertThat(refused.headers().firstValue("X-Hayloft-Leader")).contains(peers.get(leader).http);
-        assertThat(JSON.readTree(refused.body()).path("error").path("leader").asText()).isEqualTo(peers.get(leader).http);
+        assertThat(refused.headers().firstValue("X-Hayloft-Leader")).contains(group.address(leader));
+        assertThat(JSON.readTree(refused.body()).path("error").path("leader").asText()).isEqualTo(group.address(leader));
 
         for (int s = 1; s <= 4; s++) {
             assertThat(post(leader, "/v1/heartbeat", heartbeat(s)).statusCode()).isEqualTo(200);
@@ -157,15 +116,15 @@ class RaftGroupTest {
 
         // Every replica reports the group's one cluster id and the same leader, and applies the same state.
         Await.until("every replica took the group's cluster id", () -> Stream.of(0, 1, 2)
-                .map(i -> servers.get(i).directory().meta().clusterId()).distinct().count() == 1);
+                .map(i -> server(i).directory().meta().clusterId()).distinct().count() == 1);
         Await.until("every replica applied the leader's changes", () -> Stream.of(0, 1, 2)
-                .map(i -> servers.get(i).directory().stores().size()).allMatch(n -> n == 4));
+                .map(i -> server(i).directory().stores().size()).allMatch(n -> n == 4));
         Await.until("every replica holds the same state", this::sameState);
-        JsonNode group = JSON.readTree(get(follower, "/v1/group").body());
-        assertThat(group.path("leader").asText()).isEqualTo(peers.get(leader).id);
-        assertThat(group.path("replicas")).hasSize(3);
+        JsonNode view = JSON.readTree(get(follower, "/v1/group").body());
+        assertThat(view.path("leader").asText()).isEqualTo(group.id(leader));
+        assertThat(view.path("replicas")).hasSize(3);
         Set<String> roles = new HashSet<>();
-        group.path("replicas").forEach(r -> roles.add(r.path("role").asText()));
+        view.path("replicas").forEach(r -> roles.add(r.path("role").asText()));
         assertThat(roles).containsExactlyInAnyOrder("LEADER", "FOLLOWER");
         // A follower answers the volume map from its own state.
         assertThat(get(follower, "/v1/volume-map").statusCode()).isEqualTo(200);
@@ -189,16 +148,14 @@ class RaftGroupTest {
                 }
             }
             // The leader goes away and comes back as a follower of the next one.
-            long markBefore = servers.get(leader).directory().meta().keyHighWaterMark();
-            servers.get(leader).close();
-            servers.set(leader, null);
+            long markBefore = group.server(leader).directory().meta().keyHighWaterMark();
+            group.stop(leader);
             int next = leader();
             assertThat(next).isNotEqualTo(leader);
             // The new leader reserves its term's first range as soon as it is ready, before any lease asks.
             Await.until("the new leader reserved a key range of its own before any lease",
-                    () -> servers.get(next).directory().meta().keyHighWaterMark() > markBefore);
-            DirectoryConfig c = config(leader, 10_000);
-            servers.set(leader, DirectoryServer.start(c, STORES));
+                    () -> group.server(next).directory().meta().keyHighWaterMark() > markBefore);
+            group.start(leader);
         }
     }
 
@@ -211,28 +168,26 @@ class RaftGroupTest {
             assertThat(post(leader, "/v1/heartbeat", heartbeat(s)).statusCode()).isEqualTo(200);
         }
         int victim = (leader + 2) % 3;
-        servers.get(victim).close();
-        servers.set(victim, null);
+        group.stop(victim);
         // More changes while it is away, so the log it would need is purged behind a snapshot.
         for (int s = 61; s <= 450; s++) {
             assertThat(post(leader, "/v1/heartbeat", heartbeat(s)).statusCode()).isEqualTo(200);
         }
-        deleteTree(dir.resolve("n" + (victim + 1)));
-        DirectoryServer lead = servers.get(leader);
-        long purgedBelow = lead.changeLog() instanceof RaftChangeLog r ? r.logStartIndex() : 0;
+        long purgedBelow = ((RaftChangeLog) server(leader).changeLog()).logStartIndex();
         assertThat(purgedBelow).as("the leader purged the log the wiped replica would need").isGreaterThan(1);
-        servers.set(victim, DirectoryServer.start(config(victim, 20), STORES));
+        group.wipe(victim);
         Await.until("the wiped replica holds all 450 stores", Duration.ofSeconds(60),
-                () -> servers.get(victim).directory().stores().size() == 450);
+                () -> server(victim).directory().stores().size() == 450);
         Await.until("the wiped replica applied as far as the leader", Duration.ofSeconds(30), () -> sameState());
-        assertThat(servers.get(victim).directory().meta().clusterId()).isEqualTo(servers.get(leader).directory().meta().clusterId());
-        assertThat(((RaftChangeLog) servers.get(victim).changeLog()).installedSnapshots()).as("caught up by a snapshot").isPositive();
+        assertThat(server(victim).directory().meta().clusterId()).isEqualTo(server(leader).directory().meta().clusterId());
+        assertThat(group.installedSnapshots(victim)).as("caught up by a snapshot").isPositive();
     }
 
     /** Whether every running replica holds the same stores, volumes, counters and cluster id. */
     private boolean sameState() {
         Set<String> states = new HashSet<>();
-        for (DirectoryServer s : servers) {
+        for (int i = 0; i < group.size(); i++) {
+            DirectoryServer s = server(i);
             if (s == null) {
                 continue;
             }
@@ -241,13 +196,5 @@ class RaftGroupTest {
             states.add(m.clusterId() + "|" + m.keyHighWaterMark() + "|" + m.volumeSequence() + "|" + stores + "|" + m.volumes());
         }
         return states.size() == 1;
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        try (Stream<Path> s = Files.walk(p)) {
-            for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(x);
-            }
-        }
     }
 }
