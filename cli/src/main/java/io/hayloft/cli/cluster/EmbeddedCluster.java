@@ -588,10 +588,27 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
             running = stores.clone();
         }
+        RuntimeException failed = null;
         for (int i = 0; i < running.length; i++) {
             if (running[i] != null) {
-                heartbeatAndSync(i, running[i], patience);
+                try {
+                    heartbeatAndSync(i, running[i], patience);
+                } catch (RuntimeException e) {
+                    if (patience != null) {
+                        throw e;
+                    }
+                    // The timer's round goes on with the other stores: one store's failing heartbeat (a
+                    // directory group electing, a commit timing out) must not keep those after it unregistered.
+                    if (failed == null) {
+                        failed = e;
+                    } else {
+                        failed.addSuppressed(e);
+                    }
+                }
             }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
