@@ -5,6 +5,7 @@ import io.hayloft.cli.chaos.ChaosOptions;
 import io.hayloft.cli.chaos.ChaosStats;
 import io.hayloft.cli.chaos.LifeCycleChecker;
 import io.hayloft.serverkit.io.FileTrees;
+import io.hayloft.testkit.SimulatedHosts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -20,7 +21,9 @@ import picocli.CommandLine;
  * schedules against embedded clusters; prints every schedule's seed and replay command, then a summary
  * (schedules, steps, operations and faults by kind, photos and reads checked, losses, wall time).
  * Exit 0 when nothing was lost, 1 at the first loss (its step, the last steps and the replay command
- * are printed), 2 on bad usage.
+ * are printed), 2 on bad usage (also {@code --directory-processes} where network namespaces cannot be made).
+ * With {@code --directory-processes} the directory group's replicas are separate processes on simulated
+ * hosts ({@link ProcessReplicaGroup}), killed with SIGKILL and cut off the network among the faults.
  *
  * <p>Not thread-safe (one run).
  */
@@ -46,6 +49,12 @@ public final class ChaosBench implements Callable<Integer> {
     @Option(names = "--directories", defaultValue = "1", description = "directory replicas: 1, or a Raft group of 3 (or 5) "
             + "in-process replicas with leader kills and follower wipes among the faults; needs --clients > 1 (default ${DEFAULT-VALUE})")
     int directories;
+
+    @Option(names = "--directory-processes", description = "with --directories 3: the replicas are separate processes "
+            + "(hayloft directory --init --config F, from this jar's class path, 512 MiB heaps), each on a simulated host of its own (a Linux "
+            + "network namespace; needs root and iproute2's ip), so leader kills are kill -9 and a replica's host is cut off "
+            + "the network for 2 to 5 s among the faults (partition); the stores, raid-node and clients stay in this process")
+    boolean directoryProcesses;
 
     @Option(names = "--schedules", defaultValue = "1", description = "schedules, each on a fresh cluster (default ${DEFAULT-VALUE})")
     int schedules;
@@ -83,6 +92,17 @@ public final class ChaosBench implements Callable<Integer> {
         try {
             int n = steps != null ? steps : clients > 1 ? 800 : 500;
             options = new ChaosOptions(seed, n, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data, clients, directories);
+            if (directoryProcesses) {
+                if (directories != 3) {
+                    throw new IllegalArgumentException("--directory-processes needs --directories 3, was " + directories);
+                }
+                SimulatedHosts.Availability a = ProcessReplicaGroup.available();
+                if (!a.usable()) {
+                    throw new IllegalArgumentException("--directory-processes needs simulated hosts (Linux network namespaces: "
+                            + "root and iproute2's ip and tc), which cannot be made here: " + a.reason());
+                }
+                options = options.withDirectoryGroups(ProcessReplicaGroup.factory(ProcessReplicaGroup.launcher()));
+            }
         } catch (IllegalArgumentException e) {
             spec.commandLine().getErr().println("hayloft bench chaos: " + e.getMessage());
             return 2;

@@ -1,7 +1,10 @@
 package io.hayloft.bench.failover;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.testkit.Await;
 import io.hayloft.testkit.HostProcess;
@@ -24,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -38,6 +42,11 @@ import java.util.stream.Collectors;
  * own addresses, so a test can cut hosts apart; the caller (this JVM) reaches every host. Otherwise all
  * run on loopback with free ports.
  *
+ * <p>With {@link Options#directoryBase} the replicas' settings are those of a given {@link DirectoryConfig}
+ * (its {@code raft} section made here) instead of this class's own; with {@link Options#stores} 0 there
+ * are no store processes (the caller runs its stores, e.g. in its own process: on simulated hosts they
+ * must listen on {@link SimulatedHosts#testJvm()}'s address for the replicas to reach them).
+ *
  * <p>The processes are started with {@link Options#launcher} (e.g. {@code java -jar cli/target/hayloft.jar},
  * or the test class path); their output goes to {@code dir/logs/NAME.log}. {@link #close()} kills them all
  * (and the simulated hosts).
@@ -46,6 +55,8 @@ import java.util.stream.Collectors;
  */
 public final class GroupProcesses implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .setDefaultPropertyInclusion(JsonInclude.Include.NON_NULL);
     /** Ports on simulated hosts (every host has its own address). */
     private static final int HTTP_PORT = 7000;
     private static final int RAFT_PORT = 7100;
@@ -71,6 +82,11 @@ public final class GroupProcesses implements AutoCloseable {
         public long commitTimeoutMillis = 5000;
         /** How long the processes may take to start and form the group (JVMs start slowly on a busy machine). */
         public Duration startTimeout = Duration.ofSeconds(180);
+        /**
+         * The replicas' settings (a fresh copy per replica; its {@code dataDir} and {@code raft} section are set
+         * here, from this class's data directories, addresses and raft options), or null for this class's own.
+         */
+        public Supplier<DirectoryConfig> directoryBase;
     }
 
     /** {@code java OPTS -jar JAR}: the fat jar. */
@@ -184,6 +200,9 @@ public final class GroupProcesses implements AutoCloseable {
                 g.launch(n);
             }
             g.awaitReplicas(o.startTimeout); // stores give up when no directory answers within 30 s
+            if (o.stores == 0) {
+                return g; // the caller's stores
+            }
             for (Node n : g.stores) {
                 g.launch(n);
             }
@@ -213,22 +232,26 @@ public final class GroupProcesses implements AutoCloseable {
             String id = peers.get(i)[0];
             Path data = options.dir.resolve(id);
             Path config = options.dir.resolve(id + ".yaml");
-            Files.writeString(config, "dataDir: " + data + "\n"
-                    + "replication: 3\n"
-                    + "minWritableVolumes: " + options.minWritableVolumes + "\n"
-                    + "volumeLimitBytes: " + options.volumeLimitBytes + "\n"
-                    + "probeIntervalMillis: " + options.probeIntervalMillis + "\n"
-                    // Lenient probes: on a busy machine a store's /health may take seconds; a store that fails them comes back.
-                    + "probeTimeoutMillis: 5000\n"
-                    + "failureThreshold: 5\n"
-                    + "autoRestore: true\n"
-                    + "raft:\n"
-                    + "  id: " + id + "\n"
-                    + "  electionTimeoutMillis: " + options.electionTimeoutMillis + "\n"
-                    + "  commitTimeoutMillis: " + options.commitTimeoutMillis + "\n"
-                    + "  snapshotEvery: " + options.snapshotEvery + "\n"
-                    + "  logSegmentBytes: " + options.logSegmentBytes + "\n"
-                    + "  peers:\n" + peerYaml + "\n");
+            if (options.directoryBase != null) {
+                Files.writeString(config, replicaYaml(id, data, peers));
+            } else {
+                Files.writeString(config, "dataDir: " + data + "\n"
+                        + "replication: 3\n"
+                        + "minWritableVolumes: " + options.minWritableVolumes + "\n"
+                        + "volumeLimitBytes: " + options.volumeLimitBytes + "\n"
+                        + "probeIntervalMillis: " + options.probeIntervalMillis + "\n"
+                        // Lenient probes: on a busy machine a store's /health may take seconds; a store that fails them comes back.
+                        + "probeTimeoutMillis: 5000\n"
+                        + "failureThreshold: 5\n"
+                        + "autoRestore: true\n"
+                        + "raft:\n"
+                        + "  id: " + id + "\n"
+                        + "  electionTimeoutMillis: " + options.electionTimeoutMillis + "\n"
+                        + "  commitTimeoutMillis: " + options.commitTimeoutMillis + "\n"
+                        + "  snapshotEvery: " + options.snapshotEvery + "\n"
+                        + "  logSegmentBytes: " + options.logSegmentBytes + "\n"
+                        + "  peers:\n" + peerYaml + "\n");
+            }
             List<String> cmd = new ArrayList<>(options.launcher);
             cmd.addAll(List.of("directory", "--init", "--config", config.toString()));
             replicas.add(new Node(id, net == null ? null : hosts.get(i), peers.get(i)[2], peers.get(i)[1], config, data, cmd));
@@ -255,6 +278,23 @@ public final class GroupProcesses implements AutoCloseable {
             cmd.addAll(List.of("store", "--config", config.toString()));
             stores.add(new Node(id, h, address, null, config, data, cmd));
         }
+    }
+
+    /** A replica's configuration from {@link Options#directoryBase}: its settings, this data directory and raft section. */
+    private String replicaYaml(String id, Path data, List<String[]> peers) throws IOException {
+        DirectoryConfig c = options.directoryBase.get();
+        c.dataDir = data.toString();
+        c.init = true;
+        c.raft = new DirectoryConfig.Raft();
+        c.raft.id = id;
+        for (String[] p : peers) {
+            c.raft.peers.add(new DirectoryConfig.Peer(p[0], p[1], p[2]));
+        }
+        c.raft.electionTimeoutMillis = options.electionTimeoutMillis;
+        c.raft.commitTimeoutMillis = options.commitTimeoutMillis;
+        c.raft.snapshotEvery = options.snapshotEvery;
+        c.raft.logSegmentBytes = options.logSegmentBytes;
+        return YAML.writeValueAsString(c.validate());
     }
 
     private static int freePort() throws IOException {
@@ -288,6 +328,19 @@ public final class GroupProcesses implements AutoCloseable {
             if (!pr.waitFor(20, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(n + " still alive 20 s after SIGKILL");
             }
+        }
+    }
+
+    /** Stops the node's process in an orderly way (SIGTERM), SIGKILL when it is still running after 30 s; nothing when stopped. */
+    public synchronized void stop(Node n) throws InterruptedException {
+        Object p = n.process;
+        Process pr = p instanceof HostProcess hp ? hp.process() : p instanceof Process x ? x : null;
+        if (pr == null || !pr.isAlive()) {
+            return;
+        }
+        pr.destroy();
+        if (!pr.waitFor(30, TimeUnit.SECONDS)) {
+            kill9(n);
         }
     }
 

@@ -24,12 +24,15 @@ import java.util.List;
  * @param directories directory replicas: 1, today's single directory; 3 (or 5), a Raft group of in-process
  *                    replicas ({@link DirectoryGroup}) with leader kills and follower wipes among the faults
  *                    (concurrent schedules only)
+ * @param directoryGroups how the group of {@code directories > 1} replicas is started: null for in-process
+ *                    replicas ({@link DirectoryGroup}); e.g. the benchmarks' replicas as processes on simulated
+ *                    hosts, with {@code kill -9} and partitions among the faults
  *
  * <p>Immutable, hence thread-safe.
  */
 public record ChaosOptions(long seed, int steps, int schedules, int stores, List<String> codecs, int k, int r,
                            boolean powerCuts, long volumeLimit, int sample, Path dataDir, int clients,
-                           int directories) {
+                           int directories, ReplicaGroup.Factory directoryGroups) {
 
     public static final List<String> ALL_CODECS = List.of("rs", "hh-xor", "hh-xor+", "hh-nonxor");
 
@@ -67,6 +70,15 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
         if (dataDir == null) {
             throw new IllegalArgumentException("a data directory is needed");
         }
+        if (directoryGroups != null && directories < 2) {
+            throw new IllegalArgumentException("a directory group (" + directoryGroups.flag() + ") needs --directories 3 (or 5)");
+        }
+    }
+
+    /** Replicas of a directory group ({@code directories > 1}) in this process ({@link DirectoryGroup}). */
+    public ChaosOptions(long seed, int steps, int schedules, int stores, List<String> codecs, int k, int r, boolean powerCuts,
+                        long volumeLimit, int sample, Path dataDir, int clients, int directories) {
+        this(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, null);
     }
 
     /** 8 stores, every codec at (4, 2), 2 MiB volumes, 8 needles sampled per step, no power cuts. */
@@ -75,27 +87,32 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
     }
 
     public ChaosOptions withSchedules(int n) {
-        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories);
+        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
     }
 
     public ChaosOptions withStores(int n) {
-        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories);
+        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
     }
 
     public ChaosOptions withCodecs(List<String> c) {
-        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories);
+        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
     }
 
     public ChaosOptions withPowerCuts(boolean on) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir, clients, directories);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
     }
 
     public ChaosOptions withClients(int n) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, n, directories);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, n, directories, directoryGroups);
     }
 
     public ChaosOptions withDirectories(int n) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, n);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, n, directoryGroups);
+    }
+
+    /** With the directory group started by {@code f} (null: in-process replicas). */
+    public ChaosOptions withDirectoryGroups(ReplicaGroup.Factory f) {
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, f);
     }
 
     /** The command line that replays schedule {@code scheduleSeed} alone. */
@@ -103,6 +120,7 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
         return "./hayloft bench chaos --seed " + scheduleSeed + " --steps " + steps + " --schedules 1 --stores " + stores
                 + " --codecs " + String.join(",", codecs) + " -k " + k + " -r " + r + (powerCuts ? " --power-cuts" : "")
                 + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "") + (clients != 1 ? " --clients " + clients : "")
-                + (directories != 1 ? " --directories " + directories : "");
+                + (directories != 1 ? " --directories " + directories : "")
+                + (directoryGroups != null && !directoryGroups.flag().isEmpty() ? " " + directoryGroups.flag() : "");
     }
 }

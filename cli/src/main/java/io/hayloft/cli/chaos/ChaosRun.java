@@ -731,12 +731,15 @@ final class ChaosRun implements AutoCloseable {
                 .withReplication(3).withVolumeLimit(options.volumeLimit()).withTiming(200, 200, 2);
     }
 
-    /** As {@link #startCluster}, the stores registered with {@code group} (its replicas' addresses) instead of a directory of their own. */
-    static EmbeddedCluster startCluster(ChaosOptions options, long seed, Path dir, DirectoryGroup group)
+    /**
+     * As {@link #startCluster}, the stores registered with {@code group} (its replicas' addresses) instead of a
+     * directory of their own, on the group's {@link ReplicaGroup#storeHost()} (where its replicas reach them).
+     */
+    static EmbeddedCluster startCluster(ChaosOptions options, long seed, Path dir, ReplicaGroup group)
             throws IOException, InterruptedException {
         ClusterOptions c = clusterOptions(options, dir);
         return EmbeddedCluster.startWithDirectory(c, options.powerCuts() ? i -> new SimulatedDisk(seed * 64 + i) : i -> null,
-                group.addresses());
+                group.addresses(), group.storeHost());
     }
 
     /**

@@ -57,7 +57,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
     private final long seed;
     private final Path dir;
     private final EmbeddedCluster cluster;
-    private final DirectoryGroup group; // null: the cluster's own single directory
+    private final ReplicaGroup group; // null: the cluster's own single directory
     private final StoreFaults storeFaults;
     private final HayloftClient client;
     private final History history = new History();
@@ -71,14 +71,15 @@ final class ConcurrentChaosRun implements AutoCloseable {
     private final ChaosStats stats = new ChaosStats();
     private volatile boolean aborted;
 
-    ConcurrentChaosRun(ChaosOptions options, long seed) throws IOException, InterruptedException {
+    ConcurrentChaosRun(ChaosOptions options, long seed) throws Exception {
         this.options = options;
         this.seed = seed;
         this.dir = options.dataDir().resolve("schedule-" + seed);
         Files.createDirectories(dir.resolve("spool"));
         if (options.directories() > 1) {
             ClusterOptions co = ChaosRun.clusterOptions(options, dir);
-            this.group = DirectoryGroup.start(options.directories(), () -> EmbeddedCluster.directoryConfig(co), dir);
+            ReplicaGroup.Factory groups = options.directoryGroups() != null ? options.directoryGroups() : DirectoryGroup::start;
+            this.group = groups.start(options.directories(), () -> EmbeddedCluster.directoryConfig(co), dir);
             EmbeddedCluster c;
             try {
                 c = ChaosRun.startCluster(options, seed, dir, group);
@@ -120,7 +121,7 @@ final class ConcurrentChaosRun implements AutoCloseable {
     }
 
     /** The directory's replicas with {@code --directories N}, or null (the cluster's own directory). */
-    DirectoryGroup group() {
+    ReplicaGroup group() {
         return group;
     }
 
@@ -202,6 +203,12 @@ final class ConcurrentChaosRun implements AutoCloseable {
         }
         LOG.warn("seed {}: {} failed with no fault in effect", seed, e.job(), t);
         problem(new Problem(e, null, "a background job failed with no fault in effect: " + e.detail()));
+    }
+
+    /** A fault left the directory group broken past its bound (no single leader, a replica that never caught up): a violation. */
+    void groupNotWhole(Event fault, String why) {
+        LOG.warn("seed {}: the directory group did not recover from {}: {}", seed, fault.job(), why);
+        problem(new Problem(fault, null, "the directory group did not recover from a " + fault.job() + ": " + why));
     }
 
     /** What makes {@code t} an encode's or reclaim's refusal of a volume (not a fault's doing), or null. */

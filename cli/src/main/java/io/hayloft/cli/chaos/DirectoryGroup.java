@@ -19,11 +19,12 @@ import java.util.function.Supplier;
  * installing the leader's snapshot. Faults: a replica closed and started again with the same
  * configuration ({@link #restart}; the leader's, {@link #killLeader}), or closed, its data deleted and
  * started again ({@link #wipe}). In one process there are no sockets to cut: partitions are covered
- * by the process tests on simulated hosts.
+ * by the process tests on simulated hosts, and by the benchmarks' group of replica processes
+ * ({@code hayloft bench chaos --directory-processes}).
  *
  * <p>Thread-safe: the life-cycle methods are synchronized.
  */
-final class DirectoryGroup implements AutoCloseable {
+final class DirectoryGroup implements ReplicaGroup {
     /** Raft entries between snapshots: small, so a wiped replica always installs one. */
     static final long SNAPSHOT_EVERY = 200;
 
@@ -85,18 +86,21 @@ final class DirectoryGroup implements AutoCloseable {
     }
 
     /** The replicas' HTTP addresses, {@code h1:p1,h2:p2,h3:p3}: what every caller is given. */
-    String addresses() {
+    @Override
+    public String addresses() {
         List<String> a = new ArrayList<>();
         configs.forEach(c -> a.add(c.raft.self().http));
         return String.join(",", a);
     }
 
-    int size() {
+    @Override
+    public int size() {
         return servers.length;
     }
 
     /** The index of the replica that leads now, or -1 (none known, or it is stopped). */
-    synchronized int leader() {
+    @Override
+    public synchronized int leader() {
         for (int i = 0; i < servers.length; i++) {
             if (servers[i] != null && servers[i].changeLog().leads()) {
                 return i;
@@ -106,7 +110,8 @@ final class DirectoryGroup implements AutoCloseable {
     }
 
     /** Waits until a running replica leads; returns its index. */
-    int awaitLeader(Duration patience) throws InterruptedException {
+    @Override
+    public int awaitLeader(Duration patience) throws InterruptedException {
         long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
             int l = leader();
@@ -114,14 +119,15 @@ final class DirectoryGroup implements AutoCloseable {
                 return l;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no replica of the directory group leads after " + patience.toSeconds() + " s");
+                throw new NotWhole("no replica of the directory group leads after " + patience.toSeconds() + " s");
             }
             Thread.sleep(20); // poll the replicas' own view
         }
     }
 
     /** Stops replica {@code i} (its HTTP and Raft servers and its RocksDB closed); nothing when stopped. */
-    synchronized void stop(int i) {
+    @Override
+    public synchronized void stop(int i) {
         if (servers[i] != null) {
             DirectoryServer s = servers[i];
             servers[i] = null;
@@ -129,45 +135,58 @@ final class DirectoryGroup implements AutoCloseable {
         }
     }
 
+    /** In one process there is no {@code kill -9}: a close ({@link #stop}). */
+    @Override
+    public void kill(int i) {
+        stop(i);
+    }
+
     /** Starts replica {@code i} again with its configuration (the same command); it rejoins the group. */
-    synchronized void start(int i) throws InterruptedException {
+    @Override
+    public synchronized void start(int i) throws InterruptedException {
         if (servers[i] == null && !closed) {
             servers[i] = DirectoryServer.start(configs.get(i));
         }
     }
 
-    synchronized void restart(int i) throws InterruptedException {
+    @Override
+    public synchronized void restart(int i) throws InterruptedException {
         stop(i);
         start(i);
     }
 
     /** Stops the leader and starts it again; returns its index. */
-    synchronized int killLeader() throws InterruptedException {
+    @Override
+    public synchronized int killLeader() throws InterruptedException {
         int l = awaitLeader(Duration.ofSeconds(30));
         restart(l);
         return l;
     }
 
     /** Stops replica {@code i}, deletes its whole data directory and starts it with the same configuration. */
-    synchronized void wipe(int i) throws InterruptedException, IOException {
+    @Override
+    public synchronized void wipe(int i) throws InterruptedException, IOException {
         stop(i);
         FileTrees.delete(Path.of(configs.get(i).dataDir));
         start(i);
     }
 
     /** Snapshots installed by replica {@code i} (from a leader), or -1 when stopped. */
-    synchronized long installedSnapshots(int i) {
+    @Override
+    public synchronized long installedSnapshots(int i) {
         return servers[i] == null ? -1 : servers[i].changeLog() instanceof io.hayloft.directory.raft.RaftChangeLog r
                 ? r.installedSnapshots() : 0;
     }
 
     /** Raft index applied by replica {@code i}, or -1 when stopped. */
-    synchronized long appliedIndex(int i) {
+    @Override
+    public synchronized long appliedIndex(int i) {
         return servers[i] == null ? -1 : servers[i].changeLog().appliedIndex();
     }
 
     /** Stops every replica and starts them all again (a whole-cluster crash). */
-    synchronized void restartAll() throws InterruptedException {
+    @Override
+    public synchronized void restartAll() throws InterruptedException {
         for (int i = 0; i < servers.length; i++) {
             stop(i);
         }

@@ -30,7 +30,10 @@ import java.util.regex.Pattern;
  * With a directory group ({@code --directories N}) the directory faults strike its replicas: a
  * replica restarted, the leader stopped and started again (a new leader elected meanwhile), a
  * follower's data wiped (it must catch up within a minute, installing a snapshot), all replicas
- * restarted with the stores in a cluster crash.
+ * restarted with the stores in a cluster crash; where the replicas run on hosts of their own
+ * ({@link ReplicaGroup#canCut()}), a replica's host (the leader's or a follower's) cut off the network
+ * for 2 to 5 s, then healed (the group must then have one leader and the cut replica catch up).
+ * A group that does not come back whole within its bound ({@link ReplicaGroup.NotWhole}) is a violation.
  *
  * <p>Not thread-safe: one thread runs it; {@link #stop} from another.
  */
@@ -38,7 +41,9 @@ final class FaultInjector implements Runnable {
     /** Fault kinds, with their weights. */
     enum Fault {
         STORE_RESTART(2), STORE_CRASH(3), STORE_DOWN(2), POWER_CUT(3), DIRECTORY_RESTART(2), CLUSTER_CRASH(1),
-        BLOCK_DELETE(3), BLOCK_CORRUPT(3), RAID_CRASH(3), LEADER_KILL(4, true), FOLLOWER_WIPE(2, true);
+        BLOCK_DELETE(3), BLOCK_CORRUPT(3), RAID_CRASH(3), LEADER_KILL(4, true), FOLLOWER_WIPE(2, true),
+        /** Last, so the draws of groups that cannot cut (weight 0) are those of before. */
+        PARTITION(4, true);
 
         final int weight;
         /** Only with a directory group ({@code --directories N}). */
@@ -96,15 +101,23 @@ final class FaultInjector implements Runnable {
                 long[] window = run.windows().begin();
                 String what;
                 Outcome outcome = Outcome.OK;
+                ReplicaGroup.NotWhole notWhole = null;
                 try {
                     what = inject(f, store, new Random(seed), runner);
+                } catch (ReplicaGroup.NotWhole e) {
+                    notWhole = e;
+                    what = "the directory group did not come back whole: " + ConcurrentChaosRun.brief(e);
+                    outcome = Outcome.FAILED;
                 } catch (Exception e) {
                     what = "failed to inject: " + ConcurrentChaosRun.brief(e);
                     outcome = Outcome.FAILED;
                 } finally {
                     run.windows().end(window);
                 }
-                run.history().record("faults", Kind.FAULT, f.label(), List.of(), invoke, outcome, what);
+                History.Event event = run.history().record("faults", Kind.FAULT, f.label(), List.of(), invoke, outcome, what);
+                if (notWhole != null) {
+                    run.groupNotWhole(event, notWhole.getMessage());
+                }
                 if (what.contains("skipped")) {
                     continue;
                 }
@@ -117,7 +130,8 @@ final class FaultInjector implements Runnable {
 
     private Fault pick() {
         boolean group = run.group() != null;
-        return ChaosRun.weighted(rnd, Fault.values(), f -> f.groupOnly && !group ? 0 : f.weight);
+        boolean cuts = group && run.group().canCut();
+        return ChaosRun.weighted(rnd, Fault.values(), f -> f.groupOnly && !group || f == Fault.PARTITION && !cuts ? 0 : f.weight);
     }
 
     private String inject(Fault f, int i, Random r, ThreadPoolRunner runner) throws Exception {
@@ -159,7 +173,7 @@ final class FaultInjector implements Runnable {
                 if (run.group() != null) {
                     int d = r.nextInt(run.group().size());
                     run.group().restart(d);
-                    run.group().awaitLeader(LEADER_PATIENCE);
+                    run.group().awaitLeader(leaderPatience());
                     yield "directory replica " + d + " restarted";
                 }
                 cluster.restartDirectory();
@@ -168,11 +182,12 @@ final class FaultInjector implements Runnable {
             case LEADER_KILL -> {
                 long t0 = System.nanoTime();
                 int killed = run.group().killLeader();
-                int leader = run.group().awaitLeader(LEADER_PATIENCE);
-                yield "directory leader " + killed + " stopped and started; leader now " + leader + " ("
-                        + (System.nanoTime() - t0) / 1_000_000 + " ms)";
+                int leader = run.group().awaitLeader(leaderPatience());
+                yield "directory leader " + killed + (run.group().killsProcesses() ? " killed (kill -9)" : " stopped")
+                        + " and started; leader now " + leader + " (" + (System.nanoTime() - t0) / 1_000_000 + " ms)";
             }
             case FOLLOWER_WIPE -> wipeFollower(r);
+            case PARTITION -> partition(r);
             case CLUSTER_CRASH -> {
                 for (int s = 0; s < cluster.storeCount(); s++) {
                     if (cluster.store(s) != null) {
@@ -181,7 +196,7 @@ final class FaultInjector implements Runnable {
                 }
                 if (run.group() != null) {
                     run.group().restartAll();
-                    run.group().awaitLeader(LEADER_PATIENCE);
+                    run.group().awaitLeader(leaderPatience());
                 } else {
                     cluster.stopDirectory();
                     cluster.startDirectory();
@@ -204,22 +219,63 @@ final class FaultInjector implements Runnable {
      * {@link #CATCH_UP}, or the fault fails.
      */
     private String wipeFollower(Random r) throws Exception {
-        DirectoryGroup g = run.group();
-        int leader = g.awaitLeader(LEADER_PATIENCE);
+        ReplicaGroup g = run.group();
+        int leader = g.awaitLeader(leaderPatience());
         int victim = (leader + 1 + r.nextInt(g.size() - 1)) % g.size();
         long t0 = System.nanoTime();
         g.wipe(victim);
-        long target = g.appliedIndex(g.awaitLeader(LEADER_PATIENCE));
-        long deadline = t0 + CATCH_UP.toNanos();
-        while (g.appliedIndex(victim) < target) {
+        long target = g.appliedIndex(g.awaitLeader(leaderPatience()));
+        catchUp(g, victim, target, t0 + g.startTime().plus(CATCH_UP).toNanos(), "wiped");
+        long snapshots = g.installedSnapshots(victim);
+        return "directory follower " + victim + " wiped and started; caught up to index " + target + " in "
+                + (System.nanoTime() - t0) / 1_000_000 + " ms (" + (snapshots < 0 ? "snapshots installed not known"
+                : snapshots + " snapshot installed") + ")";
+    }
+
+    /** Waits until replica {@code i} applied {@code target}; {@link ReplicaGroup.NotWhole} past {@code deadline}. */
+    private static void catchUp(ReplicaGroup g, int i, long target, long deadline, String what) throws InterruptedException {
+        while (g.appliedIndex(i) < target) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("wiped directory replica " + victim + " applied " + g.appliedIndex(victim)
-                        + " < " + target + " after " + CATCH_UP.toSeconds() + " s");
+                throw new ReplicaGroup.NotWhole(what + " directory replica " + i + " applied " + g.appliedIndex(i) + " < "
+                        + target + " (the leader's) " + CATCH_UP.toSeconds() + " s after");
             }
             Thread.sleep(20); // poll the replica's applied index
         }
-        return "directory follower " + victim + " wiped and started; caught up to index " + target + " in "
-                + (System.nanoTime() - t0) / 1_000_000 + " ms (" + g.installedSnapshots(victim) + " snapshot installed)";
+    }
+
+    /** How long a group may go without a leader after a fault: {@link #LEADER_PATIENCE}, plus a replica's start. */
+    private Duration leaderPatience() {
+        return LEADER_PATIENCE.plus(run.group().startTime());
+    }
+
+    /**
+     * Cuts the host of one replica (the leader's or a follower's, half and half) off the network for 2 to
+     * 5 s, then heals it; the group must then have one leader within {@link #LEADER_PATIENCE} and the cut
+     * replica catch up with the leader's applied index within {@link #CATCH_UP}, else
+     * {@link ReplicaGroup.NotWhole}. A cut leader loses its quorum: the others elect one of them
+     * meanwhile, and it rejoins as a follower.
+     */
+    private String partition(Random r) throws Exception {
+        ReplicaGroup g = run.group();
+        int leader = g.awaitLeader(leaderPatience());
+        boolean ofLeader = r.nextBoolean();
+        int victim = ofLeader ? leader : (leader + 1 + r.nextInt(g.size() - 1)) % g.size();
+        int millis = 2000 + r.nextInt(3000);
+        int during;
+        g.cut(victim);
+        try {
+            Thread.sleep(millis); // the host stays cut off that long: the fault itself, not a synchronisation
+            during = g.leader(); // as this process sees it: the cut replica does not answer
+        } finally {
+            g.heal(victim);
+        }
+        long healed = System.nanoTime();
+        int now = g.awaitLeader(LEADER_PATIENCE);
+        long target = g.appliedIndex(now);
+        catchUp(g, victim, target, healed + CATCH_UP.toNanos(), "cut-off");
+        return "directory " + (ofLeader ? "leader " : "follower ") + victim + " cut off for " + millis + " ms (leader seen then: "
+                + (during < 0 ? "none" : during) + "), healed; leader now " + now + ", replica " + victim + " caught up to index "
+                + target + " " + (System.nanoTime() - healed) / 1_000_000 + " ms after the heal";
     }
 
     /** Deletes or corrupts one block file on a store's disk; the background fixer and scrubber are to find it. */

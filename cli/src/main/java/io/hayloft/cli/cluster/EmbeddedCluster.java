@@ -80,6 +80,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     private volatile DirectoryClient heartbeats;
     /** The address list of a directory run elsewhere ({@link #startWithDirectory}), or null. */
     private String external;
+    /** The address the stores bind to and register. */
+    private String storeHost = "127.0.0.1";
     private volatile ScheduledExecutorService timer;
     private final AtomicBoolean urgentQueued = new AtomicBoolean();
     private boolean closed;
@@ -151,7 +153,18 @@ public final class EmbeddedCluster implements AutoCloseable {
      */
     public static EmbeddedCluster startWithDirectory(ClusterOptions options, IntFunction<Disk> disks, String directory)
             throws IOException, InterruptedException {
+        return startWithDirectory(options, disks, directory, "127.0.0.1");
+    }
+
+    /**
+     * As {@link #startWithDirectory(ClusterOptions, IntFunction, String)}, the stores bound to and registered
+     * with {@code storeHost}, an address of this machine the directory reaches them at (e.g. this
+     * namespace's end of a link to replicas on simulated hosts, where {@code 127.0.0.1} is their own).
+     */
+    public static EmbeddedCluster startWithDirectory(ClusterOptions options, IntFunction<Disk> disks, String directory,
+                                                     String storeHost) throws IOException, InterruptedException {
         EmbeddedCluster c = new EmbeddedCluster(options, disks);
+        c.storeHost = Objects.requireNonNull(storeHost, "storeHost");
         c.external = Objects.requireNonNull(directory, "directory");
         c.heartbeats = new DirectoryClient(c.http, List.of(directory.split(",")), options.adminToken());
         try {
@@ -267,7 +280,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** {@code host:port} of store {@code i} (its recorded port, also while it is stopped). */
     public synchronized String storeAddress(int i) {
-        return "127.0.0.1:" + layout.storePort(i);
+        return storeHost + ":" + layout.storePort(i);
     }
 
     /** The index of the store at {@code address}, or -1. */
@@ -518,10 +531,27 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
             running = stores.clone();
         }
+        RuntimeException failed = null;
         for (int i = 0; i < running.length; i++) {
             if (running[i] != null) {
-                heartbeatAndSync(i, running[i], patience);
+                try {
+                    heartbeatAndSync(i, running[i], patience);
+                } catch (RuntimeException e) {
+                    if (patience != null) {
+                        throw e;
+                    }
+                    // The timer's round goes on with the other stores: one store's failing heartbeat (a
+                    // directory group electing, a commit timing out) must not keep those after it unregistered.
+                    if (failed == null) {
+                        failed = e;
+                    } else {
+                        failed.addSuppressed(e);
+                    }
+                }
             }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
@@ -596,7 +626,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         Files.createDirectories(dir);
         StoreConfig c = new StoreConfig();
         c.dataDirs = List.of(dir.toString());
-        c.host = "127.0.0.1";
+        c.host = storeHost;
         c.port = port;
         c.volumeSizeLimit = options.volumeLimitBytes();
         c.fsync = options.fsync() ? "always" : "never";
