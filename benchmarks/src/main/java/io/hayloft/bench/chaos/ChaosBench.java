@@ -46,6 +46,10 @@ public final class ChaosBench implements Callable<Integer> {
             + "check the history (default ${DEFAULT-VALUE})")
     int clients;
 
+    @Option(names = "--min-faults", defaultValue = "0", paramLabel = "N", description = "concurrent schedules: inject at least N "
+            + "faults, going on after the clients are done when they finish sooner (default ${DEFAULT-VALUE})")
+    int minFaults;
+
     @Option(names = "--directories", defaultValue = "1", description = "directory replicas: 1, or a Raft group of 3 (or 5) "
             + "in-process replicas with leader kills and follower wipes among the faults; needs --clients > 1 (default ${DEFAULT-VALUE})")
     int directories;
@@ -91,7 +95,8 @@ public final class ChaosBench implements Callable<Integer> {
         ChaosOptions options;
         try {
             int n = steps != null ? steps : clients > 1 ? 800 : 500;
-            options = new ChaosOptions(seed, n, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data, clients, directories);
+            options = new ChaosOptions(seed, n, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, data, clients, directories)
+                    .withMinFaults(minFaults);
             if (directoryProcesses) {
                 if (directories != 3) {
                     throw new IllegalArgumentException("--directory-processes needs --directories 3, was " + directories);

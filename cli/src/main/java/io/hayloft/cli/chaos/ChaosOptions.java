@@ -27,12 +27,14 @@ import java.util.List;
  * @param directoryGroups how the group of {@code directories > 1} replicas is started: null for in-process
  *                    replicas ({@link DirectoryGroup}); e.g. the benchmarks' replicas as processes on simulated
  *                    hosts, with {@code kill -9} and partitions among the faults
+ * @param minFaults   faults each concurrent schedule injects at least, going on after its clients are done
+ *                    when they finish sooner (0: the faults stop with the clients)
  *
  * <p>Immutable, hence thread-safe.
  */
 public record ChaosOptions(long seed, int steps, int schedules, int stores, List<String> codecs, int k, int r,
                            boolean powerCuts, long volumeLimit, int sample, Path dataDir, int clients,
-                           int directories, ReplicaGroup.Factory directoryGroups) {
+                           int directories, ReplicaGroup.Factory directoryGroups, int minFaults) {
 
     public static final List<String> ALL_CODECS = List.of("rs", "hh-xor", "hh-xor+", "hh-nonxor");
 
@@ -70,6 +72,9 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
         if (dataDir == null) {
             throw new IllegalArgumentException("a data directory is needed");
         }
+        if (minFaults < 0) {
+            throw new IllegalArgumentException("minFaults must be >= 0, was " + minFaults);
+        }
         if (directoryGroups != null && directories < 2) {
             throw new IllegalArgumentException("a directory group (" + directoryGroups.flag() + ") needs --directories 3 (or 5)");
         }
@@ -78,7 +83,7 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
     /** Replicas of a directory group ({@code directories > 1}) in this process ({@link DirectoryGroup}). */
     public ChaosOptions(long seed, int steps, int schedules, int stores, List<String> codecs, int k, int r, boolean powerCuts,
                         long volumeLimit, int sample, Path dataDir, int clients, int directories) {
-        this(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, null);
+        this(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, null, 0);
     }
 
     /** 8 stores, every codec at (4, 2), 2 MiB volumes, 8 needles sampled per step, no power cuts. */
@@ -87,32 +92,41 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
     }
 
     public ChaosOptions withSchedules(int n) {
-        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
+        return new ChaosOptions(seed, steps, n, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups, minFaults);
     }
 
     public ChaosOptions withStores(int n) {
-        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
+        return new ChaosOptions(seed, steps, schedules, n, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups, minFaults);
     }
 
     public ChaosOptions withCodecs(List<String> c) {
-        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
+        return new ChaosOptions(seed, steps, schedules, stores, c, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups, minFaults);
     }
 
     public ChaosOptions withPowerCuts(boolean on) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir, clients, directories, directoryGroups);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, on, volumeLimit, sample, dataDir, clients, directories, directoryGroups, minFaults);
     }
 
     public ChaosOptions withClients(int n) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, n, directories, directoryGroups);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, n, directories, directoryGroups, minFaults);
     }
 
     public ChaosOptions withDirectories(int n) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, n, directoryGroups);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, n, directoryGroups, minFaults);
     }
 
     /** With the directory group started by {@code f} (null: in-process replicas). */
     public ChaosOptions withDirectoryGroups(ReplicaGroup.Factory f) {
-        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, f);
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, f, minFaults);
+    }
+
+    /**
+     * With at least {@code n} faults injected in each concurrent schedule: when the clients are done
+     * sooner, the faults go on (paced as ever) until {@code n} were injected, then the quiet phase runs.
+     * A short schedule on a fast machine then still sees the faults its seed draws first.
+     */
+    public ChaosOptions withMinFaults(int n) {
+        return new ChaosOptions(seed, steps, schedules, stores, codecs, k, r, powerCuts, volumeLimit, sample, dataDir, clients, directories, directoryGroups, n);
     }
 
     /** The command line that replays schedule {@code scheduleSeed} alone. */
@@ -120,7 +134,7 @@ public record ChaosOptions(long seed, int steps, int schedules, int stores, List
         return "./hayloft bench chaos --seed " + scheduleSeed + " --steps " + steps + " --schedules 1 --stores " + stores
                 + " --codecs " + String.join(",", codecs) + " -k " + k + " -r " + r + (powerCuts ? " --power-cuts" : "")
                 + (volumeLimit != 2L << 20 ? " --volume-limit " + volumeLimit : "") + (sample != 8 ? " --sample " + sample : "") + (clients != 1 ? " --clients " + clients : "")
-                + (directories != 1 ? " --directories " + directories : "")
+                + (directories != 1 ? " --directories " + directories : "") + (minFaults > 0 ? " --min-faults " + minFaults : "")
                 + (directoryGroups != null && !directoryGroups.flag().isEmpty() ? " " + directoryGroups.flag() : "");
     }
 }

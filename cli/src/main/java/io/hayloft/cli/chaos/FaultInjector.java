@@ -83,12 +83,20 @@ final class FaultInjector implements Runnable {
         stopping = true;
     }
 
+    /** Faults injected (not skipped) so far; this thread's own. */
+    private int injected;
+
+    /** Stopped, and the schedule's minimum of faults ({@link ChaosOptions#minFaults()}) injected. */
+    private boolean done() {
+        return stopping && injected >= run.options().minFaults();
+    }
+
     @Override
     public void run() {
         try (ThreadPoolRunner runner = new ThreadPoolRunner(2)) {
-            while (!stopping && !run.aborted()) {
+            while (!done() && !run.aborted()) {
                 Thread.sleep(1000 + rnd.nextInt(2500)); // pacing between faults
-                if (stopping) {
+                if (done()) {
                     break;
                 }
                 Fault f = pick();
@@ -122,6 +130,7 @@ final class FaultInjector implements Runnable {
                     continue;
                 }
                 run.fault(f.label());
+                injected++;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
