@@ -21,7 +21,11 @@ class DirectoryRegistrationTest {
     private static final Wire.Heartbeat HB = new Wire.Heartbeat("store-1", "127.0.0.1:1", "r1", 100, 50, List.of());
 
     private static HttpTransport transport() {
-        return HttpTransport.builder().connectTimeout(Duration.ofSeconds(1)).requestTimeout(Duration.ofMillis(300))
+        return transport(Duration.ofMillis(300));
+    }
+
+    private static HttpTransport transport(Duration requestTimeout) {
+        return HttpTransport.builder().connectTimeout(Duration.ofSeconds(1)).requestTimeout(requestTimeout)
                 .retries(3, Duration.ofMillis(1), Duration.ofMillis(20)).build();
     }
 
@@ -46,7 +50,9 @@ class DirectoryRegistrationTest {
     void aDirectoryThatNeverTakesItFailsTheRegistrationWithTheLastErrorAfterThePatience() throws IOException {
         try (RawServer directory = new RawServer(r -> RawServer.response(503, "application/json",
                 "{\"error\":{\"code\":231,\"name\":\"NO_LEADER\",\"message\":\"election\"}}"))) {
-            DirectoryClient client = new DirectoryClient(transport(), List.of(directory.address()), null);
+            // Attempts never time out here (a stalled last attempt would make its timeout the last error, rightly):
+            // every failure is the directory's answer, so the last one is NO_LEADER.
+            DirectoryClient client = new DirectoryClient(transport(Duration.ofSeconds(10)), List.of(directory.address()), null);
             Throwable t = catchThrowable(() -> Futures.await(client.register(HB, Duration.ofMillis(500))));
             assertThat(t).isInstanceOf(DirectoryException.class);
             assertThat(((DirectoryException) t).errorName()).isEqualTo("NO_LEADER");
