@@ -93,6 +93,10 @@ public final class FailoverBench implements Callable<Integer> {
             err.println("hayloft bench failover: --kills >= 1, --writers >= 0, --probe-backoff initial,max");
             return 2;
         }
+        if (!List.of("G1", "Serial", "Parallel", "Z").contains(gc)) {
+            err.println("hayloft bench failover: --gc must be G1, Serial, Parallel or Z, was " + gc);
+            return 2;
+        }
         Path fatJar = jar != null ? jar : findJar();
         if (fatJar == null || !Files.isRegularFile(fatJar)) {
             err.println("hayloft bench failover: no fat jar (build it: mvn -B -o -pl cli -am -DskipTests package), or give --jar");

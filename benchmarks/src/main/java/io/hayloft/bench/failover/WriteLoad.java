@@ -353,29 +353,26 @@ public final class WriteLoad implements AutoCloseable {
      */
     public List<String> probeTrace(long fromNanos, long toNanos) {
         List<String> out = new ArrayList<>();
-        for (long[] e : trace.events) {
-            if (e[0] - fromNanos >= 0 && toNanos - e[0] >= 0) {
-                out.add(String.format(Locale.ROOT, "%+7.0f ms %s", (e[0] - fromNanos) / 1e6, trace.texts.get(e[1])));
+        for (Trace.Event e : trace.events) {
+            if (e.nanos() - fromNanos >= 0 && toNanos - e.nanos() >= 0) {
+                out.add(String.format(Locale.ROOT, "%+7.0f ms %s", (e.nanos() - fromNanos) / 1e6, e.text()));
             }
         }
         return out;
     }
 
-    /** The probe's attempts and retries, kept for {@link #probeTrace}: the last 4,096. */
+    /** The probe's attempts and retries, kept for {@link #probeTrace}: about the last 4,096. */
     private static final class Trace implements HttpTransport.Listener {
-        final ConcurrentLinkedQueue<long[]> events = new ConcurrentLinkedQueue<>();
-        final Map<Long, String> texts = new ConcurrentHashMap<>();
-        private final AtomicLong ids = new AtomicLong();
+        record Event(long nanos, String text) {
+        }
+
+        final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
+        private final AtomicLong size = new AtomicLong();
 
         private void add(String text) {
-            long id = ids.incrementAndGet();
-            texts.put(id, text);
-            events.add(new long[] {System.nanoTime(), id});
-            while (events.size() > 4096) {
-                long[] old = events.poll();
-                if (old != null) {
-                    texts.remove(old[1]);
-                }
+            events.add(new Event(System.nanoTime(), text));
+            if (size.incrementAndGet() > 4096 && events.poll() != null) {
+                size.decrementAndGet();
             }
         }
 

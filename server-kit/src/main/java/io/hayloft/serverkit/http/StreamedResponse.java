@@ -77,10 +77,21 @@ public final class StreamedResponse extends DefaultFullHttpResponse {
         if (offset < 0 || length < 0) {
             throw new IllegalArgumentException("range " + offset + "+" + length + " is negative");
         }
-        return new StreamedResponse(status, new FileRangeInput(channel, offset, length, onClose), length, contentType);
+        Objects.requireNonNull(channel, "channel");
+        BoundedInput.Fill positional = (buf, n, done) -> {
+            ByteBuffer nio = buf.nioBuffer(0, n);
+            long pos = offset + done;
+            while (nio.hasRemaining()) {
+                int r = channel.read(nio, pos);
+                if (r < 0) {
+                    throw new EOFException("file ends at " + pos + ", before the end of the range " + offset + "+" + length);
+                }
+                pos += r;
+            }
+        };
+        return new StreamedResponse(status, new BoundedInput(length, true, positional, onClose), length, contentType);
     }
 
-    /** Positional reads of a file range, one chunk per {@link #readChunk}. */
     /**
      * A response of the next {@code length} bytes of {@code in}, read a chunk at a time on the executor
      * (never whole in memory) and closed with the response. A stream that ends early fails the write:
@@ -90,18 +101,44 @@ public final class StreamedResponse extends DefaultFullHttpResponse {
         if (length < 0) {
             throw new IllegalArgumentException("length " + length + " is negative");
         }
-        return new StreamedResponse(status, new StreamInput(Objects.requireNonNull(in, "in"), length), length, contentType);
+        Objects.requireNonNull(in, "in");
+        BoundedInput.Fill sequential = (buf, n, done) -> {
+            int got = 0;
+            while (got < n) {
+                int r = in.read(buf.array(), buf.arrayOffset() + got, n - got);
+                if (r < 0) {
+                    throw new EOFException("the stream ended at " + (done + got) + " of " + length + " bytes");
+                }
+                got += r;
+            }
+        };
+        return new StreamedResponse(status, new BoundedInput(length, false, sequential, in), length, contentType);
     }
 
-    static final class StreamInput implements ChunkedInput<ByteBuf> {
-        private final InputStream in;
+    /**
+     * {@code length} bytes, one chunk of at most {@link #CHUNK_SIZE} per {@link #readChunk}, each filled
+     * by {@code fill} (direct buffers for positional file reads, heap ones for a stream's array reads);
+     * {@code onClose} runs once when the body is closed. A chunk not handed on is released.
+     */
+    static final class BoundedInput implements ChunkedInput<ByteBuf> {
+        /** Fills exactly {@code n} bytes of {@code buf} from its start with the body's bytes from {@code done} on. */
+        @FunctionalInterface
+        interface Fill {
+            void fill(ByteBuf buf, int n, long done) throws IOException;
+        }
+
         private final long length;
+        private final boolean direct;
+        private final Fill fill;
+        private final Closeable onClose;
         private long done;
         private boolean closed;
 
-        StreamInput(InputStream in, long length) {
-            this.in = in;
+        BoundedInput(long length, boolean direct, Fill fill, Closeable onClose) {
             this.length = length;
+            this.direct = direct;
+            this.fill = fill;
+            this.onClose = onClose;
         }
 
         @Override
@@ -113,7 +150,9 @@ public final class StreamedResponse extends DefaultFullHttpResponse {
         public void close() throws IOException {
             if (!closed) {
                 closed = true;
-                in.close();
+                if (onClose != null) {
+                    onClose.close();
+                }
             }
         }
 
@@ -129,95 +168,10 @@ public final class StreamedResponse extends DefaultFullHttpResponse {
                 return null;
             }
             int n = (int) Math.min(CHUNK_SIZE, length - done);
-            ByteBuf buf = allocator.heapBuffer(n, n);
+            ByteBuf buf = direct ? allocator.directBuffer(n, n) : allocator.heapBuffer(n, n);
             boolean handedOn = false;
             try {
-                int got = 0;
-                while (got < n) {
-                    int r = in.read(buf.array(), buf.arrayOffset() + got, n - got);
-                    if (r < 0) {
-                        throw new EOFException("the stream ended at " + (done + got) + " of " + length + " bytes");
-                    }
-                    got += r;
-                }
-                buf.writerIndex(n);
-                done += n;
-                handedOn = true;
-                return buf;
-            } finally {
-                if (!handedOn) {
-                    buf.release();
-                }
-            }
-        }
-
-        @Override
-        public long length() {
-            return length;
-        }
-
-        @Override
-        public long progress() {
-            return done;
-        }
-    }
-
-    static final class FileRangeInput implements ChunkedInput<ByteBuf> {
-        private final FileChannel channel;
-        private final long start;
-        private final long length;
-        private final Closeable onClose;
-        private long done;
-        private boolean closed;
-
-        FileRangeInput(FileChannel channel, long start, long length, Closeable onClose) {
-            this.channel = Objects.requireNonNull(channel, "channel");
-            this.start = start;
-            this.length = length;
-            this.onClose = onClose;
-        }
-
-        @Override
-        public boolean isEndOfInput() {
-            return done >= length;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (onClose != null) {
-                onClose.close();
-            }
-        }
-
-        @Deprecated
-        @Override
-        public ByteBuf readChunk(ChannelHandlerContext ctx) throws IOException {
-            return readChunk(ctx.alloc());
-        }
-
-        @Override
-        public ByteBuf readChunk(ByteBufAllocator allocator) throws IOException {
-            if (done >= length) {
-                return null;
-            }
-            int n = (int) Math.min(CHUNK_SIZE, length - done);
-            ByteBuf buf = allocator.directBuffer(n, n);
-            boolean handedOn = false;
-            try {
-                ByteBuffer nio = buf.nioBuffer(0, n);
-                long pos = start + done;
-                while (nio.hasRemaining()) {
-                    int r = channel.read(nio, pos);
-                    if (r < 0) {
-                        throw new EOFException("file ends at " + pos + ", before the end of the range "
-                                + start + "+" + length);
-                    }
-                    pos += r;
-                }
+                fill.fill(buf, n, done);
                 buf.writerIndex(n);
                 done += n;
                 handedOn = true;
