@@ -475,9 +475,11 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         StoreServer started = s;
         s.store().onReadOnly(id -> heartbeatSoon()); // a full or sealed volume: tell the directory at once
-        if (directory() != null) {
+        if (directory() != null || external != null) {
             // Registration: retried until the start-up deadline, so a directory slow to answer the first
-            // heartbeat (a loaded machine) does not end the cluster's start.
+            // heartbeat (a loaded machine, a group still electing) does not end the cluster's start. An
+            // external directory too: without it, clients started right after the cluster found no store
+            // registered and every put failed (ConcurrentChaosTest's group schedule, once in a fresh verify).
             heartbeatAndSync(i, started, REGISTRATION_PATIENCE);
         }
         LOG.info("embedded store {} on {}", i, storeAddress(i));
