@@ -51,17 +51,27 @@ public final class RawHttp {
             } catch (IOException e) {
                 // The server may answer and close before reading everything we send (an early 413): read its answer.
             }
-            InputStream in = s.getInputStream();
             boolean head = request.length >= 5 && new String(request, 0, 5, StandardCharsets.ISO_8859_1).equals("HEAD ");
             try {
-                while (true) {
-                    Response r = readOne(in, head);
-                    if (r.status() < 100 || r.status() >= 200) {
-                        return r;
-                    }
-                }
+                return read(s.getInputStream(), head);
             } catch (SocketTimeoutException e) {
                 throw new Hang("no answer within " + timeoutMillis + " ms");
+            }
+        }
+    }
+
+    /**
+     * Reads one final response (interim {@code 1xx} ones skipped) from a connection the caller opened and
+     * wrote to itself, e.g. while another thread still sends the body: as soon as its {@code Content-Length}
+     * bytes are in, without waiting for the server to close the connection (a kept-alive one stays open
+     * until its idle timeout). {@code head}: the request was a HEAD, so the answer has no body. A read
+     * timeout is the socket's own ({@link Socket#setSoTimeout}).
+     */
+    public static Response read(InputStream in, boolean head) throws IOException {
+        while (true) {
+            Response r = readOne(in, head);
+            if (r.status() < 100 || r.status() >= 200) {
+                return r;
             }
         }
     }

@@ -158,9 +158,10 @@ class TlsClusterProcessesTest {
         // Registered over mutual TLS, then UP through many heartbeats (100 ms) and probes (200 ms): never anything else.
         Await.untilTrue("three stores UP", WAIT, () -> stores(directory).findValuesAsText("state").stream()
                 .filter("UP"::equals).count() == 3);
-        long end = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+        // 3 s: 30 heartbeats of each store and 15 probe rounds, each over mutual TLS (a failure threshold of 3).
+        long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         int[] rounds = {0};
-        Await.untilTrue("8 s of rounds of the directory's view, every store UP in each", Duration.ofSeconds(30), () -> {
+        Await.untilTrue("3 s of rounds of the directory's view, every store UP in each", Duration.ofSeconds(30), () -> {
             JsonNode now = stores(directory);
             assertThat(now.findValuesAsText("state")).as("round %d: %s", rounds[0], now).containsExactly("UP", "UP", "UP");
             rounds[0]++;
