@@ -39,7 +39,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
  * spread over the writable volumes).
  */
 @Tag("slow")
-class OneGibObjectTest {
+class BigObjectTest {
     @RegisterExtension
     static final SdkCluster S3 = new SdkCluster();
 
@@ -48,7 +48,7 @@ class OneGibObjectTest {
     private static final long SIZE = 9L * CHUNK + 7;
 
     @Test
-    void aGibibyteGoesInAndComesOutByteExact() throws Exception {
+    void aBigObjectGoesInAndComesOutByteExact() throws Exception {
         assertThat(SIZE).as("bigger than a store's largest request body").isGreaterThan(new StoreConfig().maxBodyBytes)
                 .as("bigger than the gateway's aggregated bodies").isGreaterThan(new S3Config().maxBodyBytes);
         String bucket = S3.bucket("big");
@@ -88,7 +88,7 @@ class OneGibObjectTest {
         long getMillis = (System.nanoTime() - start) / 1_000_000;
         assertThat(n).isEqualTo(SIZE);
         assertThat(got.digest()).isEqualTo(new GeneratedStream(seed, SIZE).readAllAndDigest());
-        System.out.printf("OneGibObjectTest: PUT %d bytes in %d ms (%.0f MB/s), GET in %d ms (%.0f MB/s)%n", SIZE, putMillis,
+        System.out.printf("BigObjectTest: PUT %d bytes in %d ms (%.0f MB/s), GET in %d ms (%.0f MB/s)%n", SIZE, putMillis,
                 SIZE / 1e3 / Math.max(1, putMillis), getMillis, SIZE / 1e3 / Math.max(1, getMillis));
 
         // 2 MiB across the chunk edge in the middle: the bytes the generator makes there.

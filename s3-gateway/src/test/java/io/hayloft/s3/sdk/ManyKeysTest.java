@@ -29,7 +29,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
  * still run to several pages.
  */
 @Tag("slow")
-class TenThousandKeysTest {
+class ManyKeysTest {
     @RegisterExtension
     static final SdkCluster S3 = new SdkCluster();
 
@@ -79,7 +79,7 @@ class TenThousandKeysTest {
         } finally {
             pool.shutdownNow();
         }
-        System.out.printf("TenThousandKeysTest: %d PUTs by 16 threads in %d ms%n", KEYS, (System.nanoTime() - start) / 1_000_000);
+        System.out.printf("ManyKeysTest: %d PUTs by 16 threads in %d ms%n", KEYS, (System.nanoTime() - start) / 1_000_000);
         model = new ListingModel(keys);
     }
 
@@ -98,7 +98,7 @@ class TenThousandKeysTest {
         assertThat(model.checkV2(S3.s3(), bucket, null, null, null, 777, true)).isEqualTo((KEYS + 776) / 777);
         assertThat(model.checkV2(S3.s3(), bucket, null, null, "logs/5/item-9", PAGE, false))
                 .isEqualTo((model.expected(null, null, "logs/5/item-9").size() + PAGE - 1) / PAGE);
-        System.out.printf("TenThousandKeysTest: full listings in %d ms%n", (System.nanoTime() - start) / 1_000_000);
+        System.out.printf("ManyKeysTest: full listings in %d ms%n", (System.nanoTime() - start) / 1_000_000);
     }
 
     @Test
