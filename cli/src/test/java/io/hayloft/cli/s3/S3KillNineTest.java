@@ -28,6 +28,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -101,11 +102,14 @@ class S3KillNineTest {
         return b;
     }
 
-    /** Starts {@code hayloft cluster} (with {@code extra} arguments); returns what it printed before READY, by first word. */
-    private Map<String, String> startCluster(String... extra) throws Exception {
+    /**
+     * Starts {@code hayloft cluster} with its directory on {@code port} (0: any free one at the first start,
+     * the recorded one after) and {@code extra} arguments; returns what it printed before READY, by first word.
+     */
+    private Map<String, String> startCluster(int port, String... extra) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx768m",
                 "-cp", System.getProperty("java.class.path"), Hayloft.class.getName(), "cluster", "--dir", dir.resolve("data").toString(),
-                "--stores", "3", "--racks", "3", "--port", "0"));
+                "--stores", "3", "--racks", "3", "--port", Integer.toString(port)));
         cmd.addAll(Arrays.asList(extra));
         cluster = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("cluster.log").toFile())).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(cluster.getInputStream(), StandardCharsets.UTF_8));
@@ -129,11 +133,23 @@ class S3KillNineTest {
 
     /** Starts {@code hayloft s3} as its systemd unit does with docs/deploy/s3.yaml; returns its port. */
     private int startGateway(String name, String directory) throws Exception {
+        return startingGateway(name, directory).get(60, TimeUnit.SECONDS);
+    }
+
+    /** Starts {@code hayloft s3} as {@link #startGateway} does; completes with its port once it listens. */
+    private CompletableFuture<Integer> startingGateway(String name, String directory) throws Exception {
         List<String> args = new ArrayList<>(DeployedProcesses.execStart("hayloft-s3.service", ""));
         args.addAll(List.of("directory=" + directory, "host=127.0.0.1", "port=0", "chunkBytes=" + MIB, "sweepIntervalMillis=0"));
-        String line = gateways.start(name, args).get(60, TimeUnit.SECONDS);
-        String address = line.substring(line.indexOf("listening on ") + "listening on ".length()).split(",")[0].trim();
-        return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        return gateways.start(name, args).thenApply(line -> {
+            String address = line.substring(line.indexOf("listening on ") + "listening on ".length()).split(",")[0].trim();
+            return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+        });
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
     }
 
     private static String secretKey() throws IOException {
@@ -322,9 +338,14 @@ class S3KillNineTest {
     @Test
     void killingTheGatewayMidUploadLosesNothingAcknowledgedAndTheSweepLeavesNoOrphan() throws Exception {
         gateways = new DeployedProcesses(dir, "-Xmx512m");
-        String directory = startCluster().get("DIRECTORY");
+        // The cluster and the gateway start side by side (the gateway asks nothing of the directory before
+        // its first request): the directory's port is chosen first.
+        int directoryPort = freePort();
+        String directory = "127.0.0.1:" + directoryPort;
+        CompletableFuture<Integer> gateway = startingGateway("s3", directory);
+        assertThat(startCluster(directoryPort).get("DIRECTORY")).isEqualTo(directory);
         NamespaceClient ns = new NamespaceClient(new DirectoryClient(HttpTransport.builder().build(), List.of(directory), null));
-        int port = startGateway("s3", directory);
+        int port = gateway.get(60, TimeUnit.SECONDS);
         CountDownLatch killed = new CountDownLatch(1);
         List<CompletableFuture<?>> interrupted;
         try (S3Client s3 = s3("http://127.0.0.1:" + port, "hayloft", secretKey())) {
@@ -350,7 +371,7 @@ class S3KillNineTest {
 
     @Test
     void killingTheWholeClusterMidUploadLosesNothingAcknowledgedAndTheSweepLeavesNoOrphan() throws Exception {
-        Map<String, String> printed = startCluster("--s3", "0");
+        Map<String, String> printed = startCluster(0, "--s3", "0");
         String directory = printed.get("DIRECTORY");
         NamespaceClient ns = new NamespaceClient(new DirectoryClient(HttpTransport.builder().build(), List.of(directory), null));
         String endpoint = printed.get("S3").split(" ")[0];
@@ -367,7 +388,7 @@ class S3KillNineTest {
                 assertThat(catchThrowable(f::join)).isNotNull();
             }
         }
-        printed = startCluster("--s3", "0");
+        printed = startCluster(0, "--s3", "0");
         assertThat(printed.get("DIRECTORY")).as("the directory keeps its port").isEqualTo(directory);
         assertThat(writing(ns)).as("the interrupted uploads' records survived the kill").hasSize(2);
         try (S3Client s3 = s3(printed.get("S3").split(" ")[0], printed.get("S3_ACCESS_KEY"), printed.get("S3_SECRET_KEY"))) {
