@@ -62,9 +62,7 @@ class EncodeAndReadTest extends ClusterFixture {
                     victims.add(b.store());
                 }
             }
-            for (String v : victims) {
-                cluster.stopStore(v);
-            }
+            cluster.stopStores(victims);
             try (ColdReader fresh = new ColdReader(raid.cluster())) {
                 cluster.assertColdReads(fresh, List.of(), "");
                 assertThat(fresh.degradedReads()).isPositive();

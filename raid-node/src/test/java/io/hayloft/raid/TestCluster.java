@@ -32,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -142,12 +143,28 @@ public final class TestCluster implements AutoCloseable {
         return s;
     }
 
-    /** Stops store {@code id} and waits until the directory marks it FAILED. */
+    /** Stops store {@code id} and waits until the directory marks it FAILED ({@link #stopStores}). */
     public void stopStore(String id) throws Exception {
-        stores.get(id).close();
-        stopped.add(id);
-        Await.until("store " + id + " FAILED", () -> directory.directory().stores().stream()
-                .anyMatch(s -> s.id().equals(id) && s.state() == StoreState.FAILED));
+        stopStores(List.of(id));
+    }
+
+    /**
+     * Stops the stores {@code ids}, then waits until the directory's health checker has marked every
+     * one FAILED (failureThreshold probes in a row failed). The waiting forces rounds of probes
+     * ({@link io.hayloft.directory.HealthChecker#round()}) instead of sitting out the checker's period
+     * between them: the same real probes and verdicts, at once.
+     */
+    public void stopStores(Collection<String> ids) throws Exception {
+        Set<String> distinct = new LinkedHashSet<>(ids);
+        for (String id : distinct) {
+            stores.get(id).close();
+            stopped.add(id);
+        }
+        Await.until("stores " + distinct + " FAILED", () -> {
+            directory.healthChecker().round();
+            return directory.directory().stores().stream().filter(s -> distinct.contains(s.id()))
+                    .filter(s -> s.state() == StoreState.FAILED).count() == distinct.size();
+        });
     }
 
     public RaidConfig raidConfig(String codec, long blockSize) {
