@@ -52,6 +52,7 @@ class ProcessCrashTest {
             String[] settings = {"port=0", "directory=" + cluster.directory.address(), "policyFile=" + policy,
                     "transferBytes=16384", "requestTimeoutMillis=5000", "spoolDir=" + dir};
             Path log = dir.resolve("raid-node.log");
+            RaidProcess.share(log, settings); // before any volume: that raid-node has nothing to do
             RaidConfig config = cluster.raidConfig("hh-xor+", BLOCK);
 
             for (String step : ENCODE_STEPS) {

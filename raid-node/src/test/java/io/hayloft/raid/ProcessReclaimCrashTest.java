@@ -58,6 +58,7 @@ class ProcessReclaimCrashTest {
             RaidServerTest.writePolicy(notDue, "\"encode\": false, \"reclaimThreshold\": 0.99, \"workers\": 1, "
                     + "\"scrubBytesPerSecond\": 0, \"policyIntervalMillis\": 3600000");
             Path log = dir.resolve("raid-node.log");
+            RaidProcess.share(log, settings(cluster, notDue)); // before any volume: that raid-node has nothing to do
             RaidConfig config = cluster.raidConfig("hh-xor+", BLOCK);
             RaidNode raid = new RaidNode(config, runner);
             Set<Long> deleted = new HashSet<>();
