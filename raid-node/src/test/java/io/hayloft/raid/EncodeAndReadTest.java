@@ -13,7 +13,11 @@ import java.util.Set;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Encode on 15 real stores with each codec; healthy reads, degraded reads with 4 stores down, a clear error with 5. */
+/**
+ * Encode on 15 real stores with each codec; healthy reads, degraded reads with 4 stores down, a clear error with 5.
+ * Each volume is 40 needles of up to 16 000 bytes: two stripes of 10 × 16 KiB blocks, many needles across a
+ * block boundary.
+ */
 class EncodeAndReadTest extends ClusterFixture {
 
     static final long BLOCK = 16 << 10;
@@ -23,7 +27,7 @@ class EncodeAndReadTest extends ClusterFixture {
     @ValueSource(strings = {"rs", "hh-xor", "hh-xor+", "hh-nonxor"})
     void encodeThenReadHealthyDegradedAndLost(String codec) throws Exception {
         cluster = new TestCluster(dir, 15);
-        int volume = cluster.writeVolume(150, 4000);
+        int volume = cluster.writeVolume(40, 16_000);
         runner = new ThreadPoolRunner(2);
         RaidNode raid = new RaidNode(cluster.raidConfig(codec, BLOCK), runner);
 
@@ -62,9 +66,7 @@ class EncodeAndReadTest extends ClusterFixture {
                     victims.add(b.store());
                 }
             }
-            for (String v : victims) {
-                cluster.stopStore(v);
-            }
+            cluster.stopStores(victims);
             try (ColdReader fresh = new ColdReader(raid.cluster())) {
                 cluster.assertColdReads(fresh, List.of(), "");
                 assertThat(fresh.degradedReads()).isPositive();

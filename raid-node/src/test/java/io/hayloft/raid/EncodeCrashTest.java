@@ -17,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The raid-node stops dead at every step of an encode (an Error thrown from the checkpoint, which
  * nothing catches, so no rollback runs); a new raid-node recovers. Nothing is lost, nothing orphaned.
+ * Each volume is {@link ProcessCrashTest#NEEDLES} needles of up to {@link ProcessCrashTest#MAX_NEEDLE}
+ * bytes: two stripes, many needles across a block boundary.
  */
 class EncodeCrashTest {
 
@@ -37,7 +39,7 @@ class EncodeCrashTest {
         try (TestCluster cluster = new TestCluster(dir, 15); ThreadPoolRunner runner = new ThreadPoolRunner(1)) {
             RaidConfig config = cluster.raidConfig("hh-xor+", 16 << 10);
             for (String step : STEPS) {
-                int volume = cluster.writeVolume(120, 4000);
+                int volume = cluster.writeVolume(ProcessCrashTest.NEEDLES, ProcessCrashTest.MAX_NEEDLE);
                 RaidNode crashing = new RaidNode(config, runner);
                 crashing.checkpoints(s -> {
                     if (s.equals(step)) {
@@ -67,6 +69,7 @@ class EncodeCrashTest {
                 }
                 v = cluster.directory.directory().volume(volume);
                 assertThat(v.state()).isEqualTo(VolumeState.ERASURE_CODED);
+                assertThat(restarted.cluster().stripeMap(volume).stripes()).as("stripes of volume %d", volume).hasSizeGreaterThan(1);
                 assertThat(v.replicas()).isEmpty();
                 for (var s : cluster.stores.values()) {
                     assertThat(s.store().volumes()).extracting(x -> x.id()).doesNotContain((long) volume);

@@ -17,6 +17,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +26,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +51,14 @@ class LocalEncodeTest {
     @TempDir
     Path dir;
 
+    private static final HttpClient METRICS = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    /** Runs a test's block deletes at once (daemon threads: nothing to close). */
+    private static final ExecutorService DELETES = Executors.newFixedThreadPool(8, r -> {
+        Thread t = new Thread(r, "local-encode-test-delete");
+        t.setDaemon(true);
+        return t;
+    });
+
     private final Random random = new Random(15);
 
     @Test
@@ -57,14 +71,18 @@ class LocalEncodeTest {
                 volumes.add(writeVolumeOfSize(cluster, size));
             }
             Map<String, Cluster.StoreRef> stores = http.stores();
+            // The stores' encode counter is read once per volume and codec: the difference since the last
+            // reading covers the previous raid-node path encode too, which must add nothing to it.
+            double before = encodedOnStores(cluster);
             for (String codec : List.of("rs", "hh-xor", "hh-xor+", "hh-nonxor")) {
                 for (int i = 0; i < sizes.length; i++) {
                     int volume = volumes.get(i);
                     String what = codec + " volume of " + sizes[i] + " bytes";
-                    double before = encodedOnStores(cluster);
                     StripeMap atStore = writeAll(cluster, http, stores, volume, codec, RaidConfig.ENCODE_AT_STORE);
-                    assertThat(encodedOnStores(cluster) - before).as("stripes encoded on stores, %s", what)
+                    double after = encodedOnStores(cluster);
+                    assertThat(after - before).as("stripes encoded on stores, %s (and none by the raid-node path before it)", what)
                             .isEqualTo(atStore.stripes().size());
+                    before = after;
                     StripeMap atRaidNode = writeAll(cluster, http, stores, volume, codec, RaidConfig.ENCODE_AT_RAID_NODE);
                     assertThat(atStore.volumeBytes()).as(what).isEqualTo(sizes[i]);
                     assertThat(atStore.stripes()).as(what).hasSameSizeAs(atRaidNode.stripes());
@@ -79,14 +97,12 @@ class LocalEncodeTest {
                                     .isEqualTo(http.readBlock(stores.get(b.store()).address(), b.name()));
                         }
                     }
-                    for (StripeMap.Block b : atStore.allBlocks()) {
-                        http.deleteBlock(stores.get(b.store()).address(), b.name());
-                    }
-                    for (StripeMap.Block b : atRaidNode.allBlocks()) {
-                        http.deleteBlock(stores.get(b.store()).address(), b.name());
-                    }
+                    List<StripeMap.Block> written = new ArrayList<>(atStore.allBlocks());
+                    written.addAll(atRaidNode.allBlocks());
+                    assertThat(deleteAll(http, stores, written)).as("blocks deleted, %s", what).containsOnly(true);
                 }
             }
+            assertThat(encodedOnStores(cluster) - before).as("stripes encoded on stores by the last raid-node path encode").isZero();
             assertThat(cluster.allBlocks()).as("blocks left after the deletes").isEmpty();
         }
     }
@@ -168,6 +184,26 @@ class LocalEncodeTest {
         return out;
     }
 
+    /** Deletes {@code blocks} from their stores, all at once; whether each was there, in order. */
+    private static List<Boolean> deleteAll(Cluster http, Map<String, Cluster.StoreRef> stores, List<StripeMap.Block> blocks)
+            throws Exception {
+        List<CompletableFuture<Boolean>> deletes = new ArrayList<>();
+        for (StripeMap.Block b : blocks) {
+            deletes.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return http.deleteBlock(stores.get(b.store()).address(), b.name());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, DELETES));
+        }
+        List<Boolean> out = new ArrayList<>();
+        for (CompletableFuture<Boolean> d : deletes) {
+            out.add(d.get(30, TimeUnit.SECONDS));
+        }
+        return out;
+    }
+
     /** The running stores whose {@code hayloft_encode_stripes_total} is above 0. */
     private static List<String> storesThatEncoded(TestCluster cluster) throws Exception {
         List<String> out = new ArrayList<>();
@@ -186,15 +222,18 @@ class LocalEncodeTest {
 
     /** {@code hayloft_encode_stripes_total} of each running store, from its {@code /metrics} (0 when absent). */
     private static Map<String, Double> stripesEncoded(TestCluster cluster) throws Exception {
-        HttpClient client = HttpClient.newHttpClient();
-        Map<String, Double> out = new LinkedHashMap<>();
+        Map<String, CompletableFuture<HttpResponse<String>>> scrapes = new LinkedHashMap<>();
         for (Map.Entry<String, StoreServer> e : cluster.stores.entrySet()) {
-            if (cluster.stopped.contains(e.getKey())) {
-                continue;
+            if (!cluster.stopped.contains(e.getKey())) { // every store's /metrics at once
+                scrapes.put(e.getKey(), METRICS.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.getValue().port()
+                        + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()));
             }
-            String body = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + e.getValue().port() + "/metrics")).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            double n = PrometheusText.sum(body, "hayloft_encode_stripes_total");
+        }
+        Map<String, Double> out = new LinkedHashMap<>();
+        for (Map.Entry<String, CompletableFuture<HttpResponse<String>>> e : scrapes.entrySet()) {
+            HttpResponse<String> r = e.getValue().get(30, TimeUnit.SECONDS);
+            assertThat(r.statusCode()).as("GET /metrics of %s", e.getKey()).isEqualTo(200);
+            double n = PrometheusText.sum(r.body(), "hayloft_encode_stripes_total");
             out.put(e.getKey(), Double.isNaN(n) ? 0 : n);
         }
         return out;

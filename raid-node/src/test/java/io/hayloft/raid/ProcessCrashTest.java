@@ -25,12 +25,18 @@ import org.junit.jupiter.api.io.TempDir;
  * the volume is READ_ONLY with its replicas or ERASURE_CODED with a complete, verified stripe map;
  * every needle reads back (hot or cold); no store holds a block no stripe map names. A last, fresh
  * process finishes the work and the scrubber finds nothing wrong.
+ *
+ * <p>Each encoded volume is {@link #NEEDLES} needles of up to {@link #MAX_NEEDLE} bytes (about 240 KB):
+ * two stripes of 10 × 16 KiB blocks, many needles across a block boundary. Every step's volume is
+ * checked to have more than one stripe; more needles would only make every step's reads longer.
  */
 class ProcessCrashTest {
 
     static final long BLOCK = 16 << 10;
     static final List<String> ENCODE_STEPS = List.of("begun", "stripe-0", "stripe-1", "index", "verified", "committed", "dropped");
     static final List<String> REPAIR_STEPS = List.of("rebuilt", "replaced");
+    static final int NEEDLES = 30;
+    static final int MAX_NEEDLE = 16_000;
 
     @TempDir
     Path dir;
@@ -46,10 +52,11 @@ class ProcessCrashTest {
             String[] settings = {"port=0", "directory=" + cluster.directory.address(), "policyFile=" + policy,
                     "transferBytes=16384", "requestTimeoutMillis=5000", "spoolDir=" + dir};
             Path log = dir.resolve("raid-node.log");
+            RaidProcess.share(log, settings); // before any volume: that raid-node has nothing to do
             RaidConfig config = cluster.raidConfig("hh-xor+", BLOCK);
 
             for (String step : ENCODE_STEPS) {
-                int volume = cluster.writeVolume(120, 4000);
+                int volume = cluster.writeVolume(NEEDLES, MAX_NEEDLE);
                 halt(step, log, settings);
                 RaidNode restarted = new RaidNode(config, runner);
                 restarted.recover();
@@ -69,10 +76,11 @@ class ProcessCrashTest {
                 if (!committed) {
                     restarted.encode(volume); // so the next process's backlog holds only its own volume
                 }
+                assertThat(restarted.cluster().stripeMap(volume).stripes()).as("stripes of volume %d", volume).hasSizeGreaterThan(1);
             }
 
             RaidNode raid = new RaidNode(config, runner);
-            int volume = cluster.writeVolume(60, 4000);
+            int volume = cluster.writeVolume(NEEDLES / 2, MAX_NEEDLE);
             raid.encode(volume);
             StripeMap.Block bad = raid.cluster().stripeMap(volume).stripes().get(0).blocks().get(5);
             cluster.stores.get(bad.store()).store().blocks().delete(bad.name());

@@ -29,6 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
  * force before the swap and the new one from it on, no pending reclaim, every live needle reads back,
  * every deleted one stays deleted, no store holds a block no map names, no spool image is left. A
  * last fresh process finds nothing due.
+ *
+ * <p>Each volume is {@link #NEEDLES} needles of up to {@link #MAX_NEEDLE} bytes (about 200 KB, two
+ * stripes of 10 × 16 KiB blocks; its compacted image one stripe): each step's reads and deletes are a
+ * request per needle, so more needles would only make them longer.
  */
 class ProcessReclaimCrashTest {
 
@@ -36,6 +40,8 @@ class ProcessReclaimCrashTest {
     /** A reclaim's steps for a compacted image of one stripe (checked against a clean run first). */
     static final List<String> STEPS = List.of("compacted", "reclaim-begun", "stripe-0", "index", "verified", "swapped",
             "old-deleted");
+    static final int NEEDLES = 25;
+    static final int MAX_NEEDLE = 16_000;
 
     @TempDir
     Path dir;
@@ -52,6 +58,7 @@ class ProcessReclaimCrashTest {
             RaidServerTest.writePolicy(notDue, "\"encode\": false, \"reclaimThreshold\": 0.99, \"workers\": 1, "
                     + "\"scrubBytesPerSecond\": 0, \"policyIntervalMillis\": 3600000");
             Path log = dir.resolve("raid-node.log");
+            RaidProcess.share(log, settings(cluster, notDue)); // before any volume: that raid-node has nothing to do
             RaidConfig config = cluster.raidConfig("hh-xor+", BLOCK);
             RaidNode raid = new RaidNode(config, runner);
             Set<Long> deleted = new HashSet<>();
@@ -124,8 +131,9 @@ class ProcessReclaimCrashTest {
 
     /** A volume encoded in process, then two thirds of its needle bytes deleted. */
     private static int prepared(TestCluster cluster, RaidNode raid, Set<Long> deleted) throws Exception {
-        int volume = cluster.writeVolume(100, 4000);
+        int volume = cluster.writeVolume(NEEDLES, MAX_NEEDLE);
         raid.encode(volume);
+        assertThat(raid.cluster().stripeMap(volume).stripes()).as("stripes of volume %d", volume).hasSizeGreaterThan(1);
         deleted.addAll(cluster.deletePhotos(volume, 0.67));
         return volume;
     }

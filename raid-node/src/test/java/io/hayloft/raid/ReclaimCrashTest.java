@@ -19,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * nothing catches, so no rollback runs); a new raid-node recovers. Before the swap the old stripe set
  * is in force and the new blocks are gone; after it the new set is, and the old blocks are gone. Every
  * live needle reads, every deleted one stays deleted, and no orphan block is left on any store.
+ * Each volume is {@link ProcessReclaimCrashTest#NEEDLES} needles of up to
+ * {@link ProcessReclaimCrashTest#MAX_NEEDLE} bytes: two stripes, its compacted image one.
  */
 class ReclaimCrashTest {
 
@@ -80,8 +82,9 @@ class ReclaimCrashTest {
 
     /** A coded volume with two thirds of its needle bytes deleted. */
     private static int prepared(TestCluster cluster, RaidNode raid, Set<Long> deleted) throws Exception {
-        int volume = cluster.writeVolume(100, 4000);
+        int volume = cluster.writeVolume(ProcessReclaimCrashTest.NEEDLES, ProcessReclaimCrashTest.MAX_NEEDLE);
         raid.encode(volume);
+        assertThat(raid.cluster().stripeMap(volume).stripes()).as("stripes of volume %d", volume).hasSizeGreaterThan(1);
         deleted.addAll(cluster.deletePhotos(volume, 0.67));
         return volume;
     }

@@ -29,8 +29,8 @@ class ReclaimTest extends ClusterFixture {
     @Test
     void reclaimFreesSpaceAndKeepsEveryLiveNeedle() throws Exception {
         cluster = new TestCluster(dir, 15);
-        int big = cluster.writeVolume(240, 4000);
-        int small = cluster.writeVolume(120, 4000);
+        int big = cluster.writeVolume(60, 16_000); // about 480 KB: three stripes of 10 × 16 KiB blocks
+        int small = cluster.writeVolume(30, 16_000);
         runner = new ThreadPoolRunner(2);
         RaidNode raid = new RaidNode(cluster.raidConfig("hh-xor+", BLOCK), runner);
         raid.encode(big);

@@ -32,9 +32,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * A real directory and N real store servers on loopback, one rack per store, and a photo model.
@@ -53,6 +59,13 @@ public final class TestCluster implements AutoCloseable {
     /** Photos the test deleted (through the volume's delete log), by key. */
     public final Map<Long, Photo> deleted = new LinkedHashMap<>();
     final Set<String> stopped = new HashSet<>();
+    /** Writes to a volume's replicas at once (daemon threads, shared by every cluster: nothing to close). */
+    private static final ExecutorService WRITERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "test-cluster-writer");
+        t.setDaemon(true);
+        return t;
+    });
+
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final Random random = new Random(42);
     private final Function<String, Disk> disks;
@@ -142,12 +155,28 @@ public final class TestCluster implements AutoCloseable {
         return s;
     }
 
-    /** Stops store {@code id} and waits until the directory marks it FAILED. */
+    /** Stops store {@code id} and waits until the directory marks it FAILED ({@link #stopStores}). */
     public void stopStore(String id) throws Exception {
-        stores.get(id).close();
-        stopped.add(id);
-        Await.until("store " + id + " FAILED", () -> directory.directory().stores().stream()
-                .anyMatch(s -> s.id().equals(id) && s.state() == StoreState.FAILED));
+        stopStores(List.of(id));
+    }
+
+    /**
+     * Stops the stores {@code ids}, then waits until the directory's health checker has marked every
+     * one FAILED (failureThreshold probes in a row failed). The waiting forces rounds of probes
+     * ({@link io.hayloft.directory.HealthChecker#round()}) instead of sitting out the checker's period
+     * between them: the same real probes and verdicts, at once.
+     */
+    public void stopStores(Collection<String> ids) throws Exception {
+        Set<String> distinct = new LinkedHashSet<>(ids);
+        for (String id : distinct) {
+            stores.get(id).close();
+            stopped.add(id);
+        }
+        Await.until("stores " + distinct + " FAILED", () -> {
+            directory.healthChecker().round();
+            return directory.directory().stores().stream().filter(s -> distinct.contains(s.id()))
+                    .filter(s -> s.state() == StoreState.FAILED).count() == distinct.size();
+        });
     }
 
     public RaidConfig raidConfig(String codec, long blockSize) {
@@ -217,21 +246,43 @@ public final class TestCluster implements AutoCloseable {
             needles.add(new NeedleData(p.key(), 0, Long.parseUnsignedLong(p.cookie(), 16), data));
             photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
         }
+        List<Callable<Void>> writers = new ArrayList<>();
         for (String replica : a.replicas()) {
             List<NeedleData> order = new ArrayList<>(needles);
             Collections.shuffle(order, random);
+            List<byte[]> batches = new ArrayList<>();
             for (int i = 0; i < order.size(); ) {
                 int n = Math.min(order.size() - i, 1 + random.nextInt(4));
-                int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch",
-                        BatchBody.encode(order.subList(i, i + n)));
-                if (code != 201) {
-                    throw new AssertionError("batch PUT to " + replica + " answered " + code);
-                }
+                batches.add(BatchBody.encode(order.subList(i, i + n)));
                 i += n;
             }
+            writers.add(() -> { // each replica's batches in its order, the replicas at once
+                for (byte[] batch : batches) {
+                    int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", batch);
+                    if (code != 201) {
+                        throw new AssertionError("batch PUT to " + replica + " answered " + code);
+                    }
+                }
+                return null;
+            });
         }
+        atOnce(writers);
         directory.directory().markReadOnly(a.volume(), "test");
         return a.volume();
+    }
+
+    /** Runs {@code tasks} at once and waits for all; the first failure is thrown. */
+    private static void atOnce(List<Callable<Void>> tasks) throws Exception {
+        for (Future<Void> f : WRITERS.invokeAll(tasks)) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Exception x) {
+                    throw x;
+                }
+                throw new AssertionError(e.getCause());
+            }
+        }
     }
 
     /** Writes {@code count} photos of random sizes into one new volume and marks it read-only. */
@@ -245,12 +296,17 @@ public final class TestCluster implements AutoCloseable {
             photos.put(p.key(), new Photo(p.key(), a.volume(), p.cookie(), data));
         }
         byte[] body = BatchBody.encode(needles);
+        List<Callable<Void>> writers = new ArrayList<>();
         for (String replica : a.replicas()) {
-            int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
-            if (code != 201) {
-                throw new AssertionError("batch PUT answered " + code);
-            }
+            writers.add(() -> {
+                int code = send("POST", "http://" + replica + "/" + a.volume() + "/batch", body);
+                if (code != 201) {
+                    throw new AssertionError("batch PUT to " + replica + " answered " + code);
+                }
+                return null;
+            });
         }
+        atOnce(writers); // to every replica at once, as a client writes
         directory.directory().markReadOnly(a.volume(), "test");
         return a.volume();
     }
