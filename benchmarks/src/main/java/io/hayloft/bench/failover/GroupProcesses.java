@@ -196,15 +196,16 @@ public final class GroupProcesses implements AutoCloseable {
         GroupProcesses g = new GroupProcesses(o, net);
         try {
             g.configure();
+            // Replicas and stores at once: a store that finds no leader yet keeps heartbeating until one answers.
             for (Node n : g.replicas) {
                 g.launch(n);
             }
-            g.awaitReplicas(o.startTimeout); // stores give up when no directory answers within 30 s
-            if (o.stores == 0) {
-                return g; // the caller's stores
-            }
             for (Node n : g.stores) {
                 g.launch(n);
+            }
+            if (o.stores == 0) {
+                g.awaitReplicas(o.startTimeout);
+                return g; // the caller's stores
             }
             g.awaitReady(o.startTimeout);
             return g;
