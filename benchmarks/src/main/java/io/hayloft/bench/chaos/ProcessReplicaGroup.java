@@ -37,6 +37,8 @@ public final class ProcessReplicaGroup implements ReplicaGroup {
     private static final String INSTALLING = "loading the leader's snapshot";
     /** A JVM started on a busy 2-core machine may take this long to serve. */
     private static final Duration START_TIME = Duration.ofSeconds(60);
+    /** The replicas' JVM options (see {@link #launcher()}). */
+    private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k");
 
     private final GroupProcesses g;
     private final List<GroupProcesses.Node> replicas;
@@ -91,7 +93,12 @@ public final class ProcessReplicaGroup implements ReplicaGroup {
      * 256 MiB (the failover tools' size) the replicas' serial collections paused them for seconds on a busy machine.
      */
     public static List<String> launcher() {
-        return GroupProcesses.classPathLauncher(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
+        return GroupProcesses.classPathLauncher(JVM);
+    }
+
+    /** As {@link #launcher()}, the replicas' classes mapped from an archive made once under {@code archives} (tests). */
+    public static List<String> launcher(Path archives) {
+        return GroupProcesses.classPathLauncher(JVM, archives);
     }
 
     /** Whether replica processes on simulated hosts can run here, and why not. */
