@@ -8,6 +8,7 @@ import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.testkit.Await;
 import io.hayloft.testkit.HostProcess;
+import io.hayloft.testkit.PrometheusText;
 import io.hayloft.testkit.SimulatedHost;
 import io.hayloft.testkit.SimulatedHosts;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,6 +63,8 @@ public final class GroupProcesses implements AutoCloseable {
     private static final int HTTP_PORT = 7000;
     private static final int RAFT_PORT = 7100;
     private static final int STORE_PORT = 8080;
+    /** The log line of a replica that loads a leader's snapshot (DirectoryStateMachine). */
+    private static final String INSTALLING = "loading the leader's snapshot";
 
     /** How to start the group; public fields, mutable until {@link #start}. */
     public static final class Options {
@@ -134,6 +138,8 @@ public final class GroupProcesses implements AutoCloseable {
         private final Path log;
         private final List<String> command;
         private volatile Object process; // HostProcess or Process
+        /** Length of its log when it was last launched: what it logged since then comes after it. */
+        private volatile long logOffset;
 
         Node(String name, SimulatedHost host, String http, String raft, Path config, Path data, List<String> command) {
             this.name = name;
@@ -322,6 +328,7 @@ public final class GroupProcesses implements AutoCloseable {
         if (n.alive()) {
             throw new IllegalStateException(n + " is running");
         }
+        n.logOffset = Files.exists(n.log) ? Files.size(n.log) : 0;
         if (n.host != null) {
             n.process = n.host.start(n.command, n.log);
         } else {
@@ -492,6 +499,37 @@ public final class GroupProcesses implements AutoCloseable {
     /** A replica's own role in its {@code /v1/group/self} answer. */
     static String role(JsonNode self) {
         return self.path("replica").path("role").asText("");
+    }
+
+    /**
+     * About the first index still in a replica's Raft log (the entries below it were purged behind a
+     * snapshot, so a replica that needs them gets the snapshot instead): its committed index + 1 less the
+     * entries in its log, from one {@code GET /metrics}; -1 when it does not answer.
+     */
+    public long logStartIndex(Node replica) {
+        HttpResponse<String> r = get(replica.http, "/metrics", Duration.ofSeconds(3));
+        if (r == null || r.statusCode() != 200) {
+            return -1;
+        }
+        double committed = PrometheusText.sum(r.body(), "hayloft_directory_raft_committed_index");
+        double entries = PrometheusText.sum(r.body(), "hayloft_directory_raft_log_entries");
+        return (long) (committed + 1 - entries);
+    }
+
+    /** Snapshots a replica installed from a leader since its last {@link #launch}, counted in its log; -1 when the log cannot be read. */
+    public long installedSnapshots(Node replica) {
+        try {
+            byte[] all = Files.readAllBytes(replica.log);
+            int from = (int) Math.min(all.length, replica.logOffset);
+            String since = new String(all, from, all.length - from, StandardCharsets.UTF_8);
+            long n = 0;
+            for (int at = since.indexOf(INSTALLING); at >= 0; at = since.indexOf(INSTALLING, at + 1)) {
+                n++;
+            }
+            return n;
+        } catch (IOException e) {
+            return -1;
+        }
     }
 
     /** A replica's applied index from its {@code /v1/group/self}, or -1 when it does not answer. */
