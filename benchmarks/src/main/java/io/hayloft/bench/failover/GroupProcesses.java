@@ -63,6 +63,11 @@ public final class GroupProcesses implements AutoCloseable {
     private static final int HTTP_PORT = 7000;
     private static final int RAFT_PORT = 7100;
     private static final int STORE_PORT = 8080;
+    /**
+     * How often a wait asks the servers (each asking a round of HTTP calls to several of them): asked every
+     * few milliseconds, they spent on answering the CPU that a restarting replica needed to get there.
+     */
+    public static final Duration ASK_EVERY = Duration.ofMillis(50);
     /** The log line of a replica that loads a leader's snapshot (DirectoryStateMachine). */
     private static final String INSTALLING = "loading the leader's snapshot";
 
@@ -541,7 +546,7 @@ public final class GroupProcesses implements AutoCloseable {
     /** Waits for one leader that every running replica names. */
     public Node awaitLeader(Duration timeout) throws InterruptedException {
         Node[] found = new Node[1];
-        Await.until("one leader that every running replica names", timeout, () -> {
+        Await.until("one leader that every running replica names", timeout, ASK_EVERY, () -> {
             Node l = leaderNow();
             if (l == null) {
                 return false;
@@ -560,7 +565,7 @@ public final class GroupProcesses implements AutoCloseable {
     /** Waits for a leader, every store registered and UP, and writable volumes. */
     public void awaitReady(Duration timeout) throws InterruptedException {
         Node leader = awaitReplicas(timeout);
-        Await.until("every store registered and UP at the leader", timeout, () -> {
+        Await.until("every store registered and UP at the leader", timeout, ASK_EVERY, () -> {
             stores.forEach(this::requireAlive);
             HttpResponse<String> r = get(leaderNowOr(leader).http, "/v1/stores", Duration.ofSeconds(2));
             if (r == null || r.statusCode() != 200) {
@@ -579,7 +584,7 @@ public final class GroupProcesses implements AutoCloseable {
             }
         });
         // Volumes are made on the first lease: one lease makes them, and proves a put could start.
-        Await.until("a lease of one key (writable volumes made)", timeout, () -> {
+        Await.until("a lease of one key (writable volumes made)", timeout, ASK_EVERY, () -> {
             HttpResponse<String> r = post(leaderNowOr(leader).http, "/v1/leases", "{\"keys\":1,\"exclude\":[]}", Duration.ofSeconds(10));
             return r != null && r.statusCode() == 200;
         });
@@ -587,7 +592,7 @@ public final class GroupProcesses implements AutoCloseable {
 
     /** Asks the leader to hand the leadership to {@code to} ({@code POST /v1/group/leader}) and waits until {@code to} leads. */
     public void transferLeader(Node to, Duration timeout) throws InterruptedException {
-        Await.until(to + " leads after a transfer", timeout, () -> {
+        Await.until(to + " leads after a transfer", timeout, ASK_EVERY, () -> {
             Node l = leaderNow();
             if (l == to) {
                 return true;
@@ -621,7 +626,7 @@ public final class GroupProcesses implements AutoCloseable {
      * and reads {@link #STATE_PATHS} from it. Returns each replica's state; the caller compares them.
      */
     public Map<String, Map<String, JsonNode>> statesOfEveryReplica(Duration timeout) throws Exception {
-        Await.until("every replica applied the same index", timeout, () -> {
+        Await.until("every replica applied the same index", timeout, ASK_EVERY, () -> {
             Set<Long> applied = new HashSet<>();
             for (Node n : replicas) {
                 applied.add(appliedIndex(n));
@@ -646,7 +651,7 @@ public final class GroupProcesses implements AutoCloseable {
     /** Waits until every replica answers {@code /health} and names one leader; returns the leader. */
     public Node awaitReplicas(Duration timeout) throws InterruptedException {
         for (Node n : replicas) {
-            Await.until(n + " answers /health", timeout, () -> {
+            Await.until(n + " answers /health", timeout, ASK_EVERY, () -> {
                 requireAlive(n);
                 HttpResponse<String> r = get(n.http, "/health", Duration.ofSeconds(1));
                 return r != null && r.statusCode() == 200;

@@ -40,7 +40,7 @@ class FlappingLinkTest {
                 List<GroupProcesses.Node> others = g.replicas().stream().filter(n -> n != target).toList();
                 List<SimulatedHost> otherHosts = others.stream().map(GroupProcesses.Node::host).toList();
                 g.net().partition(Set.of(target.host()), otherHosts);
-                Await.until("flap " + flap + ": the other two lead themselves", FailoverTesting.LONG,
+                Await.until("flap " + flap + ": the other two lead themselves", FailoverTesting.LONG, GroupProcesses.ASK_EVERY,
                         () -> g.leaderNowAmong(others) != null);
                 FailoverTesting.awaitProbeAcks(load, 3, "flap " + flap + ": writes while " + target.name() + " is cut off");
                 g.net().healPartitions();

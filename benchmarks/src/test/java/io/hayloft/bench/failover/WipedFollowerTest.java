@@ -37,17 +37,18 @@ class WipedFollowerTest {
             long away = g.appliedIndex(leader);
             // Purges go by whole segments behind a snapshot: the first takes the log's start well past one snapshot's entries.
             Await.until("the group went on without the wiped follower until the leader's log no longer starts at its first entries",
-                    FailoverTesting.LONG, () -> {
+                    FailoverTesting.LONG, GroupProcesses.ASK_EVERY, () -> {
                         GroupProcesses.Node l = g.leaderNow() == null ? leader : g.leaderNow();
                         return g.appliedIndex(l) > away && g.logStartIndex(l) > o.snapshotEvery;
                     });
             FailoverTesting.awaitProbeAcks(load, 5, "writes while the follower is away");
 
             g.launch(victim);
-            Await.until("the wiped follower applied as far as the leader had when it came back", FailoverTesting.LONG, () -> {
-                GroupProcesses.Node l = g.leaderNow();
-                return l != null && l != victim && g.appliedIndex(victim) >= g.appliedIndex(l) - 5;
-            });
+            Await.until("the wiped follower applied as far as the leader had when it came back", FailoverTesting.LONG,
+                    GroupProcesses.ASK_EVERY, () -> {
+                        GroupProcesses.Node l = g.leaderNow();
+                        return l != null && l != victim && g.appliedIndex(victim) >= g.appliedIndex(l) - 5;
+                    });
             assertThat(g.leaderSeenBy(victim)).as("the wiped follower follows the group's leader").isNotNull().isNotEqualTo(victim.name());
             assertThat(g.installedSnapshots(victim)).as("snapshots the wiped follower installed from the leader").isPositive();
 
