@@ -50,8 +50,8 @@ import java.util.stream.Collectors;
  * must listen on {@link SimulatedHosts#testJvm()}'s address for the replicas to reach them).
  *
  * <p>The processes are started with {@link Options#launcher} (e.g. {@code java -jar cli/target/hayloft.jar},
- * or the test class path); their output goes to {@code dir/logs/NAME.log}. {@link #close()} kills them all
- * (and the simulated hosts).
+ * or the test class path); their output goes to {@code dir/logs/NAME.log}, their temporary files to
+ * {@code dir/tmp}. {@link #close()} kills them all (and the simulated hosts).
  *
  * <p>Thread-safe: the process of a node is swapped atomically; the methods that start and kill are synchronized.
  */
@@ -77,7 +77,7 @@ public final class GroupProcesses implements AutoCloseable {
         public Path dir;
         /** Run on simulated hosts (network namespaces); else on loopback. */
         public boolean simulated;
-        /** The command that runs {@code hayloft} (followed by the subcommand and its arguments). */
+        /** The command that runs {@code hayloft} (followed by the subcommand and its arguments), a java first. */
         public List<String> launcher;
         public long electionTimeoutMillis = 500;
         public long snapshotEvery = 10_000;
@@ -277,7 +277,7 @@ public final class GroupProcesses implements AutoCloseable {
                         + "  logSegmentBytes: " + options.logSegmentBytes + "\n"
                         + "  peers:\n" + peerYaml + "\n");
             }
-            List<String> cmd = new ArrayList<>(options.launcher);
+            List<String> cmd = command();
             cmd.addAll(List.of("directory", "--init", "--config", config.toString()));
             replicas.add(new Node(id, net == null ? null : hosts.get(i), peers.get(i)[2], peers.get(i)[1], config, data, cmd));
         }
@@ -299,10 +299,22 @@ public final class GroupProcesses implements AutoCloseable {
                     + "volumeSizeLimit: " + options.volumeLimitBytes + "\n"
                     + "diskThreads: 8\n"
                     + "ioThreads: 2\n");
-            List<String> cmd = new ArrayList<>(options.launcher);
+            List<String> cmd = command();
             cmd.addAll(List.of("store", "--config", config.toString()));
             stores.add(new Node(id, h, address, null, config, data, cmd));
         }
+    }
+
+    /**
+     * The launcher with {@code -Djava.io.tmpdir=dir/tmp} after its java: what a process leaves in its temporary
+     * directory when killed with SIGKILL (RocksDB's native library, 15 MB, extracted at each start) stays under
+     * {@code dir}, not in /tmp.
+     */
+    private List<String> command() throws IOException {
+        Path tmp = Files.createDirectories(options.dir.resolve("tmp"));
+        List<String> cmd = new ArrayList<>(options.launcher);
+        cmd.add(1, "-Djava.io.tmpdir=" + tmp);
+        return cmd;
     }
 
     /** A replica's configuration from {@link Options#directoryBase}: its settings, this data directory and raft section. */
