@@ -6,13 +6,13 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Waiting in a test for a condition a running server sets (a heartbeat, the health checker, a lease
- * count), polling every few milliseconds up to a deadline; past it the test fails with an
- * {@link AssertionError} that names what was awaited. Stateless, thread-safe.
+ * count), polling every few milliseconds (or every given interval) up to a deadline; past it the test
+ * fails with an {@link AssertionError} that names what was awaited. Stateless, thread-safe.
  */
 public final class Await {
     /** The deadline of {@link #until(String, BooleanSupplier)}. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(20);
-    private static final long POLL_NANOS = 5_000_000;
+    private static final Duration POLL = Duration.ofMillis(5);
 
     private Await() {
     }
@@ -24,9 +24,18 @@ public final class Await {
 
     /** Waits up to {@code timeout} for {@code condition}. */
     public static void until(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        until(what, timeout, POLL, condition);
+    }
+
+    /**
+     * Waits up to {@code timeout} for {@code condition}, asking it every {@code interval}: for a condition
+     * that costs (a round of HTTP calls to several server processes), so that the asking does not take
+     * the CPU the servers need to get there.
+     */
+    public static void until(String what, Duration timeout, Duration interval, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
-            pause(what, timeout, deadline);
+            pause(what, timeout, deadline, interval);
         }
     }
 
@@ -34,14 +43,14 @@ public final class Await {
     public static void untilTrue(String what, Duration timeout, Callable<Boolean> condition) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.call()) {
-            pause(what, timeout, deadline);
+            pause(what, timeout, deadline, POLL);
         }
     }
 
-    private static void pause(String what, Duration timeout, long deadline) throws InterruptedException {
+    private static void pause(String what, Duration timeout, long deadline, Duration interval) throws InterruptedException {
         if (System.nanoTime() - deadline > 0) {
             throw new AssertionError("not within " + timeout.toMillis() + " ms: " + what);
         }
-        Thread.sleep(POLL_NANOS / 1_000_000);
+        Thread.sleep(interval.toMillis());
     }
 }

@@ -5,8 +5,6 @@ import io.hayloft.cli.chaos.ReplicaGroup;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.testkit.SimulatedHosts;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,20 +31,17 @@ import java.util.function.Supplier;
 public final class ProcessReplicaGroup implements ReplicaGroup {
     /** Raft entries between snapshots, as the in-process group: small, so a wiped replica installs one. */
     static final long SNAPSHOT_EVERY = 200;
-    /** The log line of a replica that installs a leader's snapshot (DirectoryStateMachine). */
-    private static final String INSTALLING = "loading the leader's snapshot";
     /** A JVM started on a busy 2-core machine may take this long to serve. */
     private static final Duration START_TIME = Duration.ofSeconds(60);
+    /** The replicas' JVM options (see {@link #launcher()}). */
+    private static final List<String> JVM = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k");
 
     private final GroupProcesses g;
     private final List<GroupProcesses.Node> replicas;
-    /** Length of each replica's log when it was last started: its snapshots installed are counted after it. */
-    private final long[] logStart;
 
     private ProcessReplicaGroup(GroupProcesses g) {
         this.g = g;
         this.replicas = g.replicas();
-        this.logStart = new long[replicas.size()];
     }
 
     /**
@@ -91,7 +86,12 @@ public final class ProcessReplicaGroup implements ReplicaGroup {
      * 256 MiB (the failover tools' size) the replicas' serial collections paused them for seconds on a busy machine.
      */
     public static List<String> launcher() {
-        return GroupProcesses.classPathLauncher(List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k"));
+        return GroupProcesses.classPathLauncher(JVM);
+    }
+
+    /** As {@link #launcher()}, the replicas' classes mapped from an archive made once under {@code archives} (tests). */
+    public static List<String> launcher(Path archives) {
+        return GroupProcesses.classPathLauncher(JVM, archives);
     }
 
     /** Whether replica processes on simulated hosts can run here, and why not. */
@@ -157,7 +157,6 @@ public final class ProcessReplicaGroup implements ReplicaGroup {
     public synchronized void start(int i) throws IOException {
         GroupProcesses.Node n = replicas.get(i);
         if (!n.alive()) {
-            logStart[i] = Files.exists(n.log()) ? Files.size(n.log()) : 0;
             g.launch(n);
         }
     }
@@ -200,20 +199,8 @@ public final class ProcessReplicaGroup implements ReplicaGroup {
 
     /** Counted in the replica's log since its last start (the state machine logs each snapshot it loads). */
     @Override
-    public synchronized long installedSnapshots(int i) {
-        Path log = replicas.get(i).log();
-        try {
-            byte[] all = Files.readAllBytes(log);
-            int from = (int) Math.min(all.length, logStart[i]);
-            String since = new String(all, from, all.length - from, StandardCharsets.UTF_8);
-            long n = 0;
-            for (int at = since.indexOf(INSTALLING); at >= 0; at = since.indexOf(INSTALLING, at + 1)) {
-                n++;
-            }
-            return n;
-        } catch (IOException e) {
-            return -1;
-        }
+    public long installedSnapshots(int i) {
+        return g.installedSnapshots(replicas.get(i));
     }
 
     @Override

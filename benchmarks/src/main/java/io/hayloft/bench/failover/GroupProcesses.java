@@ -8,6 +8,7 @@ import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.testkit.Await;
 import io.hayloft.testkit.HostProcess;
+import io.hayloft.testkit.PrometheusText;
 import io.hayloft.testkit.SimulatedHost;
 import io.hayloft.testkit.SimulatedHosts;
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,8 +50,8 @@ import java.util.stream.Collectors;
  * must listen on {@link SimulatedHosts#testJvm()}'s address for the replicas to reach them).
  *
  * <p>The processes are started with {@link Options#launcher} (e.g. {@code java -jar cli/target/hayloft.jar},
- * or the test class path); their output goes to {@code dir/logs/NAME.log}. {@link #close()} kills them all
- * (and the simulated hosts).
+ * or the test class path); their output goes to {@code dir/logs/NAME.log}, their temporary files to
+ * {@code dir/tmp}. {@link #close()} kills them all (and the simulated hosts).
  *
  * <p>Thread-safe: the process of a node is swapped atomically; the methods that start and kill are synchronized.
  */
@@ -61,6 +63,13 @@ public final class GroupProcesses implements AutoCloseable {
     private static final int HTTP_PORT = 7000;
     private static final int RAFT_PORT = 7100;
     private static final int STORE_PORT = 8080;
+    /**
+     * How often a wait asks the servers (each asking a round of HTTP calls to several of them): asked every
+     * few milliseconds, they spent on answering the CPU that a restarting replica needed to get there.
+     */
+    public static final Duration ASK_EVERY = Duration.ofMillis(50);
+    /** The log line of a replica that loads a leader's snapshot (DirectoryStateMachine). */
+    private static final String INSTALLING = "loading the leader's snapshot";
 
     /** How to start the group; public fields, mutable until {@link #start}. */
     public static final class Options {
@@ -68,7 +77,7 @@ public final class GroupProcesses implements AutoCloseable {
         public Path dir;
         /** Run on simulated hosts (network namespaces); else on loopback. */
         public boolean simulated;
-        /** The command that runs {@code hayloft} (followed by the subcommand and its arguments). */
+        /** The command that runs {@code hayloft} (followed by the subcommand and its arguments), a java first. */
         public List<String> launcher;
         public long electionTimeoutMillis = 500;
         public long snapshotEvery = 10_000;
@@ -105,6 +114,19 @@ public final class GroupProcesses implements AutoCloseable {
         return l;
     }
 
+    /**
+     * {@code java OPTS -cp CLASSPATH io.hayloft.cli.Hayloft} with this JVM's class path, its jars first, and the
+     * servers' classes mapped from a class-data-sharing archive made once under {@code archives}
+     * ({@link SharedClasses}: a JVM start takes a third less CPU); tests.
+     */
+    public static List<String> classPathLauncher(List<String> jvmOptions, Path archives) {
+        List<String> l = new ArrayList<>(List.of(SimulatedHosts.java()));
+        l.addAll(jvmOptions);
+        l.addAll(SharedClasses.options(jvmOptions, archives));
+        l.addAll(List.of("-cp", SharedClasses.serverClassPath(), "io.hayloft.cli.Hayloft"));
+        return l;
+    }
+
     /** JVM options for each server process: small heaps, so seven JVMs fit a small machine. */
     public static List<String> smallJvm() {
         return List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k");
@@ -121,6 +143,8 @@ public final class GroupProcesses implements AutoCloseable {
         private final Path log;
         private final List<String> command;
         private volatile Object process; // HostProcess or Process
+        /** Length of its log when it was last launched: what it logged since then comes after it. */
+        private volatile long logOffset;
 
         Node(String name, SimulatedHost host, String http, String raft, Path config, Path data, List<String> command) {
             this.name = name;
@@ -196,15 +220,16 @@ public final class GroupProcesses implements AutoCloseable {
         GroupProcesses g = new GroupProcesses(o, net);
         try {
             g.configure();
+            // Replicas and stores at once: a store that finds no leader yet keeps heartbeating until one answers.
             for (Node n : g.replicas) {
                 g.launch(n);
             }
-            g.awaitReplicas(o.startTimeout); // stores give up when no directory answers within 30 s
-            if (o.stores == 0) {
-                return g; // the caller's stores
-            }
             for (Node n : g.stores) {
                 g.launch(n);
+            }
+            if (o.stores == 0) {
+                g.awaitReplicas(o.startTimeout);
+                return g; // the caller's stores
             }
             g.awaitReady(o.startTimeout);
             return g;
@@ -252,7 +277,7 @@ public final class GroupProcesses implements AutoCloseable {
                         + "  logSegmentBytes: " + options.logSegmentBytes + "\n"
                         + "  peers:\n" + peerYaml + "\n");
             }
-            List<String> cmd = new ArrayList<>(options.launcher);
+            List<String> cmd = command();
             cmd.addAll(List.of("directory", "--init", "--config", config.toString()));
             replicas.add(new Node(id, net == null ? null : hosts.get(i), peers.get(i)[2], peers.get(i)[1], config, data, cmd));
         }
@@ -274,10 +299,22 @@ public final class GroupProcesses implements AutoCloseable {
                     + "volumeSizeLimit: " + options.volumeLimitBytes + "\n"
                     + "diskThreads: 8\n"
                     + "ioThreads: 2\n");
-            List<String> cmd = new ArrayList<>(options.launcher);
+            List<String> cmd = command();
             cmd.addAll(List.of("store", "--config", config.toString()));
             stores.add(new Node(id, h, address, null, config, data, cmd));
         }
+    }
+
+    /**
+     * The launcher with {@code -Djava.io.tmpdir=dir/tmp} after its java: what a process leaves in its temporary
+     * directory when killed with SIGKILL (RocksDB's native library, 15 MB, extracted at each start) stays under
+     * {@code dir}, not in /tmp.
+     */
+    private List<String> command() throws IOException {
+        Path tmp = Files.createDirectories(options.dir.resolve("tmp"));
+        List<String> cmd = new ArrayList<>(options.launcher);
+        cmd.add(1, "-Djava.io.tmpdir=" + tmp);
+        return cmd;
     }
 
     /** A replica's configuration from {@link Options#directoryBase}: its settings, this data directory and raft section. */
@@ -308,6 +345,7 @@ public final class GroupProcesses implements AutoCloseable {
         if (n.alive()) {
             throw new IllegalStateException(n + " is running");
         }
+        n.logOffset = Files.exists(n.log) ? Files.size(n.log) : 0;
         if (n.host != null) {
             n.process = n.host.start(n.command, n.log);
         } else {
@@ -480,6 +518,37 @@ public final class GroupProcesses implements AutoCloseable {
         return self.path("replica").path("role").asText("");
     }
 
+    /**
+     * About the first index still in a replica's Raft log (the entries below it were purged behind a
+     * snapshot, so a replica that needs them gets the snapshot instead): its committed index + 1 less the
+     * entries in its log, from one {@code GET /metrics}; -1 when it does not answer.
+     */
+    public long logStartIndex(Node replica) {
+        HttpResponse<String> r = get(replica.http, "/metrics", Duration.ofSeconds(3));
+        if (r == null || r.statusCode() != 200) {
+            return -1;
+        }
+        double committed = PrometheusText.sum(r.body(), "hayloft_directory_raft_committed_index");
+        double entries = PrometheusText.sum(r.body(), "hayloft_directory_raft_log_entries");
+        return (long) (committed + 1 - entries);
+    }
+
+    /** Snapshots a replica installed from a leader since its last {@link #launch}, counted in its log; -1 when the log cannot be read. */
+    public long installedSnapshots(Node replica) {
+        try {
+            byte[] all = Files.readAllBytes(replica.log);
+            int from = (int) Math.min(all.length, replica.logOffset);
+            String since = new String(all, from, all.length - from, StandardCharsets.UTF_8);
+            long n = 0;
+            for (int at = since.indexOf(INSTALLING); at >= 0; at = since.indexOf(INSTALLING, at + 1)) {
+                n++;
+            }
+            return n;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     /** A replica's applied index from its {@code /v1/group/self}, or -1 when it does not answer. */
     public long appliedIndex(Node replica) {
         JsonNode s = self(replica);
@@ -489,7 +558,7 @@ public final class GroupProcesses implements AutoCloseable {
     /** Waits for one leader that every running replica names. */
     public Node awaitLeader(Duration timeout) throws InterruptedException {
         Node[] found = new Node[1];
-        Await.until("one leader that every running replica names", timeout, () -> {
+        Await.until("one leader that every running replica names", timeout, ASK_EVERY, () -> {
             Node l = leaderNow();
             if (l == null) {
                 return false;
@@ -508,7 +577,7 @@ public final class GroupProcesses implements AutoCloseable {
     /** Waits for a leader, every store registered and UP, and writable volumes. */
     public void awaitReady(Duration timeout) throws InterruptedException {
         Node leader = awaitReplicas(timeout);
-        Await.until("every store registered and UP at the leader", timeout, () -> {
+        Await.until("every store registered and UP at the leader", timeout, ASK_EVERY, () -> {
             stores.forEach(this::requireAlive);
             HttpResponse<String> r = get(leaderNowOr(leader).http, "/v1/stores", Duration.ofSeconds(2));
             if (r == null || r.statusCode() != 200) {
@@ -527,7 +596,7 @@ public final class GroupProcesses implements AutoCloseable {
             }
         });
         // Volumes are made on the first lease: one lease makes them, and proves a put could start.
-        Await.until("a lease of one key (writable volumes made)", timeout, () -> {
+        Await.until("a lease of one key (writable volumes made)", timeout, ASK_EVERY, () -> {
             HttpResponse<String> r = post(leaderNowOr(leader).http, "/v1/leases", "{\"keys\":1,\"exclude\":[]}", Duration.ofSeconds(10));
             return r != null && r.statusCode() == 200;
         });
@@ -535,7 +604,7 @@ public final class GroupProcesses implements AutoCloseable {
 
     /** Asks the leader to hand the leadership to {@code to} ({@code POST /v1/group/leader}) and waits until {@code to} leads. */
     public void transferLeader(Node to, Duration timeout) throws InterruptedException {
-        Await.until(to + " leads after a transfer", timeout, () -> {
+        Await.until(to + " leads after a transfer", timeout, ASK_EVERY, () -> {
             Node l = leaderNow();
             if (l == to) {
                 return true;
@@ -569,7 +638,7 @@ public final class GroupProcesses implements AutoCloseable {
      * and reads {@link #STATE_PATHS} from it. Returns each replica's state; the caller compares them.
      */
     public Map<String, Map<String, JsonNode>> statesOfEveryReplica(Duration timeout) throws Exception {
-        Await.until("every replica applied the same index", timeout, () -> {
+        Await.until("every replica applied the same index", timeout, ASK_EVERY, () -> {
             Set<Long> applied = new HashSet<>();
             for (Node n : replicas) {
                 applied.add(appliedIndex(n));
@@ -594,7 +663,7 @@ public final class GroupProcesses implements AutoCloseable {
     /** Waits until every replica answers {@code /health} and names one leader; returns the leader. */
     public Node awaitReplicas(Duration timeout) throws InterruptedException {
         for (Node n : replicas) {
-            Await.until(n + " answers /health", timeout, () -> {
+            Await.until(n + " answers /health", timeout, ASK_EVERY, () -> {
                 requireAlive(n);
                 HttpResponse<String> r = get(n.http, "/health", Duration.ofSeconds(1));
                 return r != null && r.statusCode() == 200;

@@ -10,12 +10,15 @@ import java.util.Map;
 
 /**
  * Shared setup of the failover tests: a group of three replicas and three stores as processes run from
- * the test class path ({@link GroupProcesses#classPathLauncher}), a write load, and the checks every
- * test ends with. Stateless.
+ * the test class path ({@link GroupProcesses#classPathLauncher}, their classes shared from an archive made
+ * once), a write load, and the checks every test ends with. Stateless.
  */
 final class FailoverTesting {
     /** Deadline of what a test waits for: long, as a JVM started on a busy 2-core machine may need a minute. */
     static final Duration LONG = Duration.ofSeconds(120);
+
+    /** Where the archive of the server processes' classes is made once ({@link SharedClasses}): the module's build directory. */
+    static final Path SHARED_CLASSES = Path.of(System.getProperty("basedir", ""), "target", "cds");
 
     private FailoverTesting() {
     }
@@ -25,7 +28,7 @@ final class FailoverTesting {
         GroupProcesses.Options o = new GroupProcesses.Options();
         o.dir = dir;
         o.simulated = simulated;
-        o.launcher = GroupProcesses.classPathLauncher(GroupProcesses.smallJvm());
+        o.launcher = GroupProcesses.classPathLauncher(GroupProcesses.smallJvm(), SHARED_CLASSES);
         o.commitTimeoutMillis = 2000;
         // No health-checker verdicts: once the stores stop, the replicated state holds still and can be compared.
         o.probeIntervalMillis = 3_600_000;

@@ -39,12 +39,14 @@ class FollowerPartitionTest {
             assertThat(l).isNotNull();
             assertThat(l.statusCode()).as("a lease asked of the cut-off follower: %s", l.body()).isIn(421, 503);
             List<GroupProcesses.Node> majority = g.replicas().stream().filter(n -> n != cut).toList();
-            Await.until("the majority has a leader", FailoverTesting.LONG, () -> g.leaderNowAmong(majority) != null);
+            Await.until("the majority has a leader", FailoverTesting.LONG, GroupProcesses.ASK_EVERY,
+                    () -> g.leaderNowAmong(majority) != null);
             long applied = g.appliedIndex(g.leaderNowAmong(majority));
 
             g.net().healPartitions();
             g.awaitLeader(FailoverTesting.LONG);
-            Await.until("the cut-off follower catches up", FailoverTesting.LONG, () -> g.appliedIndex(cut) >= applied);
+            Await.until("the cut-off follower catches up", FailoverTesting.LONG, GroupProcesses.ASK_EVERY,
+                    () -> g.appliedIndex(cut) >= applied);
             FailoverTesting.awaitProbeAcks(load, 5, "writes after the heal");
             FailoverTesting.stopAndVerify(load);
             FailoverTesting.assertSameStateEverywhere(g);

@@ -41,7 +41,7 @@ class LeaderPartitionTest {
             g.net().partition(Set.of(old.host()), otherHosts);
 
             String[] next = {null};
-            Await.until("the other two replicas elect a leader", FailoverTesting.LONG, () -> {
+            Await.until("the other two replicas elect a leader", FailoverTesting.LONG, GroupProcesses.ASK_EVERY, () -> {
                 GroupProcesses.Node l = g.leaderNowAmong(others);
                 next[0] = l == null ? null : l.name();
                 return l != null;
@@ -62,7 +62,7 @@ class LeaderPartitionTest {
 
             g.net().healPartitions();
             GroupProcesses.Node leader = g.awaitLeader(FailoverTesting.LONG);
-            Await.until("the old leader rejoins as a follower", FailoverTesting.LONG,
+            Await.until("the old leader rejoins as a follower", FailoverTesting.LONG, GroupProcesses.ASK_EVERY,
                     () -> "FOLLOWER".equals(g.role(old)) || g.leaderNow() == old);
             FailoverTesting.awaitProbeAcks(load, 5, "writes after the heal (leader " + leader.name() + ")");
             FailoverTesting.stopAndVerify(load);

@@ -4,17 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.hayloft.testkit.Await;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A wiped follower under load, on real processes: a follower is killed with SIGKILL, its data
- * directory deleted while the group goes on taking changes (snapshots every 20 entries, small log
- * segments, so the log it would need is purged), and it is started again with its same command
+ * directory deleted, the group goes on taking changes without it until the leader's log no longer holds
+ * its first entries (snapshots every 20 entries, small log segments, purged behind the snapshots), and
+ * it is started again with its same command
  * ({@code hayloft directory --init --config F}): it joins the existing group (it never forms one of
- * its own), catches up with the leader's applied index, then takes the leadership by a transfer and
- * serves writes as leader. Every replica ends with the same state, entry by entry.
+ * its own), installs the leader's snapshot (the log it would need is gone), catches up with the
+ * leader's applied index, then takes the leadership by a transfer and serves writes as leader. Every
+ * replica ends with the same state, entry by entry.
  */
 class WipedFollowerTest {
     @TempDir
@@ -34,16 +35,22 @@ class WipedFollowerTest {
             g.kill9(victim);
             g.wipe(victim);
             long away = g.appliedIndex(leader);
-            Await.until("the group applied 150 more entries without the wiped follower", FailoverTesting.LONG,
-                    () -> g.appliedIndex(g.leaderNow() == null ? leader : g.leaderNow()) >= away + 150);
+            // Purges go by whole segments behind a snapshot: the first takes the log's start well past one snapshot's entries.
+            Await.until("the group went on without the wiped follower until the leader's log no longer starts at its first entries",
+                    FailoverTesting.LONG, GroupProcesses.ASK_EVERY, () -> {
+                        GroupProcesses.Node l = g.leaderNow() == null ? leader : g.leaderNow();
+                        return g.appliedIndex(l) > away && g.logStartIndex(l) > o.snapshotEvery;
+                    });
             FailoverTesting.awaitProbeAcks(load, 5, "writes while the follower is away");
 
             g.launch(victim);
-            Await.until("the wiped follower applied as far as the leader had when it came back", FailoverTesting.LONG, () -> {
-                GroupProcesses.Node l = g.leaderNow();
-                return l != null && l != victim && g.appliedIndex(victim) >= g.appliedIndex(l) - 5;
-            });
+            Await.until("the wiped follower applied as far as the leader had when it came back", FailoverTesting.LONG,
+                    GroupProcesses.ASK_EVERY, () -> {
+                        GroupProcesses.Node l = g.leaderNow();
+                        return l != null && l != victim && g.appliedIndex(victim) >= g.appliedIndex(l) - 5;
+                    });
             assertThat(g.leaderSeenBy(victim)).as("the wiped follower follows the group's leader").isNotNull().isNotEqualTo(victim.name());
+            assertThat(g.installedSnapshots(victim)).as("snapshots the wiped follower installed from the leader").isPositive();
 
             g.transferLeader(victim, FailoverTesting.LONG);
             FailoverTesting.awaitProbeAcks(load, 10, "writes with the once-wiped replica leading");
