@@ -155,9 +155,16 @@ public final class TestCluster implements AutoCloseable {
         return s;
     }
 
-    /** Stops store {@code id} and waits until the directory marks it FAILED ({@link #stopStores}). */
+    /**
+     * Stops store {@code id} and waits until the directory's own health checker marks it FAILED. Unlike
+     * {@link #stopStores} it forces no probe round: it is called from inside a repair's checkpoint, mid-stream,
+     * where a forced round left the cut stream to a 20 s read timeout (StreamRepairTest, 23 s instead of 3).
+     */
     public void stopStore(String id) throws Exception {
-        stopStores(List.of(id));
+        stores.get(id).close();
+        stopped.add(id);
+        Await.until("store " + id + " FAILED", () -> directory.directory().stores().stream()
+                .anyMatch(s -> s.id().equals(id) && s.state() == StoreState.FAILED));
     }
 
     /**
