@@ -7,7 +7,11 @@ import io.hayloft.format.directory.ReclaimPlan;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.VolumeInfo;
 import io.hayloft.format.wire.StripeMap;
+import io.hayloft.format.errors.DirectoryErrors;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * Where the directory's changes go: every write to its state is a {@link Change}, committed through
@@ -16,23 +20,35 @@ import java.util.List;
  * ({@link io.hayloft.directory.raft.RaftChangeLog}) appends it to the group's log, where every replica
  * applies it, and returns once this replica has.
  *
- * <p>A read-modify-write starts with {@link #begin()}: it checks that this replica may change the
- * state (it leads, and has applied everything committed before), and fixes the term its changes are
- * computed in, so a change computed by a leader that lost its leadership meanwhile is dropped rather
- * than applied over a newer state ({@link LogEntry}). The state read after {@code begin()} is
- * linearizable: a caller that only reads (a lease, a stripe map before a commit) calls it too.
+ * <p>A read-modify-write starts with {@link #begin()}: it checks, without a round trip, that this
+ * replica may change the state (it leads, and has applied everything committed before its term), and
+ * fixes the term its changes are computed in, so a change computed by a leader that lost its
+ * leadership meanwhile is dropped rather than applied over a newer state ({@link LogEntry}). Changes
+ * are {@linkplain #submit submitted} without waiting and many are in flight at once: the log commits
+ * them in groups (one Raft round and one sync per replica for all that queued meanwhile; a single
+ * directory: one sync per group). A caller orders its changes to the same records itself, by
+ * computing the next one after the previous one is applied (the {@link Latches} of the directory).
+ * A caller that only reads and acts on what it read (a lease) calls {@link #readBarrier()} first.
  *
  * <p>Implementations are thread-safe.
  */
 public interface ChangeLog extends AutoCloseable {
 
     /**
-     * Starts a change (or a linearizable read) on this replica.
+     * Starts a change on this replica: a local check, no round trip (a new leader not yet ready waits
+     * for the read barrier).
      *
      * @throws io.hayloft.format.errors.ApiException NOT_LEADER (421, naming the leader) on a follower;
      *         NO_LEADER (503) when the group has no leader this replica can reach
      */
     Writer begin();
+
+    /**
+     * A linearizable read: returns once this replica leads and has applied every change committed
+     * before the call (a Raft group asks for it with a read through Ratis: the leader lease when it
+     * holds, else a read index round). Throws as {@link #begin()}.
+     */
+    void readBarrier();
 
     /** As {@link #begin()}, for a raid-node's commit: each change is applied only while its raid lease holds. */
     Writer begin(LogEntry.Fence fence);
@@ -77,8 +93,40 @@ public interface ChangeLog extends AutoCloseable {
     @Override
     void close();
 
-    /** Commits one change of a begun write; returns its result (a new delete-log head for appendDeletes). */
-    long commit(long term, LogEntry.Fence fence, Change change);
+    /**
+     * Submits one change of a begun write without waiting. Completes once this replica applied it,
+     * with its value (a new delete-log head for appendDeletes, else 0), or exceptionally with an
+     * {@link io.hayloft.format.errors.ApiException}: NOT_LEADER, NO_LEADER (retry: a lost term, a
+     * timeout), LEASE_LOST (a fenced change whose raid lease no longer holds).
+     */
+    CompletableFuture<Long> submit(long term, LogEntry.Fence fence, Change change);
+
+    /** As {@link #submit}, waiting for it: the change's value, or the {@code ApiException} thrown. */
+    default long commit(long term, LogEntry.Fence fence, Change change) {
+        return await(submit(term, fence, change));
+    }
+
+    /** Waits for a submitted change; throws what it failed with (an {@code ApiException} as it is). */
+    static <T> T await(CompletableFuture<T> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw DirectoryErrors.NO_LEADER.exception("interrupted while the change was committed");
+        } catch (ExecutionException e) {
+            Throwable t = e.getCause();
+            while (t instanceof CompletionException && t.getCause() != null) {
+                t = t.getCause();
+            }
+            if (t instanceof RuntimeException r) {
+                throw r;
+            }
+            if (t instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(t);
+        }
+    }
 
     /** A group of directory replicas: its leader's id (or null) and every configured replica. */
     record Group(String self, String leader, long term, List<Replica> replicas) {
@@ -155,11 +203,20 @@ public interface ChangeLog extends AutoCloseable {
 
         /** Several changes in one entry, applied in order (nothing when {@code changes} is empty). */
         public void batch(List<Change> changes) {
-            if (changes.size() == 1) {
-                log.commit(term, fence, changes.get(0));
-            } else if (!changes.isEmpty()) {
-                log.commit(term, fence, new Change.Batch(changes));
+            await(submitBatch(changes));
+        }
+
+        /** As {@link #batch}, without waiting: completes once applied here (at once when {@code changes} is empty). */
+        public CompletableFuture<Long> submitBatch(List<Change> changes) {
+            if (changes.isEmpty()) {
+                return CompletableFuture.completedFuture(0L);
             }
+            return submit(changes.size() == 1 ? changes.get(0) : new Change.Batch(changes));
+        }
+
+        /** Submits one change of this write without waiting ({@link ChangeLog#submit}). */
+        public CompletableFuture<Long> submit(Change change) {
+            return log.submit(term, fence, change);
         }
     }
 }

@@ -57,7 +57,7 @@ public final class ColdTier {
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public VolumeInfo beginEncoding(StripeMap plan, LogEntry.Fence fence) {
         validate(plan);
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(plan.volume()))) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(plan.volume());
             if (v.state() != VolumeState.READ_ONLY) {
@@ -80,7 +80,7 @@ public final class ColdTier {
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public VolumeInfo commitEncoding(StripeMap map, LogEntry.Fence fence) {
         validate(map);
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(map.volume()))) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(map.volume());
             StripeMap plan = meta.stripeMap(map.volume());
@@ -113,7 +113,7 @@ public final class ColdTier {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public VolumeInfo abortEncoding(int volumeId, String job, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(volumeId))) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             StripeMap plan = meta.stripeMap(volumeId);
@@ -138,7 +138,7 @@ public final class ColdTier {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public VolumeInfo replicasDropped(int volumeId, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(volumeId))) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             if (v.state() != VolumeState.ERASURE_CODED) {
@@ -161,7 +161,7 @@ public final class ColdTier {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public StripeMap replaceBlock(int volumeId, int stripe, int unit, String expected, StripeMap.Block rebuilt, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(volumeId))) {
             ChangeLog.Writer w = directory.writer(fence);
             StripeMap m = stripeMap(volumeId);
             if (!StripeMap.COMMITTED.equals(m.status())) {
@@ -218,7 +218,7 @@ public final class ColdTier {
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public ReclaimPlan beginReclaim(StripeMap plan, String expect, LogEntry.Fence fence) {
         validate(plan);
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(plan.volume()))) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(plan.volume());
             StripeMap committed = committedMap(v, "reclaim");
@@ -258,7 +258,7 @@ public final class ColdTier {
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public ReclaimSwap commitReclaim(StripeMap map, String expect, LogEntry.Fence fence) {
         validate(map);
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(map.volume()))) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(map.volume());
             StripeMap committed = committedMap(v, "swap");
@@ -299,7 +299,7 @@ public final class ColdTier {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public VolumeInfo abortReclaim(int volumeId, String job, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(volumeId))) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             ReclaimPlan pending = meta.reclaim(volumeId);

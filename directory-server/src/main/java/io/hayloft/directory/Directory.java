@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -32,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * keeps no per-photo state: the stores are the authority for a photo's existence, cookie and
  * deletion. State lives in the {@link MetaStore}; this class adds the rules.
  *
- * <p>Thread-safe. Changes to stores and volumes are serialised on this object (they are rare);
- * leases run concurrently, except when one must first create a volume.
+ * <p>Thread-safe. A change to a store or a volume holds that record's latch ({@link Latches}) from
+ * reading it until its change is applied, so changes to different records are committed together;
+ * changes that read records they cannot name first (placement, failing a store) hold every latch.
+ * Leases run concurrently, except when one must first create a volume.
  */
 public final class Directory {
 
@@ -52,7 +55,8 @@ public final class Directory {
     private final OperatorVerbs verbs;
     private final HotPath hotPath;
     private final Namespace namespace;
-    private boolean shutDown;
+    private volatile boolean shutDown;
+    private final Latches latches = new Latches();
 
     /** A single directory: changes are applied to {@code meta} at once. */
     public Directory(DirectoryConfig config, MetaStore meta, StoreAdmin stores, Clock clock) {
@@ -157,139 +161,196 @@ public final class Directory {
         }
     }
 
-    /**
-     * In a Raft group a heartbeat that changes nothing but the store's free space and heartbeat time is
-     * committed at most this often: those two only inform operators (the console, the metrics), and a
-     * commit per store per second would fill the log. A single directory writes every heartbeat.
-     */
-    static final long HEARTBEAT_COMMIT_MILLIS = 10_000;
-
-    /**
-     * Registers a store on its first heartbeat; afterwards updates its space and its volumes' sizes.
-     * Everything one heartbeat changes is one change of the log ({@link ChangeLog.Writer#batch}).
-     */
-    public synchronized StoreInfo heartbeat(Wire.Heartbeat hb) {
-        checkHeartbeat(hb);
-        ChangeLog.Writer w = log.begin();
-        long now = clock.millis();
-        StoreInfo old = meta.store(hb.storeId());
-        StoreInfo s;
-        if (old == null) {
-            s = new StoreInfo(hb.storeId(), hb.address(), hb.rack() == null ? "default" : hb.rack(), hb.capacityBytes(),
-                    hb.freeBytes(), now, StoreState.UP, 0, null);
-            LOG.info("store {} registered at {} on rack {}", s.id(), s.address(), s.rack());
-        } else {
-            s = new StoreInfo(old.id(), hb.address(), hb.rack() == null ? old.rack() : hb.rack(), hb.capacityBytes(),
-                    hb.freeBytes(), now, old.state(), old.failures(), old.lastError());
-        }
-        List<Change> changes = new ArrayList<>();
-        boolean replicated = log.replicated();
-        if (old == null || !replicated || !s.withHeartbeat(s.address(), s.capacityBytes(), old.freeBytes(), old.lastHeartbeatMillis()).equals(old)
-                || now - old.lastHeartbeatMillis() >= HEARTBEAT_COMMIT_MILLIS) {
-            changes.add(new Change.PutStore(s));
-        } else {
-            s = old;
-        }
-        long volumeSeq = 0;
-        for (Wire.VolumeReport r : hb.volumes()) {
-            VolumeInfo v = meta.volume(r.id());
-            if (v == null && r.id() >= meta.volumeSequence()) {
-                // A volume this database never created: it was restored from a backup older than the
-                // volume. Never hand its id out again (DirectoryBackup).
-                LOG.warn("store {} holds volume {}, which this directory never created (restored from an older backup?); "
-                        + "volume ids up to it will not be used", s.id(), r.id());
-                volumeSeq = Math.max(volumeSeq, r.id() + 1L);
-            }
-            if (v == null || !v.replicas().contains(s.id())) {
-                continue;
-            }
-            VolumeInfo updated = v.withSize(r.sizeBytes());
-            if (updated.state() == VolumeState.WRITABLE) {
-                if (r.readOnly()) {
-                    updated = updated.withState(VolumeState.READ_ONLY, "store " + s.id() + " reports its replica read-only");
-                } else if (updated.sizeBytes() >= (long) (updated.limitBytes() * FULL_FRACTION)) {
-                    updated = updated.withState(VolumeState.READ_ONLY, "full: " + updated.sizeBytes() + " of " + updated.limitBytes() + " bytes");
-                }
-                if (updated.state() != VolumeState.WRITABLE) {
-                    LOG.info("volume {} marked read-only: {}", v.id(), updated.reason());
-                }
-            }
-            if (!updated.equals(v)) {
-                changes.add(new Change.PutVolume(updated));
-            }
-        }
-        if (volumeSeq > 0) {
-            changes.add(new Change.RaiseCounters(0, volumeSeq));
-        }
-        w.batch(changes);
-        return s;
+    /** What heartbeats report and only the leader keeps: a store's free space and last heartbeat. */
+    private record LiveStore(long freeBytes, long lastHeartbeatMillis) {
     }
 
+    /**
+     * Soft state: each store's free space and last heartbeat, and each volume's size as its stores last
+     * reported it, kept in this replica's memory and never committed. They change with every
+     * heartbeat and only inform placement, the console and the metrics; a new leader has them again
+     * from the next round of heartbeats (until then it shows the values last committed, at a state
+     * change). What is committed is state: a store registered, its address, rack or capacity changed,
+     * a volume gone read-only.
+     */
+    private final ConcurrentHashMap<String, LiveStore> liveStores = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Long> liveSizes = new ConcurrentHashMap<>();
+
+    /** {@code s} with the free space and heartbeat time of its last heartbeat here, when newer. */
+    StoreInfo live(StoreInfo s) {
+        LiveStore l = s == null ? null : liveStores.get(s.id());
+        return l == null || l.lastHeartbeatMillis() < s.lastHeartbeatMillis() ? s
+                : s.withHeartbeat(s.address(), s.capacityBytes(), l.freeBytes(), l.lastHeartbeatMillis());
+    }
+
+    /** {@code v} with the size its stores last reported here. */
+    VolumeInfo live(VolumeInfo v) {
+        Long size = v == null ? null : liveSizes.get(v.id());
+        return size == null || size == v.sizeBytes() ? v : v.withSize(size);
+    }
+
+    /**
+     * Registers a store on its first heartbeat; afterwards keeps its space and its volumes' sizes in
+     * memory (soft state) and commits only what changes state: a new store, a new address, rack or
+     * capacity, a volume its store reports read-only or that is full. Everything one heartbeat commits
+     * is one change of the log ({@link ChangeLog.Writer#batch}); most heartbeats commit nothing.
+     */
+    public StoreInfo heartbeat(Wire.Heartbeat hb) {
+        checkHeartbeat(hb);
+        List<Object> keys = new ArrayList<>();
+        keys.add(Latches.store(hb.storeId()));
+        for (Wire.VolumeReport r : hb.volumes()) {
+            keys.add(Latches.volume(r.id()));
+        }
+        try (Latches.Held held = latches.shared(keys)) {
+            ChangeLog.Writer w = log.begin();
+            long now = clock.millis();
+            StoreInfo old = meta.store(hb.storeId());
+            StoreInfo s;
+            List<Change> changes = new ArrayList<>();
+            if (old == null) {
+                s = new StoreInfo(hb.storeId(), hb.address(), hb.rack() == null ? "default" : hb.rack(), hb.capacityBytes(),
+                        hb.freeBytes(), now, StoreState.UP, 0, null);
+                LOG.info("store {} registered at {} on rack {}", s.id(), s.address(), s.rack());
+                changes.add(new Change.PutStore(s));
+            } else {
+                s = new StoreInfo(old.id(), hb.address(), hb.rack() == null ? old.rack() : hb.rack(), hb.capacityBytes(),
+                        hb.freeBytes(), now, old.state(), old.failures(), old.lastError());
+                if (!s.address().equals(old.address()) || !s.rack().equals(old.rack()) || s.capacityBytes() != old.capacityBytes()) {
+                    changes.add(new Change.PutStore(s));
+                }
+            }
+            long volumeSeq = 0;
+            for (Wire.VolumeReport r : hb.volumes()) {
+                VolumeInfo v = meta.volume(r.id());
+                if (v == null && r.id() >= meta.volumeSequence()) {
+                    // A volume this database never created: it was restored from a backup older than the
+                    // volume. Never hand its id out again (DirectoryBackup).
+                    LOG.warn("store {} holds volume {}, which this directory never created (restored from an older backup?); "
+                            + "volume ids up to it will not be used", s.id(), r.id());
+                    volumeSeq = Math.max(volumeSeq, r.id() + 1L);
+                }
+                if (v == null || !v.replicas().contains(s.id())) {
+                    continue;
+                }
+                liveSizes.put(v.id(), r.sizeBytes());
+                if (v.state() == VolumeState.WRITABLE) {
+                    VolumeInfo updated = v.withSize(r.sizeBytes());
+                    if (r.readOnly()) {
+                        updated = updated.withState(VolumeState.READ_ONLY, "store " + s.id() + " reports its replica read-only");
+                    } else if (updated.sizeBytes() >= (long) (updated.limitBytes() * FULL_FRACTION)) {
+                        updated = updated.withState(VolumeState.READ_ONLY, "full: " + updated.sizeBytes() + " of " + updated.limitBytes() + " bytes");
+                    }
+                    if (updated.state() != VolumeState.WRITABLE) {
+                        LOG.info("volume {} marked read-only: {}", v.id(), updated.reason());
+                        changes.add(new Change.PutVolume(updated));
+                    }
+                }
+            }
+            if (volumeSeq > 0) {
+                changes.add(new Change.RaiseCounters(0, volumeSeq));
+            }
+            w.batch(changes);
+            liveStores.put(s.id(), new LiveStore(hb.freeBytes(), now));
+            return live(meta.store(s.id()));
+        }
+    }
+
+    /** Every store, with its last heartbeat's free space. */
     public List<StoreInfo> stores() {
-        return meta.stores();
+        List<StoreInfo> out = new ArrayList<>();
+        for (StoreInfo s : meta.stores()) {
+            out.add(live(s));
+        }
+        return out;
     }
 
     /** An operator brings a FAILED, DRAINING or DRAINED store back to UP; its volumes stay read-only. */
-    public synchronized StoreInfo restore(String storeId) {
-        ChangeLog.Writer w = log.begin();
-        StoreInfo s = meta.store(storeId);
-        if (s == null) {
-            throw DirectoryErrors.UNKNOWN_STORE.exception("no store " + storeId);
+    public StoreInfo restore(String storeId) {
+        try (Latches.Held held = latches.shared(Latches.store(storeId))) {
+            ChangeLog.Writer w = log.begin();
+            StoreInfo s = meta.store(storeId);
+            if (s == null) {
+                throw DirectoryErrors.UNKNOWN_STORE.exception("no store " + storeId);
+            }
+            StoreInfo up = s.withState(StoreState.UP, 0, null);
+            w.putStore(up);
+            LOG.info("store {} restored by operator", storeId);
+            return live(up);
         }
-        StoreInfo up = s.withState(StoreState.UP, 0, null);
-        w.putStore(up);
-        LOG.info("store {} restored by operator", storeId);
-        return up;
     }
 
     /**
      * Stops recording probe results: a probe that completes while the server closes must not touch
-     * the database after it is closed. Waits for a probe being recorded.
+     * the database after it is closed. Waits for the changes in flight.
      */
-    synchronized void shutDown() {
-        shutDown = true;
+    void shutDown() {
+        try (Latches.Held held = latches.exclusive()) {
+            shutDown = true;
+        }
     }
 
     /** The health checker's verdict on one probe. */
-    synchronized void probeResult(String storeId, String error, int consecutiveSuccesses) {
+    void probeResult(String storeId, String error, int consecutiveSuccesses) {
         if (shutDown || !log.leads()) {
             return; // the leader's work: a follower's verdict would be refused
         }
-        ChangeLog.Writer w = log.begin();
-        StoreInfo s = meta.store(storeId);
-        if (s == null) {
-            return;
-        }
-        if (error == null) {
-            if (s.state() == StoreState.FAILED && config.autoRestore && consecutiveSuccesses >= config.failureThreshold
-                    && !OperatorVerbs.byOperator(s)) {
-                LOG.info("store {} passed {} probes in a row; restored", storeId, consecutiveSuccesses);
-                w.putStore(s.withState(StoreState.UP, 0, null));
-            } else if (s.failures() != 0) {
-                w.putStore(s.withState(s.state(), 0, s.lastError()));
+        boolean failing;
+        try (Latches.Held held = latches.shared(Latches.store(storeId))) {
+            if (shutDown) {
+                return;
             }
-            return;
+            ChangeLog.Writer w = log.begin();
+            StoreInfo s = meta.store(storeId);
+            if (s == null) {
+                return;
+            }
+            if (error == null) {
+                if (s.state() == StoreState.FAILED && config.autoRestore && consecutiveSuccesses >= config.failureThreshold
+                        && !OperatorVerbs.byOperator(s)) {
+                    LOG.info("store {} passed {} probes in a row; restored", storeId, consecutiveSuccesses);
+                    w.putStore(s.withState(StoreState.UP, 0, null));
+                } else if (s.failures() != 0) {
+                    w.putStore(s.withState(s.state(), 0, s.lastError()));
+                }
+                return;
+            }
+            failing = s.state() == StoreState.UP && s.failures() + 1 >= config.failureThreshold;
+            if (!failing) {
+                w.putStore(s.withState(s.state(), s.failures() + 1, error));
+                return;
+            }
         }
-        int failures = s.failures() + 1;
-        if (s.state() == StoreState.UP && failures >= config.failureThreshold) {
+        // Failing a store seals its volumes: records not known before reading them, so every latch.
+        try (Latches.Held held = latches.exclusive()) {
+            if (shutDown) {
+                return;
+            }
+            ChangeLog.Writer w = log.begin();
+            StoreInfo s = meta.store(storeId);
+            int failures = s == null ? 0 : s.failures() + 1;
+            if (s == null || s.state() != StoreState.UP || failures < config.failureThreshold) {
+                return; // changed meanwhile
+            }
             LOG.warn("store {} at {} failed {} probes in a row ({}); marking it FAILED and its volumes read-only",
                     storeId, s.address(), failures, error);
             fail(w, s, failures, error);
-        } else {
-            w.putStore(s.withState(s.state(), failures, error));
         }
     }
 
-    /** Marks a store FAILED and each of its writable volumes READ_ONLY (the health checker's verdict, or an operator's). */
-    synchronized StoreInfo fail(ChangeLog.Writer w, StoreInfo s, int failures, String error) {
+    /**
+     * Marks a store FAILED and each of its writable volumes READ_ONLY (the health checker's verdict, or
+     * an operator's). The caller holds every latch ({@link Latches#exclusive}).
+     */
+    StoreInfo fail(ChangeLog.Writer w, StoreInfo s, int failures, String error) {
         StoreInfo failed = s.withState(StoreState.FAILED, failures, error);
         w.putStore(failed);
         sealVolumesOn(w, s.id(), "store " + s.id() + " failed: " + error);
         return failed;
     }
 
-    /** Marks every writable volume with a replica on {@code storeId} READ_ONLY with {@code reason}. */
-    synchronized void sealVolumesOn(ChangeLog.Writer w, String storeId, String reason) {
+    /** Marks every writable volume with a replica on {@code storeId} READ_ONLY with {@code reason}; the caller holds every latch. */
+    void sealVolumesOn(ChangeLog.Writer w, String storeId, String reason) {
         for (VolumeInfo v : meta.volumes()) {
             if (v.state() == VolumeState.WRITABLE && v.replicas().contains(storeId)) {
                 w.putVolume(v.withState(VolumeState.READ_ONLY, reason));
@@ -300,10 +361,16 @@ public final class Directory {
 
     // ------------------------------------------------------------------ volumes
 
+    /** Every logical volume, with the sizes its stores last reported. */
     public List<VolumeInfo> volumes() {
-        return meta.volumes();
+        List<VolumeInfo> out = new ArrayList<>();
+        for (VolumeInfo v : meta.volumes()) {
+            out.add(live(v));
+        }
+        return out;
     }
 
+    /** A logical volume as committed (its size: as last committed; {@link #liveVolume} for the reported one). */
     public VolumeInfo volume(int id) {
         VolumeInfo v = meta.volume(id);
         if (v == null) {
@@ -312,16 +379,28 @@ public final class Directory {
         return v;
     }
 
-    public synchronized VolumeInfo markReadOnly(int id, String reason) {
-        ChangeLog.Writer w = log.begin();
-        VolumeInfo v = volume(id);
-        if (v.state() != VolumeState.WRITABLE) {
-            return v;
+    /** A logical volume with the size its stores last reported. */
+    public VolumeInfo liveVolume(int id) {
+        return live(volume(id));
+    }
+
+    /** The latches that order the directory's read-modify-writes. */
+    Latches latches() {
+        return latches;
+    }
+
+    public VolumeInfo markReadOnly(int id, String reason) {
+        try (Latches.Held held = latches.shared(Latches.volume(id))) {
+            ChangeLog.Writer w = log.begin();
+            VolumeInfo v = volume(id);
+            if (v.state() != VolumeState.WRITABLE) {
+                return live(v);
+            }
+            VolumeInfo ro = v.withState(VolumeState.READ_ONLY, reason == null || reason.isBlank() ? "operator" : reason);
+            w.putVolume(ro);
+            LOG.info("volume {} marked read-only: {}", id, ro.reason());
+            return live(ro);
         }
-        VolumeInfo ro = v.withState(VolumeState.READ_ONLY, reason == null || reason.isBlank() ? "operator" : reason);
-        w.putVolume(ro);
-        LOG.info("volume {} marked read-only: {}", id, ro.reason());
-        return ro;
     }
 
     /**
@@ -329,10 +408,17 @@ public final class Directory {
      * racks when possible). A volume is recorded before its replicas are created; if any replica
      * fails it stays recorded, read-only with the reason, so nothing is orphaned silently.
      */
-    public synchronized List<VolumeInfo> createVolumes(int count) {
+    public List<VolumeInfo> createVolumes(int count) {
         if (count < 1 || count > 100) {
             throw DirectoryHttp.badRequest("count must be in 1..100, was " + count);
         }
+        try (Latches.Held held = latches.exclusive()) {
+            return create(count);
+        }
+    }
+
+    /** Creates the volumes; the caller holds every latch (placement reads every volume and store). */
+    private List<VolumeInfo> create(int count) {
         ChangeLog.Writer w = log.begin();
         List<VolumeInfo> created = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -342,7 +428,7 @@ public final class Directory {
                     perStore.merge(s, 1, Integer::sum);
                 }
             }
-            List<String> chosen = Placement.choose(meta.stores(), perStore, config.replication);
+            List<String> chosen = Placement.choose(stores(), perStore, config.replication);
             if (chosen.isEmpty()) {
                 long up = meta.stores().stream().filter(s -> s.state() == StoreState.UP).count();
                 throw DirectoryErrors.NO_PLACEMENT.exception("a volume needs " + config.replication
@@ -394,12 +480,12 @@ public final class Directory {
     VolumeInfo pickWritable(Set<Integer> exclude) {
         List<VolumeInfo> writable = writableVolumes();
         if (writable.size() < config.minWritableVolumes) {
-            synchronized (this) {
+            try (Latches.Held held = latches.exclusive()) {
                 writable = writableVolumes();
                 int missing = config.minWritableVolumes - writable.size();
                 if (missing > 0) {
                     try {
-                        createVolumes(missing);
+                        create(Math.min(missing, 100));
                     } catch (ApiException e) {
                         if (writable.isEmpty()) {
                             throw DirectoryErrors.NO_WRITABLE_VOLUME.exception("no writable volume and none can be created: " + e.getMessage());
@@ -427,7 +513,7 @@ public final class Directory {
     private List<VolumeInfo> writableVolumes() {
         Map<String, StoreInfo> byId = storesById();
         List<VolumeInfo> out = new ArrayList<>();
-        for (VolumeInfo v : meta.volumes()) {
+        for (VolumeInfo v : volumes()) {
             if (v.state() == VolumeState.WRITABLE && v.sizeBytes() < (long) (v.limitBytes() * FULL_FRACTION) && v.replicas().stream()
                     .allMatch(id -> byId.containsKey(id) && byId.get(id).state() == StoreState.UP)) {
                 out.add(v);

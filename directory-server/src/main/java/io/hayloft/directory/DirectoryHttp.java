@@ -248,7 +248,7 @@ public final class DirectoryHttp implements RequestHandler {
         if (replicated && !answeredByAnyReplica(req.uri())) {
             try {
                 if (req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD)) {
-                    directory.log().begin();
+                    directory.log().readBarrier();
                 } else {
                     directory.log().checkLeader();
                 }

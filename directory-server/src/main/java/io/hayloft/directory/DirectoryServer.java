@@ -84,7 +84,9 @@ public final class DirectoryServer implements AutoCloseable {
             StoreAdmin admin = stores != null ? stores
                     : new HttpStoreAdmin(transport, Duration.ofMillis(config.probeTimeoutMillis), config.adminToken);
             this.directory = new Directory(config, meta, log, admin, Clock.systemUTC());
-            this.executor = Executors.newFixedThreadPool(Math.max(4, Runtime.getRuntime().availableProcessors() * 2), r -> {
+            // Requests wait on commits that many share (group commit): enough workers that a burst of independent
+            // changes is in flight at once.
+            this.executor = Executors.newFixedThreadPool(WORKERS, r -> {
                 Thread t = new Thread(r, "hayloft-directory-worker");
                 t.setDaemon(true);
                 return t;
@@ -110,6 +112,9 @@ public final class DirectoryServer implements AutoCloseable {
     }
 
     /** Opens the database (creating it if {@code config.init}) and starts serving. */
+    /** Worker threads of the HTTP API. */
+    static final int WORKERS = 64;
+
     public static DirectoryServer start(DirectoryConfig config) throws InterruptedException {
         return new DirectoryServer(config, null);
     }

@@ -114,7 +114,8 @@ public final class HotPath {
             }
             exclude.add(id);
         }
-        ChangeLog.Writer w = directory.log().begin(); // leads, and reads what every earlier leader committed
+        directory.log().readBarrier(); // leads, and reads what every earlier leader committed
+        ChangeLog.Writer w = directory.log().begin();
         VolumeInfo v = directory.pickWritable(exclude);
         long first = keys.allocate(req.keys(), w.term(), hwm -> w.raiseCounters(hwm, 0));
         long expires = clock.millis() + directory.config().tokenTtlMillis;
@@ -211,7 +212,7 @@ public final class HotPath {
         }
         Map<Long, DeleteRecord> answer = new LinkedHashMap<>();
         long head;
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().shared(Latches.volume(volumeId))) {
             ChangeLog.Writer w = directory.log().begin();
             VolumeInfo v = directory.volume(volumeId);
             head = meta.deleteHead(volumeId);

@@ -45,7 +45,7 @@ public final class OperatorVerbs {
 
     /** {@code POST /v1/stores/{id}/fail}: the store FAILED and its writable volumes READ_ONLY, as the health checker does. */
     public StoreInfo fail(String storeId, String reason) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().exclusive()) {
             ChangeLog.Writer w = directory.log().begin();
             StoreInfo s = store(storeId);
             String why = OPERATOR + (reason == null || reason.isBlank() ? "failed by hand" : reason);
@@ -65,7 +65,7 @@ public final class OperatorVerbs {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public StoreInfo drain(String storeId, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().exclusive()) {
             ChangeLog.Writer w = directory.writer(fence);
             StoreInfo s = store(storeId);
             StoreInfo draining = s.state() == StoreState.DRAINING ? s : s.withState(StoreState.DRAINING, s.failures(), s.lastError());
@@ -89,7 +89,7 @@ public final class OperatorVerbs {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public StoreInfo drained(String storeId, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().exclusive()) {
             ChangeLog.Writer w = directory.writer(fence);
             StoreInfo s = store(storeId);
             if (s.state() == StoreState.DRAINED) {
@@ -140,7 +140,7 @@ public final class OperatorVerbs {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public VolumeInfo moveReplica(int volumeId, String from, String to, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().exclusive()) {
             ChangeLog.Writer w = directory.writer(fence);
             VolumeInfo v = directory.volume(volumeId);
             StoreInfo target = store(to);
@@ -180,7 +180,7 @@ public final class OperatorVerbs {
 
     /** As above, fenced by a raid lease (null: not fenced): applied only while that lease holds (docs/directory-api.md "Raid lease"). */
     public StripeMap moveIndex(int volumeId, String from, String to, LogEntry.Fence fence) {
-        synchronized (directory) {
+        try (Latches.Held held = directory.latches().exclusive()) {
             ChangeLog.Writer w = directory.writer(fence);
             directory.volume(volumeId);
             StoreInfo target = store(to);

@@ -68,7 +68,7 @@ public final class RaidLeases {
 
     /** The lease now; an expired lease is reported with {@code holder} null. */
     public synchronized RaidLease current() {
-        log.begin(); // a raid-node acts on the answer: read it linearizably
+        log.readBarrier(); // a raid-node acts on the answer: read it linearizably
         RaidLease l = stored();
         return l.holder() == null || l.expiresMillis() <= clock.millis() ? new RaidLease(null, 0, l.epoch()) : l;
     }

@@ -78,22 +78,37 @@ public record LogEntry(int v, long term, Fence fence, Change change) {
     }
 
     /**
-     * Applies the entry to {@code meta}, logged at Raft term {@code logTerm} (0 in a single directory).
-     *
-     * @param result receives the change's result (a new delete-log head) when applied; may be null
+     * What applying an entry did, and the change's value when applied (a new delete-log head for
+     * {@link Change.AppendDeletes}, else 0). A Raft replica answers it to the leader's waiting request as
+     * {@link #encode} (9 bytes: the outcome's ordinal, then the value as a big-endian long); it only
+     * travels inside the process that asked, never to disk.
      */
-    public Outcome apply(MetaStore meta, long logTerm, long[] result) {
+    public record Applied(Outcome outcome, long value) {
+        public static final Applied STALE = new Applied(Outcome.STALE_TERM, 0);
+        public static final Applied LOST = new Applied(Outcome.LEASE_LOST, 0);
+
+        public byte[] encode() {
+            return java.nio.ByteBuffer.allocate(9).put((byte) outcome.ordinal()).putLong(value).array();
+        }
+
+        public static Applied decode(byte[] b) {
+            if (b.length != 9 || b[0] < 0 || b[0] >= Outcome.values().length) {
+                throw new MetaStoreException("unreadable answer of the directory's state machine (" + b.length + " bytes)");
+            }
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b);
+            return new Applied(Outcome.values()[buf.get()], buf.getLong());
+        }
+    }
+
+    /** Applies the entry to {@code meta}, logged at Raft term {@code logTerm} (0 in a single directory). */
+    public Applied apply(MetaStore meta, long logTerm) {
         if (term != logTerm) {
-            return Outcome.STALE_TERM;
+            return Applied.STALE;
         }
         if (fence != null && !leaseHolds(meta, fence)) {
-            return Outcome.LEASE_LOST;
+            return Applied.LOST;
         }
-        long r = change.apply(meta);
-        if (result != null) {
-            result[0] = r;
-        }
-        return Outcome.APPLIED;
+        return new Applied(Outcome.APPLIED, change.apply(meta));
     }
 
     /** Whether the stored raid lease has {@code fence}'s epoch, a holder, and runs past {@code fence.now}. */

@@ -24,6 +24,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -140,9 +141,18 @@ public final class MetaStore implements AutoCloseable {
     private final ConcurrentSkipListMap<Integer, VolumeInfo> volumeView = new ConcurrentSkipListMap<>();
     private final Object viewLock = new Object();
     private boolean closed;
+    /** Writes without a sync of their own: an applied entry's batch, synced with its group ({@link #syncLog}). */
+    private final WriteOptions unsynced = new WriteOptions().setSync(false);
+    /**
+     * The batch of the log entry being applied on this thread ({@link #applyEntry}), or null: every write
+     * of a change goes into it, so an entry's records and its applied index reach RocksDB in one write.
+     */
+    private final ThreadLocal<WriteBatch> entry = new ThreadLocal<>();
+    private final boolean syncWrites;
 
     private MetaStore(Path path, boolean create, boolean syncWrites) {
         this.path = path;
+        this.syncWrites = syncWrites;
         boolean exists = Files.exists(path.resolve("CURRENT"));
         if (!exists && !create) {
             throw new MetaStoreException("no directory database at " + path
@@ -174,7 +184,7 @@ public final class MetaStore implements AutoCloseable {
         reclaims = handles.get(5);
         deletes = handles.get(6);
         deleteKeys = handles.get(7);
-        namespace = new NamespaceStore(db, handles.subList(8, 13), sync, json, path);
+        namespace = new NamespaceStore(db, handles.subList(8, 13), this::batch, json, path);
         try {
             byte[] format = db.get(meta, FORMAT_KEY);
             if (format == null) {
@@ -326,10 +336,10 @@ public final class MetaStore implements AutoCloseable {
         if (get(meta, RAFT_CLUSTER) != null) {
             return;
         }
-        try (WriteBatch b = new WriteBatch()) {
+        try (Batch b = batch()) {
             b.put(meta, CLUSTER_KEY, utf8(id));
             b.put(meta, RAFT_CLUSTER, utf8(id));
-            db.write(sync, b);
+            b.write();
             clusterId = id;
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot write the cluster id to " + path + ": " + e.getMessage(), e);
@@ -535,10 +545,10 @@ public final class MetaStore implements AutoCloseable {
         if (volumeSeq > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("volume sequence " + volumeSeq + " is beyond the largest volume id " + Integer.MAX_VALUE);
         }
-        try (WriteBatch b = new WriteBatch()) {
+        try (Batch b = batch()) {
             b.put(meta, KEY_HWM, ByteBuffer.allocate(8).putLong(Math.max(keyHwm, keyHighWaterMark())).array());
             b.put(meta, VOLUME_SEQ, ByteBuffer.allocate(8).putLong(Math.max(volumeSeq, volumeSequence())).array());
-            db.write(sync, b);
+            b.write();
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot raise the counters of " + path + ": " + e.getMessage(), e);
         }
@@ -567,8 +577,9 @@ public final class MetaStore implements AutoCloseable {
 
     /** Deletes a named record of the default family, synced; nothing if it is absent. */
     public void deleteSetting(String name) {
-        try {
-            db.delete(meta, sync, utf8(name));
+        try (Batch b = batch()) {
+            b.delete(meta, utf8(name));
+            b.write();
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot delete " + name + " from " + path + ": " + e.getMessage(), e);
         }
@@ -639,14 +650,14 @@ public final class MetaStore implements AutoCloseable {
             throw new IllegalArgumentException("stripe map of volume " + map.volume() + " written with volume " + v.id());
         }
         synchronized (viewLock) {
-            try (WriteBatch b = new WriteBatch()) {
+            try (Batch b = batch()) {
                 b.put(volumes, intKey(v.id()), toJson(v));
                 if (map == null) {
                     b.delete(stripes, intKey(v.id()));
                 } else {
                     b.put(stripes, intKey(v.id()), toJson(map));
                 }
-                db.write(sync, b);
+                b.write();
                 volumeView.put(v.id(), v);
                 stripeChanges.incrementAndGet();
                 changes.incrementAndGet();
@@ -683,8 +694,9 @@ public final class MetaStore implements AutoCloseable {
 
     /** Forgets a pending reclaim (rolled back). */
     public void deleteReclaim(int volumeId) {
-        try {
-            db.delete(reclaims, sync, intKey(volumeId));
+        try (Batch b = batch()) {
+            b.delete(reclaims, intKey(volumeId));
+            b.write();
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot delete the reclaim of volume " + volumeId + ": " + e.getMessage(), e);
         }
@@ -699,11 +711,11 @@ public final class MetaStore implements AutoCloseable {
             throw new IllegalArgumentException("stripe map of volume " + map.volume() + " swapped in with volume " + v.id());
         }
         synchronized (viewLock) {
-            try (WriteBatch b = new WriteBatch()) {
+            try (Batch b = batch()) {
                 b.put(volumes, intKey(v.id()), toJson(v));
                 b.put(stripes, intKey(v.id()), toJson(map));
                 b.delete(reclaims, intKey(v.id()));
-                db.write(sync, b);
+                b.write();
                 volumeView.put(v.id(), v);
                 stripeChanges.incrementAndGet();
                 changes.incrementAndGet();
@@ -797,7 +809,7 @@ public final class MetaStore implements AutoCloseable {
         }
         synchronized (viewLock) {
             long head = nextDeleteSeq(volumeId) - 1;
-            try (WriteBatch b = new WriteBatch()) {
+            try (Batch b = batch()) {
                 for (DeleteRecord e : entries) {
                     if (e.seq() != ++head) {
                         throw new IllegalArgumentException("delete-log entry " + e.seq() + " of volume " + volumeId
@@ -810,7 +822,7 @@ public final class MetaStore implements AutoCloseable {
                 if (volume != null) {
                     b.put(volumes, intKey(volumeId), toJson(volume));
                 }
-                db.write(sync, b);
+                b.write();
             } catch (RocksDBException e) {
                 throw new MetaStoreException("cannot append " + entries.size() + " entries to the delete log of volume "
                         + volumeId + ": " + e.getMessage(), e);
@@ -891,6 +903,97 @@ public final class MetaStore implements AutoCloseable {
 
     // ----- plumbing -----
 
+    /**
+     * The records of one write: its own batch, written (synced) by {@link #write}, or, while an entry is
+     * applied on this thread ({@link #applyEntry}), that entry's batch, written once the whole entry is.
+     */
+    final class Batch implements AutoCloseable {
+        private final WriteBatch b;
+        private final boolean own;
+
+        private Batch(WriteBatch b, boolean own) {
+            this.b = b;
+            this.own = own;
+        }
+
+        void put(ColumnFamilyHandle cf, byte[] key, byte[] value) throws RocksDBException {
+            b.put(cf, key, value);
+        }
+
+        void delete(ColumnFamilyHandle cf, byte[] key) throws RocksDBException {
+            b.delete(cf, key);
+        }
+
+        void deleteRange(ColumnFamilyHandle cf, byte[] from, byte[] to) throws RocksDBException {
+            b.deleteRange(cf, from, to);
+        }
+
+        /** Writes an own batch now (synced unless the database was opened without syncs); nothing for an entry's. */
+        void write() throws RocksDBException {
+            if (own) {
+                db.write(sync, b);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (own) {
+                b.close();
+            }
+        }
+    }
+
+    /** A batch for one write: the entry's being applied on this thread, or a new one of its own. */
+    Batch batch() {
+        WriteBatch e = entry.get();
+        return e != null ? new Batch(e, false) : new Batch(new WriteBatch(), true);
+    }
+
+    /**
+     * Applies one log entry: every record {@code apply} writes on this thread and the applied index
+     * ({@code raft-applied}, when {@code index > 0}) reach RocksDB in one batch, not synced on its own:
+     * a Raft replica's entries are durable in its Raft log, and a single directory syncs each group of
+     * entries once ({@link #syncLog}) before it acknowledges them. The in-memory views show a record
+     * from when it is put in the batch; the batch is written before this returns. When {@code apply}
+     * throws, nothing of the entry is written, and the exception is thrown on.
+     */
+    public <T> T applyEntry(long index, long term, Supplier<T> apply) {
+        if (entry.get() != null) {
+            throw new IllegalStateException("an entry is already being applied on this thread");
+        }
+        try (WriteBatch b = new WriteBatch()) {
+            entry.set(b);
+            T out;
+            try {
+                out = apply.get();
+            } finally {
+                entry.remove();
+            }
+            if (index > 0) {
+                b.put(meta, RAFT_APPLIED, ByteBuffer.allocate(16).putLong(index).putLong(term).array());
+            }
+            db.write(unsynced, b);
+            return out;
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot write the entry at index " + index + " to " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Syncs the write-ahead log: every entry applied before the call is durable after it, one fsync
+     * for a group of entries. Nothing when the database was opened without syncs.
+     */
+    public void syncLog() {
+        if (!syncWrites) {
+            return;
+        }
+        try {
+            db.syncWal();
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot sync the write-ahead log of " + path + ": " + e.getMessage(), e);
+        }
+    }
+
     private interface Visitor {
         void visit(byte[] key, byte[] value);
     }
@@ -915,8 +1018,9 @@ public final class MetaStore implements AutoCloseable {
     }
 
     private void put(ColumnFamilyHandle cf, byte[] key, byte[] value) {
-        try {
-            db.put(cf, sync, key, value);
+        try (Batch b = batch()) {
+            b.put(cf, key, value);
+            b.write();
         } catch (RocksDBException e) {
             throw new MetaStoreException("write to " + path + " failed: " + e.getMessage(), e);
         }
@@ -969,6 +1073,7 @@ public final class MetaStore implements AutoCloseable {
 
     private void closeOptions() {
         sync.close();
+        unsynced.close();
         dbOptions.close();
         cfOptions.close();
     }

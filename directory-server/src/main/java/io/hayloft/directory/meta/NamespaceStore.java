@@ -15,12 +15,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 
 /**
  * The S3 namespace in the directory's database: the {@code s3-buckets}, {@code s3-objects},
@@ -42,18 +41,18 @@ public final class NamespaceStore {
     private final ColumnFamilyHandle uploads;
     private final ColumnFamilyHandle parts;
     private final ColumnFamilyHandle pending;
-    private final WriteOptions sync;
+    private final Supplier<MetaStore.Batch> batches;
     private final ObjectMapper json;
     private final Path path;
 
-    NamespaceStore(RocksDB db, List<ColumnFamilyHandle> families, WriteOptions sync, ObjectMapper json, Path path) {
+    NamespaceStore(RocksDB db, List<ColumnFamilyHandle> families, Supplier<MetaStore.Batch> batches, ObjectMapper json, Path path) {
         this.db = db;
         this.buckets = families.get(0);
         this.objects = families.get(1);
         this.uploads = families.get(2);
         this.parts = families.get(3);
         this.pending = families.get(4);
-        this.sync = sync;
+        this.batches = batches;
         this.json = json;
         this.path = path;
     }
@@ -278,9 +277,9 @@ public final class NamespaceStore {
 
     /** The writes of one namespace change; {@link NamespaceStore#write} applies them in one synced batch. */
     public final class Batch {
-        private final WriteBatch b;
+        private final MetaStore.Batch b;
 
-        private Batch(WriteBatch b) {
+        private Batch(MetaStore.Batch b) {
             this.b = b;
         }
 
@@ -331,9 +330,9 @@ public final class NamespaceStore {
 
     /** Applies {@code writes} in one synced batch. */
     public void write(Writes writes) {
-        try (WriteBatch b = new WriteBatch()) {
+        try (MetaStore.Batch b = batches.get()) {
             writes.to(new Batch(b));
-            db.write(sync, b);
+            b.write();
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot write the S3 namespace to " + path + ": " + e.getMessage(), e);
         }

@@ -28,6 +28,7 @@ import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,9 +36,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The directory's state as a Raft state machine: each committed {@link LogEntry} is applied to this
  * replica's {@link MetaStore}, in log order, by {@link LogEntry#apply} (which reads nothing but the
- * entry and the state). After each entry the database records the entry's index
- * ({@link MetaStore#setAppliedIndex}); at a restart Ratis hands the entries after the last snapshot
- * again, and those at or below that index are skipped.
+ * entry and the state), its records and its index ({@code raft-applied}) written to the database in
+ * one batch ({@link MetaStore#applyEntry}); at a restart Ratis hands the entries after the last
+ * snapshot again, and those at or below that index are skipped. The answer to the leader's waiting
+ * request is {@link LogEntry.Applied}.
  *
  * <p>A snapshot is a RocksDB checkpoint of the database, in the state machine directory of the Raft
  * storage as {@code snapshot-TERM-INDEX/} (the checkpoint's files); the newest two are kept. A
@@ -127,16 +129,16 @@ public final class DirectoryStateMachine extends BaseStateMachine {
         long index = e.getIndex();
         if (index <= skipThrough) {
             // Replayed after a restart: the database is past it, and the last applied index must not go back.
-            return CompletableFuture.completedFuture(Message.valueOf("APPLIED:0"));
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(new LogEntry.Applied(LogEntry.Outcome.APPLIED, 0).encode())));
         }
         byte[] data = e.getStateMachineLogEntry().getLogData().toByteArray();
         LogEntry entry = LogEntry.decode(data);
-        long[] result = new long[1];
-        LogEntry.Outcome o = entry.apply(meta, e.getTerm(), result);
-        meta.setAppliedIndex(index, e.getTerm());
+        // The entry's records and its index in one batch: after a crash the entry is either wholly
+        // applied and skipped, or not at all and applied again.
+        LogEntry.Applied a = meta.applyEntry(index, e.getTerm(), () -> entry.apply(meta, e.getTerm()));
         applied.set(index);
         updateLastAppliedTermIndex(e.getTerm(), index);
-        return CompletableFuture.completedFuture(Message.valueOf(o.name() + ":" + result[0]));
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(a.encode())));
     }
 
     /**

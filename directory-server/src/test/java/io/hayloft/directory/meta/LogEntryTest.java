@@ -91,15 +91,12 @@ class LogEntryTest {
             try (MetaStore meta = MetaStore.open(dir.resolve(name), true)) {
                 for (Step s : steps) {
                     String before = state(meta);
-                    long[] result = {-1};
-                    // Through the wire form, as a replica reads it from the log.
-                    LogEntry.Outcome o = LogEntry.decode(s.entry().encode()).apply(meta, s.logTerm(), result);
-                    assertThat(o).as("%s at log term %d", s.entry(), s.logTerm()).isEqualTo(s.expected());
-                    if (o == LogEntry.Outcome.APPLIED) {
-                        assertThat(result[0]).isZero();
-                    } else {
+                    // Through the wire form, as a replica reads it from the log, and its answer through its own.
+                    LogEntry.Applied a = LogEntry.Applied.decode(LogEntry.decode(s.entry().encode()).apply(meta, s.logTerm()).encode());
+                    assertThat(a.outcome()).as("%s at log term %d", s.entry(), s.logTerm()).isEqualTo(s.expected());
+                    assertThat(a.value()).as("no value but a delete-log head").isZero();
+                    if (a.outcome() != LogEntry.Outcome.APPLIED) {
                         assertThat(state(meta)).as("a dropped entry changes nothing: %s", s.entry()).isEqualTo(before);
-                        assertThat(result[0]).as("no result for a dropped entry").isEqualTo(-1);
                     }
                 }
                 // What was applied: volumes 1 (READ_ONLY), 2 and 4 (A's epoch 1 while it held), 8 (B's epoch 2).

@@ -41,21 +41,21 @@ class LogReplayPropertiesTest {
             b.adoptClusterId("group");
             for (LogEntry e : log) {
                 assertThat(LogEntry.decode(e.encode()).encode()).isEqualTo(e.encode());
-                assertThat(LogEntry.decode(e.encode()).apply(a, 1, null)).isEqualTo(LogEntry.Outcome.APPLIED);
+                assertThat(LogEntry.decode(e.encode()).apply(a, 1).outcome()).isEqualTo(LogEntry.Outcome.APPLIED);
             }
             for (LogEntry e : log) {
-                LogEntry.decode(e.encode()).apply(b, 1, null);
+                LogEntry.decode(e.encode()).apply(b, 1);
             }
             assertThat(b.digest()).isEqualTo(a.digest());
             // a crash after applying entries but before recording them: the tail is applied again
             for (LogEntry e : log.subList(Math.max(0, log.size() - replayed), log.size())) {
-                e.apply(b, 1, null);
+                e.apply(b, 1);
             }
             assertThat(b.digest()).isEqualTo(a.digest());
             // an entry of another term than the one it is logged at changes nothing
             var before = a.digest();
             LogEntry stale = new LogEntry(2, null, new Change.PutSetting("raid-hold", "x".getBytes(StandardCharsets.UTF_8)));
-            assertThat(stale.apply(a, 3, null)).isEqualTo(LogEntry.Outcome.STALE_TERM);
+            assertThat(stale.apply(a, 3).outcome()).isEqualTo(LogEntry.Outcome.STALE_TERM);
             assertThat(a.digest()).isEqualTo(before);
         } finally {
             try (Stream<Path> s = Files.walk(dir)) {

@@ -62,9 +62,9 @@ class NamespaceChangeTest {
                 LogEntry e = LogEntry.decode(new LogEntry(3, null, c).encode());
                 assertThat(e.change()).isEqualTo(c);
                 assertThat(new String(new LogEntry(3, null, c).encode(), StandardCharsets.UTF_8)).contains("\"type\":\"s3");
-                e.apply(meta, 3, null);
+                e.apply(meta, 3);
                 var once = meta.digest();
-                e.apply(meta, 3, null);
+                e.apply(meta, 3);
                 assertThat(meta.digest()).as("second apply of %s", c).isEqualTo(once);
             }
             NamespaceStore ns = meta.namespace();
