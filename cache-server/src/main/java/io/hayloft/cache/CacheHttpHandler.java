@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Routes the cache's HTTP API (docs/cache-api.md): {@code GET} of a cache URL reads through,
@@ -103,6 +104,12 @@ public final class CacheHttpHandler implements RequestHandler {
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
         return router.handle(req);
+    }
+
+    /** The router's answer as a future, so that an asynchronous route holds no executor thread. */
+    @Override
+    public CompletableFuture<FullHttpResponse> handleAsync(FullHttpRequest req) {
+        return router.handleAsync(req);
     }
 
     /**

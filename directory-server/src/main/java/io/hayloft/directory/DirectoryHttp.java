@@ -33,6 +33,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -245,6 +246,28 @@ public final class DirectoryHttp implements RequestHandler {
      */
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+        FullHttpResponse refused = refusedByReplica(req);
+        return refused != null ? refused : router.handle(req);
+    }
+
+    /**
+     * As {@link #handle}, given as a future: the router's asynchronous routes answer without holding
+     * the executor's thread (a change waiting on its consensus round). The replica check runs first,
+     * on this thread, as in {@link #handle}.
+     */
+    @Override
+    public CompletableFuture<FullHttpResponse> handleAsync(FullHttpRequest req) {
+        FullHttpResponse refused;
+        try {
+            refused = refusedByReplica(req);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return refused != null ? CompletableFuture.completedFuture(refused) : router.handleAsync(req);
+    }
+
+    /** The NOT_LEADER (or NO_LEADER) answer to a request this replica may not answer, or null, as {@link #handle} says. */
+    private FullHttpResponse refusedByReplica(FullHttpRequest req) {
         if (replicated && !answeredByAnyReplica(req.uri())) {
             try {
                 if (req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD)) {
@@ -256,7 +279,7 @@ public final class DirectoryHttp implements RequestHandler {
                 return HttpResponses.error(e);
             }
         }
-        return router.handle(req);
+        return null;
     }
 
     /**

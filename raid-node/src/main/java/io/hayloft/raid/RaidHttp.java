@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
@@ -70,6 +71,12 @@ final class RaidHttp implements RequestHandler {
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
         return router.handle(req);
+    }
+
+    /** The router's answer as a future, so that an asynchronous route holds no executor thread. */
+    @Override
+    public CompletableFuture<FullHttpResponse> handleAsync(FullHttpRequest req) {
+        return router.handleAsync(req);
     }
 
     private void admin(FullHttpRequest req) {

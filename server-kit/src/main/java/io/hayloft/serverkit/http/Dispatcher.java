@@ -14,6 +14,8 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,11 +29,23 @@ import org.slf4j.LoggerFactory;
  * 431 or 400, see {@link RequestErrors#decodeError}), a URI with a bad percent-escape (400), and a
  * request over the server's {@code maxConcurrentRequests} in flight (503 {@code OVERLOADED}); each
  * of these is answered with {@code Connection: close}. It sets {@link HttpServer#PEER_HEADER}, offers
- * the request to the fast path ({@code eventLoopHandler}, when there is one) and otherwise runs the
- * handler on the executor; what the handler throws is answered as {@link RequestErrors#errorResponse}.
+ * the request to the fast path ({@code eventLoopHandler}, when there is one) and otherwise calls the
+ * handler's {@link RequestHandler#handleAsync} on the executor; what the handler throws, or its future
+ * fails with, is answered as {@link ErrorRenderer#failure} renders it (an
+ * {@link io.hayloft.format.errors.ApiException} as its error, unwrapped from a
+ * {@code CompletionException} or {@code ExecutionException}).
  * A streamed request ({@link StreamPart}s) is busy from its head to its answer: its body pieces go
  * to its {@link BodyStream} as they arrive, reads paused while the stream says so and after the
  * last piece until the answer is written, as for an aggregated request.
+ *
+ * <p>Asynchronous answers: when the future {@code handleAsync} returned is already done (as it
+ * always is for a handler that only implements {@code handle}), its answer is written from the
+ * executor thread at once. Otherwise the executor thread returns to its pool, and the answer is
+ * handled by whatever thread completes the future: the request is released and counted out of
+ * {@code inFlight} then (the handler may read it until then), and the response is written (the write
+ * hops to the event loop) or discarded if the channel closed meanwhile. The connection stays busy
+ * until the answer is written, whichever thread completes it, so the order below holds; a request
+ * waiting on its future holds no thread.
  *
  * <p>Order: requests that the codec decoded from the same read while one is in flight (pipelining)
  * wait in {@code queue}, with the body pieces of queued streamed requests, and are answered in the
@@ -40,13 +54,15 @@ import org.slf4j.LoggerFactory;
  * as the client's.
  *
  * <p>Place in the pipeline: last, behind the {@link BoundedAggregator}. Buffers: an aggregated
- * request is released after its handler returned (or at once when refused); the response is written
+ * request is released once, when its handler's answer is in (it returned, or its future completed),
+ * or at once when refused; the response is written
  * (Netty releases it) or {@linkplain ResponseWriter#discard discarded} if the channel is gone; queued
  * messages are released when the channel closes.
  *
  * <p>Thread-safety: one instance per channel. Its state is touched only on the channel's event loop;
  * the handler runs on the executor, which hands its answer back through the channel (the write
- * completes on the event loop). The {@code inFlight} count is shared by the server's channels.
+ * completes on the event loop), or the thread that completes an asynchronous answer does. The
+ * {@code inFlight} count is shared by the server's channels.
  */
 final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStream.Owner {
     /** Under {@link HttpServer}'s name, as every log line of the pipeline. */
@@ -279,15 +295,45 @@ final class Dispatcher extends ChannelInboundHandlerAdapter implements BodyStrea
         return true;
     }
 
+    /**
+     * On the executor: asks the handler for its answer. An answer already done (every synchronous
+     * handler's) is written from this thread at once; any other is written by the thread that
+     * completes it, and this thread returns to the pool meanwhile.
+     */
     private void process(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive) {
-        FullHttpResponse response;
+        CompletableFuture<FullHttpResponse> answer;
         try {
-            response = handler.handle(request);
+            answer = Objects.requireNonNull(handler.handleAsync(request), "handleAsync returned null");
         } catch (Throwable e) {
-            response = RequestErrors.renderer(ctx.channel()).failure(request, e);
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((response, failure) -> respond(ctx, request, keepAlive, response, failure));
+    }
+
+    /**
+     * Once the handler's answer is in, on the thread that completed it: renders a failure, releases
+     * the request (exactly once: a future completes once), counts it out of flight and writes the
+     * response, or discards it if the channel is gone. Must not throw: nothing would see it.
+     */
+    private void respond(ChannelHandlerContext ctx, FullHttpRequest request, boolean keepAlive, FullHttpResponse answer,
+                         Throwable failure) {
+        FullHttpResponse response = answer;
+        try {
+            if (failure != null || response == null) {
+                Throwable cause = failure == null ? new IllegalStateException("the handler answered no response")
+                        : RequestErrors.unwrap(failure);
+                response = RequestErrors.renderer(ctx.channel()).failure(request, cause);
+            }
+        } catch (Throwable e) { // an ErrorRenderer that threw: no answer to give, so end the connection
+            LOG.error("rendering the failure of {} {} failed; closing the connection", request.method(), request.uri(), e);
+            response = null;
         } finally {
             request.release();
             inFlight.decrementAndGet();
+        }
+        if (response == null) {
+            ctx.close();
+            return;
         }
         if (!ctx.channel().isActive()) {
             ResponseWriter.discard(response);

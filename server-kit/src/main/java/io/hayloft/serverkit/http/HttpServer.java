@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>{@link BoundedAggregator}: whole bodies up to the body limit (413 JSON over it);</li>
  *   <li>{@link Dispatcher}: hands each complete request to the {@link RequestHandler} on the given
  *       blocking executor, so disk I/O never runs on an event loop, and writes its answer
- *       ({@link ResponseWriter}).</li>
+ *       ({@link ResponseWriter}), also one the handler gives later as a future without holding a
+ *       thread meanwhile ({@link RequestHandler#handleAsync}).</li>
  * </ol>
  * One request per connection is processed at a time (reads pause until the response is written),
  * so pipelined requests are answered in order. Over {@code maxConcurrentRequests} in flight, 503.
@@ -50,8 +51,9 @@ import java.util.concurrent.atomic.LongAdder;
  * from memory), in the request's turn on its connection, and leaves the rest to the executor.
  *
  * <p>Buffer ownership: the aggregated request is handed by the dispatcher to the
- * executor and released there in a {@code finally}; the handler's response is written (Netty
- * releases it) or released if the channel is gone.
+ * executor and released once the handler's answer is in: when it returned, or, for an answer the
+ * handler gives as a future ({@link RequestHandler#handleAsync}), when that completes; the
+ * handler's response is written (Netty releases it) or released if the channel is gone.
  *
  * <p>Thread-safe: {@link #start} once, {@link #close} from any thread.
  */

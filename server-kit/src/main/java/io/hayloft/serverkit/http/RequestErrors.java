@@ -12,14 +12,16 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The JSON error answers the pipeline gives on its own: to a request the codec could not decode
  * ({@link #decodeError}), to a URI with a bad percent-escape ({@link #malformedUri}), and to a
- * request whose handler threw ({@link #errorResponse}). Used by the {@link Dispatcher}, the
- * {@link StreamRouter} and {@link BodyStream}.
+ * request whose handler threw or whose answer failed ({@link #errorResponse}, {@link #unwrap}). Used
+ * by the {@link Dispatcher}, the {@link StreamRouter} and {@link BodyStream}.
  *
  * <p>Thread-safe: stateless.
  */
@@ -53,6 +55,19 @@ final class RequestErrors {
         }
         LOG.error("internal error serving {} {}", request.method(), request.uri(), e);
         return HttpResponses.error(CommonErrors.INTERNAL, "internal error: " + e);
+    }
+
+    /**
+     * What a failed future failed with: the cause of a {@link CompletionException} or
+     * {@link ExecutionException} (the wrappers {@code CompletableFuture} adds), as deep as they nest;
+     * any other failure as it is.
+     */
+    static Throwable unwrap(Throwable failure) {
+        Throwable e = failure;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
     }
 
     /**

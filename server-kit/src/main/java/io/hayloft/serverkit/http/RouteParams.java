@@ -11,7 +11,8 @@ import java.util.Map;
  * naming the parameter and the value, e.g. {@code key must be an unsigned decimal number, got 'x'}.
  * Numbers are parsed from the path without a substring. The query string is decoded on first use.
  *
- * <p>Not thread-safe: belongs to the request's thread.
+ * <p>Not thread-safe: belongs to the request's thread (for an {@linkplain Router.Builder#routeAsync
+ * asynchronous route}, to whichever thread carries the request on, one at a time, until its answer completes).
  */
 public final class RouteParams {
     private final Router router;

@@ -18,6 +18,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The HTTP routing of a server: routes of a method set plus a path template ({@code GET HEAD
@@ -37,6 +39,17 @@ import java.util.Set;
  * matched), for the servers' request timers. A route may take its body as a stream
  * ({@link Builder#streamed}); a router with such a route is a {@link StreamedRequestHandler}.
  *
+ * <p>A route may answer asynchronously ({@link Builder#routeAsync}): its code returns a future (a
+ * change waiting on a consensus round) and the server's executor thread is free meanwhile, as
+ * {@link RequestHandler#handleAsync} describes. {@link #handleAsync} gives every other route's
+ * answer, and the router's own errors (404, 405, a bad parameter), as a completed future. A failed
+ * future is treated as an exception thrown by a synchronous route: an
+ * {@link io.hayloft.format.errors.ApiException} (unwrapped from {@code CompletionException} and
+ * {@code ExecutionException}), or what the {@link Translator} makes of it, is answered with its JSON
+ * error; anything else fails the router's future as is. The {@link Observer} is told when the answer
+ * is in, so its time includes the wait. {@link #handle} waits for an asynchronous route's answer on
+ * the calling thread: a server that wraps a router must forward {@link #handleAsync} to it too.
+ *
  * <p>Matching walks a tree of segments over the path string: no regular expression, no split, no
  * allocation but the {@link RouteParams} of a match (the path is decoded only when it holds a
  * {@code %}). Immutable once built and thread-safe.
@@ -47,6 +60,17 @@ public class Router implements RequestHandler {
     @FunctionalInterface
     public interface Handler {
         FullHttpResponse handle(FullHttpRequest request, RouteParams params) throws Exception;
+    }
+
+    /**
+     * An asynchronous route's code: starts the work for one aggregated request and returns its answer
+     * as a future, without waiting for it (see {@link RequestHandler#handleAsync} for the contract: the
+     * request and {@code params} may be read until the future completes; neither may be released).
+     * May also throw, as a {@link Handler} does, for what it refuses at once.
+     */
+    @FunctionalInterface
+    public interface AsyncHandler {
+        CompletableFuture<FullHttpResponse> handle(FullHttpRequest request, RouteParams params) throws Exception;
     }
 
     /** A streamed route's code: opens the receiver of a request body (see {@link StreamedRequestHandler#openBody}). */
@@ -63,7 +87,8 @@ public class Router implements RequestHandler {
 
     /**
      * Told of each answered request: its route (null when none matched), method, status and time
-     * taken. Called on the thread that answered; must be thread-safe and cheap.
+     * taken. Called on the thread that answered (for an asynchronous route, the one that completed its
+     * future); must be thread-safe and cheap.
      */
     @FunctionalInterface
     public interface Observer {
@@ -77,15 +102,17 @@ public class Router implements RequestHandler {
         private final String template;
         private final String[] paramNames;
         private final Handler handler;
+        private final AsyncHandler asyncHandler;
         private final BodyHandler bodyHandler;
 
         private Route(String name, List<HttpMethod> methods, String template, String[] paramNames, Handler handler,
-                      BodyHandler bodyHandler) {
+                      AsyncHandler asyncHandler, BodyHandler bodyHandler) {
             this.name = name;
             this.methods = List.copyOf(methods);
             this.template = template;
             this.paramNames = paramNames;
             this.handler = handler;
+            this.asyncHandler = asyncHandler;
             this.bodyHandler = bodyHandler;
         }
 
@@ -111,6 +138,11 @@ public class Router implements RequestHandler {
         /** Whether its requests' bodies are streamed ({@link Builder#streamed}). */
         public boolean streamed() {
             return bodyHandler != null;
+        }
+
+        /** Whether it answers with a future ({@link Builder#routeAsync}). */
+        public boolean async() {
+            return asyncHandler != null;
         }
 
         @Override
@@ -192,12 +224,40 @@ public class Router implements RequestHandler {
         return p == null ? null : p.node.route(method);
     }
 
+    /**
+     * The answer to {@code request}, on this thread: as {@link #handleAsync}, waiting for an
+     * asynchronous route's future. What a route throws, when neither an
+     * {@link io.hayloft.format.errors.ApiException} nor translated, is thrown as it is.
+     */
     @Override
     public FullHttpResponse handle(FullHttpRequest request) throws Exception {
+        CompletableFuture<FullHttpResponse> answer = handleAsync(request);
+        try {
+            return answer.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause(); // what failed the router's future: the route's own exception
+            if (cause instanceof Exception x) {
+                throw x;
+            }
+            if (cause instanceof Error x) {
+                throw x;
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * The answer to {@code request} as a future: already done, except for an asynchronous route's,
+     * which completes (with the router's error mapping applied) when the route's future does. The
+     * routing itself (404, 405, a bad parameter) happens on this thread. Fails with what a route threw
+     * or failed with when it is neither an {@link io.hayloft.format.errors.ApiException} nor translated;
+     * an {@link Error} a synchronous route throws is thrown.
+     */
+    @Override
+    public CompletableFuture<FullHttpResponse> handleAsync(FullHttpRequest request) {
         long t0 = System.nanoTime();
         HttpMethod method = request.method();
         Route route = null;
-        FullHttpResponse r;
         try {
             try {
                 RouteParams params = match(request.uri());
@@ -205,32 +265,73 @@ public class Router implements RequestHandler {
                     if (unmatched == null) {
                         throw notFound(request.uri());
                     }
-                    r = unmatched.handle(request);
-                } else {
-                    route = params.node.route(method);
-                    if (route == null) {
-                        return answered(null, method, methodNotAllowed(params, method), t0);
-                    }
-                    if (route.handler == null) { // HttpServer aggregates only what streamsBody refused
-                        throw CommonErrors.BAD_REQUEST.exception("the body of " + method.name() + " " + params.path()
-                                + " is taken only as a stream");
-                    }
-                    params.route = route;
-                    r = route.handler.handle(request, params);
+                    return settled(null, method, unmatched.handleAsync(request), t0);
                 }
+                route = params.node.route(method);
+                if (route == null) {
+                    return CompletableFuture.completedFuture(answered(null, method, methodNotAllowed(params, method), t0));
+                }
+                if (route.bodyHandler != null) { // HttpServer aggregates only what streamsBody refused
+                    throw CommonErrors.BAD_REQUEST.exception("the body of " + method.name() + " " + params.path()
+                            + " is taken only as a stream");
+                }
+                params.route = route;
+                if (route.asyncHandler != null) {
+                    CompletableFuture<FullHttpResponse> answer = Objects.requireNonNull(route.asyncHandler.handle(request, params),
+                            "an asynchronous route returned no future");
+                    return settled(route, method, answer, t0);
+                }
+                return CompletableFuture.completedFuture(answered(route, method, route.handler.handle(request, params), t0));
             } catch (ApiException e) {
                 throw e;
             } catch (Exception e) {
-                ApiException t = translator == null ? null : translator.translate(e);
-                if (t == null) {
-                    throw e;
-                }
-                throw t;
+                throw translated(e);
             }
         } catch (ApiException e) {
-            r = HttpResponses.error(e);
+            return CompletableFuture.completedFuture(answered(route, method, HttpResponses.error(e), t0));
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return answered(route, method, r, t0);
+    }
+
+    /** {@code e} as the wire error the translator makes of it, or {@code e} thrown when it makes none. */
+    private ApiException translated(Exception e) throws Exception {
+        ApiException t = translator == null ? null : translator.translate(e);
+        if (t == null) {
+            throw e;
+        }
+        return t;
+    }
+
+    /**
+     * The router's answer once {@code answer} (an asynchronous route's, or the unmatched handler's)
+     * completes, on the thread that completes it: its response, or its failure (unwrapped) as an
+     * error response when it is a wire error or translates to one, reported to the observer; any
+     * other failure as it is.
+     */
+    private CompletableFuture<FullHttpResponse> settled(Route route, HttpMethod method,
+                                                        CompletableFuture<FullHttpResponse> answer, long t0) {
+        CompletableFuture<FullHttpResponse> settled = new CompletableFuture<>();
+        answer.whenComplete((response, failure) -> {
+            try {
+                if (failure == null) {
+                    String what = route == null ? "the unmatched handler" : "route " + route.name;
+                    settled.complete(answered(route, method, Objects.requireNonNull(response, what + " answered null"), t0));
+                    return;
+                }
+                Throwable cause = RequestErrors.unwrap(failure);
+                ApiException api = cause instanceof ApiException a ? a
+                        : cause instanceof Exception x && translator != null ? translator.translate(x) : null;
+                if (api == null) {
+                    settled.completeExceptionally(cause);
+                } else {
+                    settled.complete(answered(route, method, HttpResponses.error(api), t0));
+                }
+            } catch (Throwable e) { // an observer or translator that threw
+                settled.completeExceptionally(e);
+            }
+        });
+        return settled;
     }
 
     private FullHttpResponse answered(Route route, HttpMethod method, FullHttpResponse r, long t0) {
@@ -460,13 +561,22 @@ public class Router implements RequestHandler {
          * {@code "GET HEAD /{volume:digits}/{key}/{alt}"}.
          */
         public Builder route(String name, String spec, Handler handler) {
-            return add(name, spec, Objects.requireNonNull(handler, "handler"), null);
+            return add(name, spec, Objects.requireNonNull(handler, "handler"), null, null);
+        }
+
+        /**
+         * Adds route {@code name} (spec as for {@link #route}) whose code answers with a future, e.g.
+         * {@code routeAsync("volumes.create", "POST /v1/volumes", (req, p) -> directory.createVolumesAsync(...))}:
+         * the server's executor thread is free while the future is pending (see {@link AsyncHandler}).
+         */
+        public Builder routeAsync(String name, String spec, AsyncHandler handler) {
+            return add(name, spec, null, Objects.requireNonNull(handler, "handler"), null);
         }
 
         /** Adds a route whose request bodies are streamed to {@code handler} instead of aggregated. */
         public Builder streamed(String name, String spec, BodyHandler handler) {
             anyStreamed = true;
-            return add(name, spec, null, Objects.requireNonNull(handler, "handler"));
+            return add(name, spec, null, null, Objects.requireNonNull(handler, "handler"));
         }
 
         /** Empty segments ({@code //}, a trailing {@code /}) match nothing, instead of being skipped. */
@@ -497,7 +607,7 @@ public class Router implements RequestHandler {
             return anyStreamed ? new Streaming(this) : new Router(this);
         }
 
-        private Builder add(String name, String spec, Handler handler, BodyHandler bodyHandler) {
+        private Builder add(String name, String spec, Handler handler, AsyncHandler asyncHandler, BodyHandler bodyHandler) {
             if (!names.add(Objects.requireNonNull(name, "name"))) {
                 throw new IllegalArgumentException("route name " + name + " declared twice");
             }
@@ -542,7 +652,8 @@ public class Router implements RequestHandler {
             if (params.size() > 4) {
                 throw new IllegalArgumentException("route " + name + ": at most 4 parameters");
             }
-            Route route = new Route(name, methods, template, params.toArray(new String[0]), handler, bodyHandler);
+            Route route = new Route(name, methods, template, params.toArray(new String[0]), handler, asyncHandler,
+                    bodyHandler);
             for (HttpMethod m : methods) {
                 if (n.route(m) != null) {
                     throw new IllegalArgumentException("route " + name + ": " + m + " " + template + " is route "

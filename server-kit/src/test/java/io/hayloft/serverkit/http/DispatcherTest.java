@@ -2,6 +2,7 @@ package io.hayloft.serverkit.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.hayloft.format.errors.CommonErrors;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderResult;
@@ -14,9 +15,14 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ResourceLeakDetector;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,7 +31,9 @@ import org.junit.jupiter.api.Test;
  * {@link Dispatcher} alone on an {@code EmbeddedChannel}, fed aggregated requests, with an executor
  * whose tasks the test runs: one request per connection at a time, the rest queued in order, reads
  * paused and the channel marked busy meanwhile; refusals on the event loop; every request and every
- * response released, also when the connection closes with requests queued or a response on its way.
+ * response released, also when the connection closes with requests queued or a response on its way;
+ * asynchronous answers (a future the test completes) free the executor, keep the connection busy,
+ * release the request when they complete and are discarded when the connection is gone.
  */
 class DispatcherTest {
     @BeforeAll
@@ -46,6 +54,38 @@ class DispatcherTest {
             return r;
         };
         return new EmbeddedChannel(new Dispatcher(handler, tasks, maxConcurrent, null, inFlight));
+    }
+
+    /** Futures of the requests to {@code /async/...} that {@link #asyncChannel} gave, oldest first. */
+    private final ArrayDeque<CompletableFuture<FullHttpResponse>> futures = new ArrayDeque<>();
+
+    /** As {@link #channel}, but a request to {@code /async/...} is answered by a future the test completes. */
+    private EmbeddedChannel asyncChannel(int maxConcurrent) {
+        RequestHandler handler = new RequestHandler() {
+            @Override
+            public FullHttpResponse handle(FullHttpRequest req) {
+                return answer(req);
+            }
+
+            @Override
+            public CompletableFuture<FullHttpResponse> handleAsync(FullHttpRequest req) {
+                if (!req.uri().startsWith("/async/")) {
+                    return RequestHandler.super.handleAsync(req);
+                }
+                CompletableFuture<FullHttpResponse> f = new CompletableFuture<>();
+                futures.add(f);
+                return f;
+            }
+        };
+        return new EmbeddedChannel(new Dispatcher(handler, tasks, maxConcurrent, null, inFlight));
+    }
+
+    /** The echo answer, read from the request when called (it must still be readable). */
+    private FullHttpResponse answer(FullHttpRequest req) {
+        FullHttpResponse r = HttpResponses.text(HttpResponseStatus.OK, "done " + req.uri() + " "
+                + req.content().toString(StandardCharsets.ISO_8859_1), "text/plain");
+        answered.add(r);
+        return r;
     }
 
     private FullHttpRequest request(String uri, String body) {
@@ -129,6 +169,67 @@ class DispatcherTest {
         assertThat(inFlight.get()).isEqualTo(1);
         inFlight.set(0);
         assertAllReleased(full);
+    }
+
+    @Test
+    void anAsyncAnswerFreesTheExecutorAndKeepsTheConnectionBusyUntilItIsWritten() {
+        EmbeddedChannel ch = asyncChannel(10);
+        FullHttpRequest first = request("/async/1", "a");
+        ch.writeInbound(first, request("/2", "b"));
+        tasks.runOne();
+        assertThat(tasks.isEmpty()).as("the executor's task ended with the answer pending").isTrue();
+        assertThat(read(ch)).isNull();
+        assertThat(ch.config().isAutoRead()).as("reads paused until the answer is written").isFalse();
+        assertThat(ch.attr(Dispatcher.BUSY).get()).isTrue();
+        assertThat(inFlight.get()).isEqualTo(1);
+        assertThat(first.refCnt()).as("the handler may read the request until its future completes").isEqualTo(1);
+
+        futures.remove().complete(answer(first));
+        assertThat(first.refCnt()).as("released when the future completed").isZero();
+        assertThat(read(ch)).isEqualTo("200 done /async/1 a");
+        assertThat(tasks.size()).as("the next request, once the answer was written").isEqualTo(1);
+        tasks.runOne();
+        assertThat(read(ch)).isEqualTo("200 done /2 b");
+        assertThat(ch.config().isAutoRead()).isTrue();
+        assertAllReleased(ch);
+    }
+
+    @Test
+    void aFailedAsyncAnswerIsAnsweredAsAThrowWouldBeUnwrapped() {
+        EmbeddedChannel ch = asyncChannel(10);
+        ch.writeInbound(request("/async/1", ""), request("/async/2", ""), request("/async/3", ""));
+        tasks.runOne();
+        futures.remove().completeExceptionally(new ExecutionException(new CompletionException(
+                CommonErrors.NOT_FOUND.exception("no such thing"))));
+        assertThat(read(ch)).isEqualTo("404 {\"error\":{\"code\":2,\"name\":\"NOT_FOUND\",\"message\":\"no such thing\"}}");
+        tasks.runOne();
+        futures.remove().completeExceptionally(new CompletionException(new IOException("disk gone")));
+        assertThat(read(ch)).isEqualTo("500 {\"error\":{\"code\":10,\"name\":\"IO_ERROR\",\"message\":\"I/O error: disk gone\"}}");
+        tasks.runOne();
+        futures.remove().complete(null);
+        assertThat(read(ch)).startsWith("500 {\"error\":{\"code\":9,\"name\":\"INTERNAL\"");
+        assertThat(ch.isOpen()).as("a failure answer keeps the connection").isTrue();
+        assertAllReleased(ch);
+    }
+
+    @Test
+    void anAsyncAnswerToAClosedConnectionIsDiscarded() {
+        EmbeddedChannel ch = asyncChannel(10);
+        FullHttpRequest r = request("/async/1", "a");
+        FullHttpRequest queued = request("/2", "b");
+        ch.writeInbound(r, queued);
+        tasks.runOne();
+        ch.close();
+        assertThat(queued.refCnt()).as("a queued request is released when the connection closes").isZero();
+        assertThat(r.refCnt()).as("the pending one stays the handler's").isEqualTo(1);
+        assertThat(inFlight.get()).isEqualTo(1);
+        FullHttpResponse late = answer(r);
+        futures.remove().complete(late);
+        assertThat(late.refCnt()).as("discarded").isZero();
+        assertThat(r.refCnt()).isZero();
+        assertThat(read(ch)).isNull();
+        assertThat(tasks.isEmpty()).isTrue();
+        assertAllReleased(ch);
     }
 
     @Test

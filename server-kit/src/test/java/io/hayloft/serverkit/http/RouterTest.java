@@ -19,13 +19,16 @@ import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link Router} on its own: templates, literal-before-parameter precedence, typed parameters at
  * their bounds, empty segments and trailing slashes (lenient and strict), percent-encoded and
  * unicode segments, query strings, 404 vs 405 with {@code Allow}, HEAD only where declared, the
- * observer's route names and streamed routes.
+ * observer's route names, streamed routes and asynchronous routes.
  */
 class RouterTest {
     private static final ApiError BAD = new ApiError(106, "BAD_ARGUMENT", 400);
@@ -205,6 +208,66 @@ class RouterTest {
     }
 
     @Test
+    void asyncRoutesAnswerWhenTheirFutureCompletesWithTheRoutersErrorMapping() throws Exception {
+        List<CompletableFuture<FullHttpResponse>> futures = new ArrayList<>();
+        Router r = Router.builder(BAD)
+                .routeAsync("commit", "POST /v1/volumes/{volume}", (req, p) -> {
+                    p.int32("volume"); // a bad parameter is refused before any future
+                    CompletableFuture<FullHttpResponse> f = new CompletableFuture<>();
+                    futures.add(f);
+                    return f;
+                })
+                .routeAsync("done", "GET /done", (req, p) -> CompletableFuture.completedFuture(text("done")))
+                .route("sync", "GET /sync", (req, p) -> text("sync"))
+                .translate(e -> e instanceof IllegalArgumentException ? CommonErrors.FORBIDDEN.exception(e.getMessage()) : null)
+                .observe((route, m, status, nanos) -> observed.add((route == null ? "-" : route.name()) + " " + m + " " + status))
+                .build();
+        assertThat(r.routes()).extracting(Router.Route::async).containsExactly(true, true, false);
+
+        CompletableFuture<FullHttpResponse> answer = r.handleAsync(request("POST", "/v1/volumes/7"));
+        assertThat(answer).isNotDone();
+        assertThat(observed).as("told when the answer is in, not before").isEmpty();
+        futures.get(0).complete(text("committed"));
+        assertThat(bodyOf(answer.getNow(null))).isEqualTo("committed");
+
+        CompletableFuture<FullHttpResponse> notFound = r.handleAsync(request("POST", "/v1/volumes/8"));
+        futures.get(1).completeExceptionally(new CompletionException(CommonErrors.NOT_FOUND.exception("no volume 8")));
+        assertErrorAnswer(notFound.getNow(null), 404, CommonErrors.NOT_FOUND);
+        CompletableFuture<FullHttpResponse> translated = r.handleAsync(request("POST", "/v1/volumes/9"));
+        futures.get(2).completeExceptionally(new ExecutionException(new IllegalArgumentException("fenced")));
+        assertErrorAnswer(translated.getNow(null), 403, CommonErrors.FORBIDDEN);
+        CompletableFuture<FullHttpResponse> failed = r.handleAsync(request("POST", "/v1/volumes/10"));
+        futures.get(3).completeExceptionally(new CompletionException(new IOException("disk")));
+        assertThat(failed).isCompletedExceptionally();
+        assertThatThrownBy(failed::join).hasCauseInstanceOf(IOException.class);
+
+        // the router's own errors and the other routes' answers are done at once
+        assertErrorAnswer(r.handleAsync(request("POST", "/v1/volumes/x")).getNow(null), 400, BAD);
+        assertErrorAnswer(r.handleAsync(request("GET", "/v1/volumes/7")).getNow(null), 405, CommonErrors.METHOD_NOT_ALLOWED);
+        assertErrorAnswer(r.handleAsync(request("GET", "/nope")).getNow(null), 404, CommonErrors.NOT_FOUND);
+        assertThat(bodyOf(r.handleAsync(request("GET", "/sync")).getNow(null))).isEqualTo("sync");
+        assertThat(futures).hasSize(4);
+        // handle waits for an asynchronous route's answer and throws its untranslated failure as it is
+        assertThat(body(r, "GET", "/done")).isEqualTo("done");
+        assertThat(body(r, "GET", "/sync")).isEqualTo("sync");
+        assertThat(observed).containsExactly("commit POST 200", "commit POST 404", "commit POST 403", "commit POST 400",
+                "- GET 405", "- GET 404", "sync GET 200", "done GET 200", "sync GET 200");
+    }
+
+    @Test
+    void handleThrowsAnAsyncRoutesUntranslatedFailureAsItIs() {
+        Router r = Router.builder(BAD)
+                .routeAsync("io", "GET /io", (req, p) -> CompletableFuture.failedFuture(new IOException("disk")))
+                .routeAsync("throws", "GET /throws", (req, p) -> {
+                    throw new IOException("at once");
+                })
+                .build();
+        assertThatThrownBy(() -> r.handle(request("GET", "/io"))).isInstanceOf(IOException.class).hasMessage("disk");
+        assertThatThrownBy(() -> r.handle(request("GET", "/throws"))).isInstanceOf(IOException.class).hasMessage("at once");
+        assertThat(r.handleAsync(request("GET", "/throws"))).isCompletedExceptionally();
+    }
+
+    @Test
     void badTablesAreRefusedWhenBuilt() {
         assertThatThrownBy(() -> Router.builder(BAD).route("a", "GET /x", (req, p) -> null).route("a", "GET /y", (req, p) -> null))
                 .hasMessageContaining("declared twice");
@@ -230,6 +293,24 @@ class RouterTest {
             assertThat(resp.status().code()).as(method + " " + uri + ": " + resp.content().toString(StandardCharsets.UTF_8))
                     .isEqualTo(200);
             return resp.content().toString(StandardCharsets.UTF_8);
+        } finally {
+            resp.release();
+        }
+    }
+
+    private static String bodyOf(FullHttpResponse resp) {
+        try {
+            assertThat(resp.status().code()).isEqualTo(200);
+            return resp.content().toString(StandardCharsets.UTF_8);
+        } finally {
+            resp.release();
+        }
+    }
+
+    private static void assertErrorAnswer(FullHttpResponse resp, int status, ApiError code) throws Exception {
+        try {
+            assertThat(resp.status().code()).isEqualTo(status);
+            assertThat(error(resp).path("name").asText()).isEqualTo(code.name());
         } finally {
             resp.release();
         }

@@ -43,6 +43,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -209,6 +210,12 @@ public final class StoreHttpHandler implements StreamedRequestHandler {
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
         return router.handle(req);
+    }
+
+    /** The router's answer as a future, so that an asynchronous route holds no executor thread. */
+    @Override
+    public CompletableFuture<FullHttpResponse> handleAsync(FullHttpRequest req) {
+        return router.handleAsync(req);
     }
 
     /** {@code PUT /blocks/<name>} is streamed; everything else is aggregated. */
