@@ -175,7 +175,12 @@ final class DirectoryProcesses implements AutoCloseable {
 
     /** A POST of {@code body} (JSON) to the leader; returns the answer's JSON, or throws naming the status. */
     JsonNode post(String address, String path, Object body) throws IOException, InterruptedException {
-        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + path)).timeout(Duration.ofSeconds(30))
+        return post(address, path, body, Duration.ofSeconds(30));
+    }
+
+    /** {@link #post(String, String, Object)} with a timeout of its own (a batch of volume creations takes long). */
+    JsonNode post(String address, String path, Object body, Duration timeout) throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + path)).timeout(timeout)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build(), HttpResponse.BodyHandlers.ofByteArray());
         if (r.statusCode() != 200) {
             throw new IOException("POST " + path + ": " + r.statusCode() + " " + new String(r.body()));
