@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntPredicate;
 
@@ -36,7 +37,8 @@ import java.util.function.IntPredicate;
  * start from the last one that answered: the addresses are an {@link AddressList}, the calls the
  * transport's {@link HttpTransport#call(AddressList, String, java.util.function.Function, boolean,
  * java.time.Duration, IntPredicate, HttpTransport.ErrorFactory, RetryPolicy) call} with one attempt per
- * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated). With
+ * address ({@link RetryPolicy#standard}, every request counted as one that may be repeated: a change
+ * carries a request id, {@link #REQUEST_ID_HEADER}, so the directory applies it once). With
  * the replicas of a directory group as the addresses, a follower's "not the leader, ask X" (421) takes
  * the call to X at once and X is preferred afterwards, and "no leader" (503 {@code NO_LEADER}, an
  * election) moves on round the replicas with a backoff: the {@link RetryPolicy}'s leader rules.
@@ -49,6 +51,13 @@ import java.util.function.IntPredicate;
  * <p>Thread-safe: share one instance.
  */
 public final class DirectoryClient {
+    /**
+     * The header naming a change's request id: every attempt of one call (the next replica after a
+     * lost answer, the leader after a follower's 421) sends the same id, and the directory applies a
+     * change of that id once and answers a repeat with the first answer (docs/directory-api.md
+     * "Request ids").
+     */
+    public static final String REQUEST_ID_HEADER = "Hayloft-Request-Id";
     private static final HttpTransport.ErrorFactory ERRORS = DirectoryException::new;
     private static final TypeReference<List<VolumeInfo>> VOLUMES = new TypeReference<>() { };
     private static final TypeReference<List<StoreInfo>> STORES = new TypeReference<>() { };
@@ -276,9 +285,14 @@ public final class DirectoryClient {
                                                          IntPredicate ok, Map<String, String> headers) {
         // Every call may go on to the next directory after a failure without an answer (as it always did,
         // POSTs included): one attempt per address, no backoff; HayloftClient retries whole operations.
+        // A change carries one request id for all its attempts: the directory applies it once.
+        String requestId = method.equals("GET") || method.equals("HEAD") ? null : UUID.randomUUID().toString();
         return http.call(addresses, method + " " + path, a -> {
             HttpRequest.Builder b = http.request(http.uri(a, path));
             headers.forEach(b::header);
+            if (requestId != null) {
+                b.header(REQUEST_ID_HEADER, requestId);
+            }
             if (json != null) {
                 b.header("Content-Type", "application/json");
             }

@@ -99,7 +99,15 @@ public interface ChangeLog extends AutoCloseable {
      * {@link io.hayloft.format.errors.ApiException}: NOT_LEADER, NO_LEADER (retry: a lost term, a
      * timeout), LEASE_LOST (a fenced change whose raid lease no longer holds).
      */
-    CompletableFuture<Long> submit(long term, LogEntry.Fence fence, Change change);
+    default CompletableFuture<Long> submit(long term, LogEntry.Fence fence, Change change) {
+        return submit(new LogEntry(term, fence, change));
+    }
+
+    /**
+     * Submits one entry without waiting, as {@link #submit(long, LogEntry.Fence, Change)}; an entry
+     * whose request id is recorded already changes nothing and fails with REQUEST_REPEATED.
+     */
+    CompletableFuture<Long> submit(LogEntry entry);
 
     /** As {@link #submit}, waiting for it: the change's value, or the {@code ApiException} thrown. */
     default long commit(long term, LogEntry.Fence fence, Change change) {
@@ -212,6 +220,29 @@ public interface ChangeLog extends AutoCloseable {
                 return CompletableFuture.completedFuture(0L);
             }
             return submit(changes.size() == 1 ? changes.get(0) : new Change.Batch(changes));
+        }
+
+        /**
+         * The answering commit of a request: {@code changes} in one entry, as {@link #batch}, carrying the
+         * request id of this thread's {@link RequestScope} (if any) and {@code answer}, the answer the
+         * directory gives the request (the route's JSON body); returns {@code answer}. When the id was
+         * applied already (a retry racing its first attempt), nothing is changed and this throws
+         * REQUEST_REPEATED, which the HTTP layer turns into the recorded answer.
+         */
+        public <T> T commit(List<Change> changes, T answer) {
+            if (changes.isEmpty()) {
+                return answer;
+            }
+            Change c = changes.size() == 1 ? changes.get(0) : new Change.Batch(changes);
+            try {
+                await(log.submit(new LogEntry(term, fence, c, RequestScope.request(answer))));
+            } catch (io.hayloft.format.errors.ApiException e) {
+                if (e.error().equals(DirectoryErrors.REQUEST_REPEATED)) {
+                    RequestScope.markRepeated();
+                }
+                throw e;
+            }
+            return answer;
         }
 
         /** Submits one change of this write without waiting ({@link ChangeLog#submit}). */

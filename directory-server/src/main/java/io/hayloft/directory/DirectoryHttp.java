@@ -1,5 +1,6 @@
 package io.hayloft.directory;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.meta.LogEntry;
@@ -29,10 +30,13 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -247,7 +251,86 @@ public final class DirectoryHttp implements RequestHandler {
     @Override
     public FullHttpResponse handle(FullHttpRequest req) throws Exception {
         FullHttpResponse refused = refusedByReplica(req);
-        return refused != null ? refused : router.handle(req);
+        if (refused != null) {
+            return refused;
+        }
+        String id;
+        try {
+            id = requestId(req);
+        } catch (ApiException e) {
+            return HttpResponses.error(e);
+        }
+        if (id == null) {
+            return router.handle(req);
+        }
+        return once(id, () -> router.handle(req));
+    }
+
+    /**
+     * A change carrying request id {@code id} ({@link RequestScope}): the recorded answer when the id
+     * was applied already, else {@code route}'s answer, made in the id's scope; a route whose change
+     * the state machine found to be a repeat (a retry that raced its first attempt) is answered with
+     * the recorded answer too. The check runs on a ready leader ({@link ChangeLog#begin}), which has
+     * applied every change committed before its term, so an applied id is never missed.
+     */
+    private FullHttpResponse once(String id, Callable<FullHttpResponse> route) throws Exception {
+        try {
+            directory.log().begin();
+        } catch (ApiException e) {
+            return HttpResponses.error(e);
+        }
+        FullHttpResponse recorded = recorded(id);
+        if (recorded != null) {
+            return recorded;
+        }
+        try (RequestScope scope = RequestScope.open(id, DirectoryHttp::render)) {
+            FullHttpResponse r = route.call();
+            if (scope.repeated()) {
+                FullHttpResponse again = recorded(id);
+                if (again != null) {
+                    r.release();
+                    return again;
+                }
+            }
+            return r;
+        }
+    }
+
+    /** The recorded answer of request {@code id} (200, its JSON body, {@code Hayloft-Repeated: true}); null when none is. */
+    private FullHttpResponse recorded(String id) {
+        String answer = directory.meta().requestAnswer(id);
+        if (answer == null) {
+            return null;
+        }
+        FullHttpResponse r = HttpResponses.bytes(HttpResponseStatus.OK,
+                Unpooled.wrappedBuffer(answer.getBytes(StandardCharsets.UTF_8)), "application/json");
+        r.headers().set(REPEATED_HEADER, "true");
+        return r;
+    }
+
+    /** Header of an answer given from the record of an applied request id: the request was a repeat. */
+    public static final String REPEATED_HEADER = "Hayloft-Repeated";
+
+    /** A domain answer as the body {@link #ok} gives it. */
+    private static String render(Object answer) {
+        try {
+            return HttpResponses.JSON.writeValueAsString(answer);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The request id of a change ({@value RequestScope#HEADER}); null for a read or a request without one. */
+    private static String requestId(FullHttpRequest req) {
+        String id = req.headers().get(RequestScope.HEADER);
+        if (id == null || req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD)) {
+            return null;
+        }
+        if (!RequestScope.ID.matcher(id).matches()) {
+            throw badRequest(RequestScope.HEADER + " must be 1 to 128 characters of letters, digits, '-', '_', '.' and ':', was '"
+                    + (id.length() > 40 ? id.substring(0, 40) + "..." : id) + "'");
+        }
+        return id;
     }
 
     /**
@@ -263,7 +346,23 @@ public final class DirectoryHttp implements RequestHandler {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return refused != null ? CompletableFuture.completedFuture(refused) : router.handleAsync(req);
+        if (refused != null) {
+            return CompletableFuture.completedFuture(refused);
+        }
+        String id;
+        try {
+            id = requestId(req);
+        } catch (ApiException e) {
+            return CompletableFuture.completedFuture(HttpResponses.error(e));
+        }
+        if (id == null) {
+            return router.handleAsync(req);
+        }
+        try {
+            return CompletableFuture.completedFuture(once(id, () -> router.handle(req)));
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** The NOT_LEADER (or NO_LEADER) answer to a request this replica may not answer, or null, as {@link #handle} says. */

@@ -78,13 +78,13 @@ public final class LocalChangeLog implements ChangeLog {
     }
 
     @Override
-    public CompletableFuture<Long> submit(long term, LogEntry.Fence fence, Change change) {
+    public CompletableFuture<Long> submit(LogEntry entry) {
         CompletableFuture<Long> done = new CompletableFuture<>();
         if (closed) {
             done.completeExceptionally(DirectoryErrors.NO_LEADER.exception("the directory is shutting down; nothing was changed"));
             return done;
         }
-        queue.add(new Pending(new LogEntry(0, fence, change), done));
+        queue.add(new Pending(entry, done));
         if (closed) {
             failQueued(); // closed meanwhile: the committer may be gone
         }
@@ -130,6 +130,9 @@ public final class LocalChangeLog implements ChangeLog {
     private Object apply(LogEntry entry) {
         try {
             LogEntry.Applied a = meta.applyEntry(0, 0, () -> entry.apply(meta, 0));
+            if (a.outcome() == LogEntry.Outcome.REPEATED) {
+                return repeated(entry);
+            }
             if (a.outcome() == LogEntry.Outcome.LEASE_LOST) {
                 return DirectoryErrors.LEASE_LOST.exception("raid lease epoch " + entry.fence().epoch()
                         + " is no longer the cluster's raid lease (another raid-node took it, or it ran out); nothing was changed");
@@ -140,6 +143,10 @@ public final class LocalChangeLog implements ChangeLog {
             LOG.error("a change could not be applied: {}", entry.change(), e);
             return e;
         }
+    }
+
+    static RuntimeException repeated(LogEntry entry) {
+        return DirectoryErrors.REQUEST_REPEATED.exception("request " + entry.request().id() + " was applied already; nothing was changed again");
     }
 
     private void complete(CompletableFuture<Long> done, Object outcome) {

@@ -30,12 +30,16 @@ import java.util.regex.Pattern;
  * database ({@link NamespaceStore}).
  *
  * <p>Every change is computed on the leader between {@link ChangeLog#begin()} and the commit of one
- * typed {@link Change} (times, ids, the DOOMED record, the bucket's counters), under this object's
- * lock, so a condition (If-Match, If-None-Match: *, a part's ETag, a pending record still WRITING) is
- * checked against the state the change is applied to: of racing conditional writers exactly one wins.
+ * typed {@link Change} (times, ids, the DOOMED record, the bucket's counters), holding the latches of
+ * the records it reads and writes (its bucket, whose counters every object and upload change moves,
+ * and the pending record it takes), so a condition (If-Match, If-None-Match: *, a part's ETag, a
+ * pending record still WRITING) is checked against the state the change is applied to: of racing
+ * conditional writers exactly one wins. Changes to other buckets and other pending records are in
+ * flight at the same time and share Raft rounds. Each change is its request's answering commit
+ * ({@link ChangeLog.Writer#commit}): with a request id, a retry applies once.
  * Reads run without the lock; over HTTP they pass the log's barrier first ({@link DirectoryHttp#handle}).
  *
- * <p>Thread-safe: changes are serialised on a lock of their own (the namespace shares no state with
+ * <p>Thread-safe: changes are ordered by latches of the namespace's own (it shares no record with
  * stores and volumes, so a heartbeat never waits for a put).
  */
 public final class Namespace {
@@ -51,7 +55,8 @@ public final class Namespace {
     private final NamespaceStore ns;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
-    private final Object lock = new Object();
+    /** The namespace's own latches: it shares no record with stores and volumes, so a heartbeat never waits for a put. */
+    private final Latches latches = new Latches();
 
     Namespace(Directory directory, Clock clock) {
         this.directory = directory;
@@ -66,14 +71,13 @@ public final class Namespace {
             throw DirectoryHttp.badRequest("a bucket name is 3 to 63 characters of a-z, 0-9, '.' and '-', starting and ending "
                     + "with a letter or digit, was '" + name + "'");
         }
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(bucketLatch(name))) {
             ChangeLog.Writer w = directory.log().begin();
             if (ns.bucket(name) != null) {
                 throw DirectoryErrors.BUCKET_EXISTS.exception("bucket " + name + " exists");
             }
             Bucket b = new Bucket(name, clock.millis(), region, 0, 0, 0);
-            w.batch(List.of(new Change.S3PutBucket(b)));
-            return b;
+            return w.commit(List.of(new Change.S3PutBucket(b)), b);
         }
     }
 
@@ -90,13 +94,13 @@ public final class Namespace {
     }
 
     public void deleteBucket(String name) {
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(bucketLatch(name))) {
             ChangeLog.Writer w = directory.log().begin();
             bucket(name);
             if (ns.hasObjects(name) || ns.hasUploads(name)) {
                 throw DirectoryErrors.BUCKET_NOT_EMPTY.exception("bucket " + name + " still holds objects or multipart uploads");
             }
-            w.batch(List.of(new Change.S3DeleteBucket(name)));
+            w.commit(List.of(new Change.S3DeleteBucket(name)), Map.of());
         }
     }
 
@@ -119,7 +123,7 @@ public final class Namespace {
             throw DirectoryHttp.badRequest("an object needs its etag");
         }
         checkChunks(object.chunks(), object.size(), "object");
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(latches(object.bucket(), pending))) {
             ChangeLog.Writer w = directory.log().begin();
             Bucket b = bucket(object.bucket());
             ObjectRecord current = ns.object(object.bucket(), object.key());
@@ -130,15 +134,15 @@ public final class Namespace {
             checkCondition(current, ifMatch, ifNoneMatch, object);
             ObjectRecord o = object.withModified(clock.millis());
             Pending doomed = doomed(o.chunks(), current == null ? List.of() : current.chunks(), p == null ? List.of() : p.chunks());
-            w.batch(List.of(new Change.S3PutObject(counted(b, current, o, 0), o, pending, doomed)));
-            return new Replaced(o, doomed == null ? null : doomed.id());
+            return w.commit(List.of(new Change.S3PutObject(counted(b, current, o, 0), o, pending, doomed)),
+                    new Replaced(o, doomed == null ? null : doomed.id()));
         }
     }
 
     /** Removes the key if {@code ifMatch} holds (null: always); an absent key is no error. */
     public Replaced deleteObject(String bucket, String key, String ifMatch) {
         checkKey(key);
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(bucketLatch(bucket))) {
             ChangeLog.Writer w = directory.log().begin();
             Bucket b = bucket(bucket);
             ObjectRecord current = ns.object(bucket, key);
@@ -148,8 +152,7 @@ public final class Namespace {
             checkCondition(current, ifMatch, false, null);
             Pending doomed = doomed(List.of(), current.chunks());
             Bucket counted = new Bucket(b.name(), b.created(), b.region(), b.objects() - 1, b.bytes() - current.size(), b.uploads());
-            w.batch(List.of(new Change.S3DeleteObject(counted, key, doomed)));
-            return new Replaced(current, doomed == null ? null : doomed.id());
+            return w.commit(List.of(new Change.S3DeleteObject(counted, key, doomed)), new Replaced(current, doomed == null ? null : doomed.id()));
         }
     }
 
@@ -162,14 +165,13 @@ public final class Namespace {
 
     public Upload createUpload(Upload upload) {
         checkKey(upload.key());
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(bucketLatch(upload.bucket()))) {
             ChangeLog.Writer w = directory.log().begin();
             Bucket b = bucket(upload.bucket());
             Upload u = new Upload(upload.bucket(), upload.key(), newId(), clock.millis(), upload.contentType(), upload.headers(),
                     upload.metadata(), upload.checksumAlgorithm(), upload.checksumType());
             Bucket counted = new Bucket(b.name(), b.created(), b.region(), b.objects(), b.bytes(), b.uploads() + 1);
-            w.batch(List.of(new Change.S3PutUpload(counted, u)));
-            return u;
+            return w.commit(List.of(new Change.S3PutUpload(counted, u)), u);
         }
     }
 
@@ -191,7 +193,7 @@ public final class Namespace {
             throw DirectoryHttp.badRequest("a part needs its etag");
         }
         checkChunks(part.chunks(), part.size(), "part");
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(latches(bucket, pending))) {
             ChangeLog.Writer w = directory.log().begin();
             upload(bucket, key, uploadId);
             List<Part> old = ns.parts(uploadId, part.number() - 1, 1);
@@ -203,8 +205,8 @@ public final class Namespace {
             Part stamped = new Part(part.number(), part.size(), part.etag(), part.chunks(), part.checksums(), clock.millis());
             Pending doomed = doomed(stamped.chunks(), replaced == null ? List.of() : replaced.chunks(),
                     p == null ? List.of() : p.chunks());
-            w.batch(List.of(new Change.S3PutPart(uploadId, stamped, pending, doomed)));
-            return new Replaced(null, doomed == null ? null : doomed.id());
+            return w.commit(List.of(new Change.S3PutPart(uploadId, stamped, pending, doomed)),
+                    new Replaced(null, doomed == null ? null : doomed.id()));
         }
     }
 
@@ -226,7 +228,7 @@ public final class Namespace {
         if (object.etag() == null) {
             throw DirectoryHttp.badRequest("an object needs its etag");
         }
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(bucketLatch(object.bucket()))) {
             ChangeLog.Writer w = directory.log().begin();
             Bucket b = bucket(object.bucket());
             Upload u = upload(object.bucket(), object.key(), uploadId);
@@ -272,14 +274,14 @@ public final class Namespace {
             chosen.forEach(p -> taken.add(p.number()));
             stored.values().stream().filter(p -> !taken.contains(p.number())).forEach(p -> left.addAll(p.chunks()));
             Pending doomed = doomed(o.chunks(), left, current == null ? List.of() : current.chunks());
-            w.batch(List.of(new Change.S3Complete(counted(b, current, o, -1), o, uploadId, doomed)));
-            return new Replaced(o, doomed == null ? null : doomed.id());
+            return w.commit(List.of(new Change.S3Complete(counted(b, current, o, -1), o, uploadId, doomed)),
+                    new Replaced(o, doomed == null ? null : doomed.id()));
         }
     }
 
     /** Aborts the upload; every part's chunks go to a DOOMED record. */
     public Replaced abort(String bucket, String key, String uploadId) {
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(bucketLatch(bucket))) {
             ChangeLog.Writer w = directory.log().begin();
             Bucket b = bucket(bucket);
             upload(bucket, key, uploadId);
@@ -287,8 +289,8 @@ public final class Namespace {
             ns.parts(uploadId, 0, MAX_PART + 1).forEach(p -> chunks.addAll(p.chunks()));
             Pending doomed = doomed(List.of(), chunks);
             Bucket counted = new Bucket(b.name(), b.created(), b.region(), b.objects(), b.bytes(), b.uploads() - 1);
-            w.batch(List.of(new Change.S3DeleteUpload(counted, key, uploadId, doomed)));
-            return new Replaced(null, doomed == null ? null : doomed.id());
+            return w.commit(List.of(new Change.S3DeleteUpload(counted, key, uploadId, doomed)),
+                    new Replaced(null, doomed == null ? null : doomed.id()));
         }
     }
 
@@ -307,7 +309,7 @@ public final class Namespace {
     public String pend(String id, List<Chunk> chunks) {
         List<Chunk> add = chunks == null ? List.of() : chunks;
         checkChunks(add, add.stream().mapToLong(Chunk::size).sum(), "pending record");
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(id == null ? List.of() : List.of(pendingLatch(id)))) {
             ChangeLog.Writer w = directory.log().begin();
             Pending p;
             if (id == null) {
@@ -325,18 +327,18 @@ public final class Namespace {
 
     /** A WRITING record becomes DOOMED; nothing when it is DOOMED already or gone. */
     public void doom(String id) {
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(pendingLatch(id))) {
             ChangeLog.Writer w = directory.log().begin();
             Pending p = ns.pending(id);
             if (p != null && Pending.WRITING.equals(p.state())) {
-                w.batch(List.of(new Change.S3Doom(new Pending(id, Pending.DOOMED, p.chunks(), p.created()))));
+                w.commit(List.of(new Change.S3Doom(new Pending(id, Pending.DOOMED, p.chunks(), p.created()))), Map.of());
             }
         }
     }
 
     /** Drops a DOOMED record; nothing when it is gone. WRONG_STATE for a WRITING one (doom it first). */
     public void drop(String id) {
-        synchronized (lock) {
+        try (Latches.Held held = latches.shared(pendingLatch(id))) {
             ChangeLog.Writer w = directory.log().begin();
             Pending p = ns.pending(id);
             if (p == null) {
@@ -346,7 +348,7 @@ public final class Namespace {
                 throw DirectoryErrors.WRONG_STATE.exception("pending record " + id + " is " + p.state()
                         + ": only a DOOMED record is dropped (doom it first)");
             }
-            w.batch(List.of(new Change.S3Drop(id)));
+            w.commit(List.of(new Change.S3Drop(id)), Map.of());
         }
     }
 
@@ -371,6 +373,19 @@ public final class Namespace {
      * twice, so no other commit holds them). A caller that repeats a commit whose answer it lost (a
      * timeout, a leader change) gets the first one's success, not PENDING_GONE.
      */
+    private static Object bucketLatch(String bucket) {
+        return "bucket/" + bucket;
+    }
+
+    private static Object pendingLatch(String id) {
+        return "pending/" + id;
+    }
+
+    /** The latches of a change to {@code bucket} that also takes WRITING record {@code pending} (null: none). */
+    private static List<Object> latches(String bucket, String pending) {
+        return pending == null ? List.of(bucketLatch(bucket)) : List.of(bucketLatch(bucket), pendingLatch(pending));
+    }
+
     private boolean repeated(String pending, List<Chunk> stored, List<Chunk> chunks) {
         return pending != null && stored != null && !chunks.isEmpty() && stored.equals(chunks) && ns.pending(pending) == null;
     }

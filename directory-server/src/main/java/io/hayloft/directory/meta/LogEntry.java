@@ -1,5 +1,6 @@
 package io.hayloft.directory.meta;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.format.directory.RaidLease;
@@ -11,7 +12,8 @@ import java.io.IOException;
  * entries"):
  *
  * <pre>
- * {"v": 1, "term": 7, "fence": {"epoch": 3, "now": 1767139200000} | null, "change": {"type": "putStore", ...}}
+ * {"v": 1, "term": 7, "fence": {"epoch": 3, "now": 1767139200000} | null, "change": {"type": "putStore", ...},
+ *  "request": {"id": "7f3c...", "answer": "{\"etag\": ...}"}}
  * </pre>
  *
  * <ul>
@@ -25,12 +27,18 @@ import java.io.IOException;
  * <li>{@code fence}: for a raid-node's commit, the raid lease epoch it holds and the leader's clock
  *     when it asked; the change is applied only when the stored raid lease has that epoch, a holder,
  *     and has not run out at {@code now} ({@link Outcome#LEASE_LOST} otherwise).</li>
+ * <li>{@code request} (absent when the change answers no request with an id): the client's request
+ *     id ({@code Hayloft-Request-Id}) and the answer the directory gives it (its JSON body). Applying
+ *     the entry records both ({@link MetaStore#recordRequest}); an entry whose id is recorded already
+ *     changes nothing ({@link Outcome#REPEATED}), and the directory answers the retry with the
+ *     recorded answer. An entry without the field is written exactly as before the field existed.</li>
  * </ul>
  *
  * <p>Applying reads nothing but the entry and the replica's state, so every replica reaches the same
  * outcome. Immutable; thread-safe.
  */
-public record LogEntry(int v, long term, Fence fence, Change change) {
+public record LogEntry(int v, long term, Fence fence, Change change,
+                       @JsonInclude(JsonInclude.Include.NON_NULL) Request request) {
 
     public static final int FORMAT = 1;
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -40,6 +48,10 @@ public record LogEntry(int v, long term, Fence fence, Change change) {
     public record Fence(long epoch, long now) {
     }
 
+    /** The client's request id and the directory's answer to it (a JSON body). */
+    public record Request(String id, String answer) {
+    }
+
     /** What applying an entry did. */
     public enum Outcome {
         /** The change is in the state. */
@@ -47,11 +59,17 @@ public record LogEntry(int v, long term, Fence fence, Change change) {
         /** Computed under an earlier term than the one it was logged in: dropped; the caller retries with the new leader. */
         STALE_TERM,
         /** The raid lease it names is no longer the lease: dropped. */
-        LEASE_LOST
+        LEASE_LOST,
+        /** Its request id is recorded already: a retry of a change applied before; nothing changed again. */
+        REPEATED
     }
 
     public LogEntry(long term, Fence fence, Change change) {
-        this(FORMAT, term, fence, change);
+        this(FORMAT, term, fence, change, null);
+    }
+
+    public LogEntry(long term, Fence fence, Change change, Request request) {
+        this(FORMAT, term, fence, change, request);
     }
 
     public byte[] encode() {
@@ -86,6 +104,7 @@ public record LogEntry(int v, long term, Fence fence, Change change) {
     public record Applied(Outcome outcome, long value) {
         public static final Applied STALE = new Applied(Outcome.STALE_TERM, 0);
         public static final Applied LOST = new Applied(Outcome.LEASE_LOST, 0);
+        public static final Applied REPEATED = new Applied(Outcome.REPEATED, 0);
 
         public byte[] encode() {
             return java.nio.ByteBuffer.allocate(9).put((byte) outcome.ordinal()).putLong(value).array();
@@ -105,10 +124,17 @@ public record LogEntry(int v, long term, Fence fence, Change change) {
         if (term != logTerm) {
             return Applied.STALE;
         }
+        if (request != null && meta.requestAnswer(request.id()) != null) {
+            return Applied.REPEATED;
+        }
         if (fence != null && !leaseHolds(meta, fence)) {
             return Applied.LOST;
         }
-        return new Applied(Outcome.APPLIED, change.apply(meta));
+        long value = change.apply(meta);
+        if (request != null) {
+            meta.recordRequest(request.id(), request.answer());
+        }
+        return new Applied(Outcome.APPLIED, value);
     }
 
     /** Whether the stored raid lease has {@code fence}'s epoch, a holder, and runs past {@code fence.now}. */

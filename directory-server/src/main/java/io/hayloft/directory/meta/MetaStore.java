@@ -590,6 +590,58 @@ public final class MetaStore implements AutoCloseable {
         put(meta, utf8(name), value);
     }
 
+    // ----- request ids: the answers of changes made for a client's request -----
+
+    /**
+     * Answers kept for retries: the newest {@value} request ids of the default family. A client retries
+     * a request within seconds to a minute; at a thousand changes a second this keeps the last
+     * hundred seconds and more, at a few hundred bytes each.
+     */
+    public static final long RETAINED_REQUESTS = 100_000;
+    private static final byte[] REQUEST_SEQ = utf8("request-seq");
+    private static final String REQUEST = "request/";
+    private static final String REQUEST_AT = "request-at/";
+
+    /** The answer recorded for request id {@code id}, or null when none is (never applied, or forgotten). */
+    public String requestAnswer(String id) {
+        byte[] v = get(meta, utf8(REQUEST + id));
+        return v == null ? null : new String(v, 8, v.length - 8, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Records {@code id}'s answer with the change it answers (in the entry's batch when one is being
+     * applied): {@code request/<id>} holds the record's sequence number (8 bytes, big-endian) then the
+     * answer in UTF-8; {@code request-at/<sequence, 8 bytes big-endian>} the id, so the oldest is found
+     * and forgotten once {@link #RETAINED_REQUESTS} newer ones are recorded; {@code request-seq} the
+     * last sequence number. Every replica applies the same entries in the same order, so every replica
+     * forgets the same ids.
+     */
+    public void recordRequest(String id, String answer) {
+        long seq = getLong(REQUEST_SEQ, 0) + 1;
+        byte[] a = utf8(answer);
+        try (Batch b = batch()) {
+            b.put(meta, utf8(REQUEST + id), ByteBuffer.allocate(8 + a.length).putLong(seq).put(a).array());
+            b.put(meta, requestAt(seq), utf8(id));
+            b.put(meta, REQUEST_SEQ, ByteBuffer.allocate(8).putLong(seq).array());
+            if (seq > RETAINED_REQUESTS) {
+                byte[] at = requestAt(seq - RETAINED_REQUESTS);
+                byte[] old = get(meta, at);
+                if (old != null) {
+                    b.delete(meta, utf8(REQUEST + new String(old, StandardCharsets.UTF_8)));
+                    b.delete(meta, at);
+                }
+            }
+            b.write();
+        } catch (RocksDBException e) {
+            throw new MetaStoreException("cannot record request " + id + " in " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static byte[] requestAt(long seq) {
+        byte[] p = utf8(REQUEST_AT);
+        return ByteBuffer.allocate(p.length + 8).put(p).putLong(seq).array();
+    }
+
     // ----- stores -----
 
     public void putStore(StoreInfo s) {

@@ -283,8 +283,8 @@ public final class RaftChangeLog implements ChangeLog {
      * retry), LEASE_LOST.
      */
     @Override
-    public CompletableFuture<Long> submit(long term, LogEntry.Fence fence, Change change) {
-        byte[] data = new LogEntry(term, fence, change).encode();
+    public CompletableFuture<Long> submit(LogEntry entry) {
+        byte[] data = entry.encode();
         RaftClientRequest req = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self).setGroupId(GROUP)
                 .setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(data)))
                 .setType(RaftClientRequest.writeRequestType()).build();
@@ -305,7 +305,9 @@ public final class RaftChangeLog implements ChangeLog {
                 case APPLIED -> a.value();
                 case STALE_TERM -> throw DirectoryErrors.NO_LEADER.exception("the leader changed while this change was made; "
                         + "nothing was changed; retry");
-                case LEASE_LOST -> throw DirectoryErrors.LEASE_LOST.exception("raid lease epoch " + fence.epoch()
+                case REPEATED -> throw DirectoryErrors.REQUEST_REPEATED.exception("request " + entry.request().id()
+                        + " was applied already; nothing was changed again");
+                case LEASE_LOST -> throw DirectoryErrors.LEASE_LOST.exception("raid lease epoch " + entry.fence().epoch()
                         + " is no longer the cluster's raid lease (another raid-node took it, or it ran out); nothing was changed");
             };
         });

@@ -60,4 +60,10 @@ public final class DirectoryErrors {
     public static final ApiError ENTITY_TOO_SMALL = new ApiError(247, "ENTITY_TOO_SMALL", 400);
     /** The pending record a commit names is gone or doomed (the sweep took it): nothing was changed. */
     public static final ApiError PENDING_GONE = new ApiError(248, "PENDING_GONE", 409);
+    /**
+     * A change carrying a request id that the directory has applied already (a retry after a lost
+     * answer): nothing was changed again. The directory answers such a retry with the first answer;
+     * this code reaches a caller only from the state machine's own path, never over HTTP.
+     */
+    public static final ApiError REQUEST_REPEATED = new ApiError(249, "REQUEST_REPEATED", 409);
 }
