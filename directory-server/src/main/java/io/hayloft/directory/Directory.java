@@ -370,18 +370,16 @@ public final class Directory {
         return out;
     }
 
-    /** A logical volume as committed (its size: as last committed; {@link #liveVolume} for the reported one). */
+    /**
+     * A logical volume, with the size its stores last reported to this leader (soft state; the
+     * committed size until a store reports one). A change computed from it commits that size too.
+     */
     public VolumeInfo volume(int id) {
         VolumeInfo v = meta.volume(id);
         if (v == null) {
             throw DirectoryErrors.UNKNOWN_VOLUME.exception("no logical volume " + id);
         }
-        return v;
-    }
-
-    /** A logical volume with the size its stores last reported. */
-    public VolumeInfo liveVolume(int id) {
-        return live(volume(id));
+        return live(v);
     }
 
     /** The latches that order the directory's read-modify-writes. */

@@ -137,6 +137,12 @@ class LogEntryTest {
         assertThat(tree.path("change").path("type").asText()).isEqualTo("putVolume");
         assertThat(LogEntry.decode(e.encode())).isEqualTo(e);
         assertThat(JSON.readTree(new LogEntry(0, null, new Change.RaiseCounters(5, 6)).encode()).path("fence").isNull()).isTrue();
+        // An entry without a request id is written exactly as before the field existed: the same four fields.
+        assertThat(JSON.readTree(new LogEntry(0, null, new Change.RaiseCounters(5, 6)).encode()).fieldNames())
+                .toIterable().containsExactly("v", "term", "fence", "change");
+        LogEntry asked = new LogEntry(2, null, new Change.RaiseCounters(5, 6), new LogEntry.Request("id-1", "{\"a\":\"\u00e9\"}"));
+        assertThat(JSON.readTree(asked.encode()).path("request").path("id").asText()).isEqualTo("id-1");
+        assertThat(LogEntry.decode(asked.encode())).isEqualTo(asked);
         // Unknown fields are ignored; an unknown format or a missing change is refused, not skipped.
         assertThat(LogEntry.decode("{\"v\":1,\"term\":2,\"fence\":null,\"later\":1,\"change\":{\"type\":\"raiseDeleteFloor\",\"floor\":9}}"
                 .getBytes(StandardCharsets.UTF_8)).change()).isEqualTo(new Change.RaiseDeleteFloor(9));
