@@ -168,7 +168,7 @@ public final class ColdTier {
                 throw DirectoryErrors.WRONG_STATE.exception("volume " + volumeId + " stripe map is " + m.status());
             }
             if (stripe < 0 || stripe >= m.stripes().size() || unit < 0 || unit >= m.k() + m.r()) {
-                throw DirectoryHttp.badRequest("no block " + stripe + "/" + unit + " in volume " + volumeId + " ("
+                throw Refusal.invalid("no block " + stripe + "/" + unit + " in volume " + volumeId + " ("
                         + m.stripes().size() + " stripes of " + (m.k() + m.r()) + " blocks)");
             }
             StripeMap.Block old = m.stripes().get(stripe).blocks().get(unit);
@@ -235,7 +235,7 @@ public final class ColdTier {
                         + ", not " + expect + "; re-read its stripe map");
             }
             if (plan.job().equals(committed.job())) {
-                throw DirectoryHttp.badRequest("reclaim job " + plan.job() + " must differ from the committed job of volume " + v.id());
+                throw Refusal.invalid("reclaim job " + plan.job() + " must differ from the committed job of volume " + v.id());
             }
             ReclaimPlan p = new ReclaimPlan(expect, v.deletedPhotos(), v.deletedNeedles(), plan.withStatus(StripeMap.PLANNED));
             w.putReclaim(p);
@@ -325,13 +325,13 @@ public final class ColdTier {
     public List<Long> deadKeys(int volumeId, List<Long> keys) {
         directory.volume(volumeId);
         if (keys == null || keys.size() > MAX_DEAD_KEYS) {
-            throw DirectoryHttp.badRequest("dead-keys takes 0.." + MAX_DEAD_KEYS + " keys, was "
+            throw Refusal.invalid("dead-keys takes 0.." + MAX_DEAD_KEYS + " keys, was "
                     + (keys == null ? "none" : keys.size()));
         }
         List<Long> dead = new ArrayList<>();
         for (Long k : keys) {
             if (k == null || k < 0) {
-                throw DirectoryHttp.badRequest("photo keys must be non-negative integers, was " + k);
+                throw Refusal.invalid("photo keys must be non-negative integers, was " + k);
             }
             if (directory.hotPath().logged(volumeId, k)) {
                 dead.add(k);
@@ -354,15 +354,15 @@ public final class ColdTier {
 
     private static void validate(StripeMap m) {
         if (m == null || m.job() == null || m.job().isBlank()) {
-            throw DirectoryHttp.badRequest("stripe map needs a job id");
+            throw Refusal.invalid("stripe map needs a job id");
         }
         if (m.k() < 1 || m.r() < 1 || m.blockSize() < 2) {
-            throw DirectoryHttp.badRequest("stripe map of volume " + m.volume() + ": bad k=" + m.k() + " r=" + m.r()
+            throw Refusal.invalid("stripe map of volume " + m.volume() + ": bad k=" + m.k() + " r=" + m.r()
                     + " blockSize=" + m.blockSize());
         }
         for (StripeMap.Stripe s : m.stripes()) {
             if (s.blocks().size() != m.k() + m.r()) {
-                throw DirectoryHttp.badRequest("stripe " + s.index() + " of volume " + m.volume() + " has "
+                throw Refusal.invalid("stripe " + s.index() + " of volume " + m.volume() + " has "
                         + s.blocks().size() + " blocks, expected " + (m.k() + m.r()));
             }
         }

@@ -138,25 +138,25 @@ public final class Directory {
     /** A heartbeat's fields, each in its domain: a store registered from nonsense would be handed out to clients. */
     static void checkHeartbeat(Wire.Heartbeat hb) {
         if (hb.storeId() == null || !STORE_ID.matcher(hb.storeId()).matches()) {
-            throw DirectoryHttp.badRequest("storeId must be 1..128 characters of [A-Za-z0-9._-], got '" + hb.storeId() + "'");
+            throw Refusal.invalid("storeId must be 1..128 characters of [A-Za-z0-9._-], got '" + hb.storeId() + "'");
         }
         String a = hb.address();
         int colon = a == null ? -1 : a.lastIndexOf(':');
         String port = colon < 0 ? "" : a.substring(colon + 1);
         if (colon < 1 || !HOST.matcher(a.substring(0, colon)).matches() || port.isEmpty() || port.length() > 5
                 || !port.chars().allMatch(Character::isDigit) || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
-            throw DirectoryHttp.badRequest("address must be host:port with a port in 1..65535, got '" + a + "'");
+            throw Refusal.invalid("address must be host:port with a port in 1..65535, got '" + a + "'");
         }
         if (hb.rack() != null && (hb.rack().isEmpty() || hb.rack().length() > 128 || !hb.rack().chars().allMatch(c -> c > 32 && c < 127))) {
-            throw DirectoryHttp.badRequest("rack must be 1..128 printable ASCII characters without spaces, got '" + hb.rack() + "'");
+            throw Refusal.invalid("rack must be 1..128 printable ASCII characters without spaces, got '" + hb.rack() + "'");
         }
         if (hb.capacityBytes() < 0 || hb.freeBytes() < 0) {
-            throw DirectoryHttp.badRequest("capacityBytes and freeBytes must be >= 0, got " + hb.capacityBytes() + " and "
+            throw Refusal.invalid("capacityBytes and freeBytes must be >= 0, got " + hb.capacityBytes() + " and "
                     + hb.freeBytes());
         }
         for (Wire.VolumeReport v : hb.volumes()) {
             if (v == null || v.id() < 1 || v.sizeBytes() < 0) {
-                throw DirectoryHttp.badRequest("every reported volume needs an id >= 1 and a size >= 0, got " + v);
+                throw Refusal.invalid("every reported volume needs an id >= 1 and a size >= 0, got " + v);
             }
         }
     }
@@ -408,7 +408,7 @@ public final class Directory {
      */
     public List<VolumeInfo> createVolumes(int count) {
         if (count < 1 || count > 100) {
-            throw DirectoryHttp.badRequest("count must be in 1..100, was " + count);
+            throw Refusal.invalid("count must be in 1..100, was " + count);
         }
         try (Latches.Held held = latches.exclusive()) {
             return create(count);

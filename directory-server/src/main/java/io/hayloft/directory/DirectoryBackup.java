@@ -81,20 +81,21 @@ public final class DirectoryBackup {
      * Writes a backup of the running database into {@code dir}, a new directory (an existing empty
      * one is accepted) on this host.
      *
-     * @throws io.hayloft.format.errors.ApiException 400 for a relative path, 409 BACKUP_TARGET_EXISTS when
+     * @throws Refusal INVALID for a missing or relative path, or one inside the data directory
+     * @throws io.hayloft.format.errors.ApiException 409 BACKUP_TARGET_EXISTS when
      *         {@code dir} exists and is not an empty directory, 500 BACKUP_FAILED when it cannot be written
      */
     public static BackupManifest backup(MetaStore meta, String dir) {
         if (dir == null || dir.isBlank()) {
-            throw DirectoryHttp.badRequest("a backup needs {\"dir\": \"/absolute/path\"}: a new directory on the directory's host");
+            throw Refusal.invalid("a backup needs {\"dir\": \"/absolute/path\"}: a new directory on the directory's host");
         }
         Path target = Path.of(dir);
         if (!target.isAbsolute()) {
-            throw DirectoryHttp.badRequest("backup dir must be an absolute path on the directory's host, was '" + dir + "'");
+            throw Refusal.invalid("backup dir must be an absolute path on the directory's host, was '" + dir + "'");
         }
         target = target.normalize();
         if (target.startsWith(meta.path().toAbsolutePath().normalize())) {
-            throw DirectoryHttp.badRequest("backup dir " + target + " is inside the directory's data directory " + meta.path());
+            throw Refusal.invalid("backup dir " + target + " is inside the directory's data directory " + meta.path());
         }
         synchronized (ONE_AT_A_TIME) {
             long t0 = System.nanoTime();

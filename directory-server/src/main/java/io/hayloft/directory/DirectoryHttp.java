@@ -9,6 +9,7 @@ import io.hayloft.format.directory.DeadKeys;
 import io.hayloft.format.directory.Health;
 import io.hayloft.format.directory.RaidHold;
 import io.hayloft.format.directory.RaidHoldRelease;
+import io.hayloft.format.errors.ApiError;
 import io.hayloft.format.errors.ApiException;
 import io.hayloft.format.errors.CommonErrors;
 import io.hayloft.format.errors.DirectoryErrors;
@@ -75,6 +76,21 @@ public final class DirectoryHttp implements RequestHandler {
 
     static ApiException badRequest(String message) {
         return CommonErrors.BAD_REQUEST.exception(message);
+    }
+
+    /**
+     * The wire error of a domain {@link Refusal} (the router's {@link Router.Translator}): the error of
+     * its kind with its message, the same JSON object the HTTP layer's own errors are. Null for any
+     * other exception.
+     */
+    static ApiException translate(Exception e) {
+        return e instanceof Refusal r ? errorOf(r.kind()).exception(r.getMessage()) : null;
+    }
+
+    private static ApiError errorOf(Refusal.Kind kind) {
+        return switch (kind) {
+            case INVALID -> CommonErrors.BAD_REQUEST;
+        };
     }
 
     /** The directory's routes (docs/directory-api.md). */
@@ -233,6 +249,7 @@ public final class DirectoryHttp implements RequestHandler {
                     admin(req);
                     return ok(Map.of("snapshotIndex", directory.log().snapshot()));
                 })
+                .translate(DirectoryHttp::translate)
                 .observe(this::record)
                 .build();
     }

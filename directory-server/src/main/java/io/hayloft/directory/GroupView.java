@@ -85,12 +85,12 @@ final class GroupView {
     /** A replica to add: an id and two host:port addresses. */
     static void check(DirectoryConfig.Peer p) {
         if (p.id == null || !p.id.matches("[A-Za-z0-9._-]{1,64}")) {
-            throw DirectoryHttp.badRequest("a replica needs an id of 1..64 characters [A-Za-z0-9._-], got " + p.id);
+            throw Refusal.invalid("a replica needs an id of 1..64 characters [A-Za-z0-9._-], got " + p.id);
         }
         for (String[] a : new String[][] {{"raft", p.raft}, {"http", p.http}}) {
             String why = a[1] == null ? "missing" : DirectoryConfig.hostPortProblem(a[1]);
             if (why != null) {
-                throw DirectoryHttp.badRequest("replica " + p.id + ": " + a[0] + " must be host:port, was '" + a[1] + "': " + why);
+                throw Refusal.invalid("replica " + p.id + ": " + a[0] + " must be host:port, was '" + a[1] + "': " + why);
             }
         }
     }

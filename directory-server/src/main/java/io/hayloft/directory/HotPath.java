@@ -102,15 +102,15 @@ public final class HotPath {
      */
     public Wire.Lease lease(Wire.LeaseRequest req) {
         if (req.keys() < 1 || req.keys() > Wire.MAX_LEASE_KEYS) {
-            throw DirectoryHttp.badRequest("keys must be in 1.." + Wire.MAX_LEASE_KEYS + ", was " + req.keys());
+            throw Refusal.invalid("keys must be in 1.." + Wire.MAX_LEASE_KEYS + ", was " + req.keys());
         }
         if (req.exclude().size() > MAX_EXCLUDE) {
-            throw DirectoryHttp.badRequest("exclude holds at most " + MAX_EXCLUDE + " volume ids, was " + req.exclude().size());
+            throw Refusal.invalid("exclude holds at most " + MAX_EXCLUDE + " volume ids, was " + req.exclude().size());
         }
         Set<Integer> exclude = new HashSet<>();
         for (Integer id : req.exclude()) {
             if (id == null || id < 1) {
-                throw DirectoryHttp.badRequest("exclude must list volume ids >= 1, got " + id);
+                throw Refusal.invalid("exclude must list volume ids >= 1, got " + id);
             }
             exclude.add(id);
         }
@@ -188,7 +188,7 @@ public final class HotPath {
     public Wire.DeleteLog logDeletes(int volumeId, Wire.DeleteRequest req) {
         List<Wire.DeleteEntry> asked = req.deletes();
         if (asked.isEmpty() || asked.size() > MAX_DELETES) {
-            throw DirectoryHttp.badRequest("deletes must hold 1.." + MAX_DELETES + " entries, had " + asked.size());
+            throw Refusal.invalid("deletes must hold 1.." + MAX_DELETES + " entries, had " + asked.size());
         }
         Map<Long, Wire.DeleteEntry> byKey = new LinkedHashMap<>();
         Map<Long, Long> cookies = new HashMap<>();
@@ -196,10 +196,10 @@ public final class HotPath {
         long max = Long.MIN_VALUE;
         for (Wire.DeleteEntry e : asked) {
             if (e.key() < 0) {
-                throw DirectoryHttp.badRequest("photo keys must be non-negative, was " + e.key());
+                throw Refusal.invalid("photo keys must be non-negative, was " + e.key());
             }
             if (e.needles() < 0) {
-                throw DirectoryHttp.badRequest("needles must be >= 0, was " + e.needles() + " for key " + e.key());
+                throw Refusal.invalid("needles must be >= 0, was " + e.needles() + " for key " + e.key());
             }
             cookies.putIfAbsent(e.key(), cookie(e.cookie(), e.key()));
             byKey.putIfAbsent(e.key(), e);
@@ -207,7 +207,7 @@ public final class HotPath {
             max = Math.max(max, e.key());
         }
         if (max - min >= Integer.MAX_VALUE) {
-            throw DirectoryHttp.badRequest("the keys of one delete request must lie within " + Integer.MAX_VALUE
+            throw Refusal.invalid("the keys of one delete request must lie within " + Integer.MAX_VALUE
                     + " of each other (one write token covers them), were " + min + ".." + max);
         }
         Map<Long, DeleteRecord> answer = new LinkedHashMap<>();
@@ -243,10 +243,10 @@ public final class HotPath {
     /** {@code GET /v1/volumes/{id}/deletes?after=S&limit=N}: entries with a sequence number above {@code after}, in order. */
     public Wire.DeleteLog deleteLog(int volumeId, long after, int limit) {
         if (after < 0) {
-            throw DirectoryHttp.badRequest("after must be >= 0, was " + after);
+            throw Refusal.invalid("after must be >= 0, was " + after);
         }
         if (limit < 1 || limit > MAX_DELETE_READ) {
-            throw DirectoryHttp.badRequest("limit must be in 1.." + MAX_DELETE_READ + ", was " + limit);
+            throw Refusal.invalid("limit must be in 1.." + MAX_DELETE_READ + ", was " + limit);
         }
         directory.volume(volumeId);
         long head = meta.deleteHead(volumeId); // read first: entries up to it are durable and readable
@@ -281,7 +281,7 @@ public final class HotPath {
 
     private static long cookie(String hex, long key) {
         if (hex == null || hex.isEmpty() || hex.length() > 16 || !HEX.matcher(hex).matches()) {
-            throw DirectoryHttp.badRequest("cookie must be 1..16 hex digits, was "
+            throw Refusal.invalid("cookie must be 1..16 hex digits, was "
                     + (hex == null ? "none" : "'" + (hex.length() > 40 ? hex.substring(0, 40) + "..." : hex) + "'") + " for key " + key);
         }
         return Long.parseUnsignedLong(hex.toLowerCase(Locale.ROOT), 16);

@@ -68,7 +68,7 @@ public final class Namespace {
 
     public Bucket createBucket(String name, String region) {
         if (name == null || !BUCKET.matcher(name).matches() || name.contains("..")) {
-            throw DirectoryHttp.badRequest("a bucket name is 3 to 63 characters of a-z, 0-9, '.' and '-', starting and ending "
+            throw Refusal.invalid("a bucket name is 3 to 63 characters of a-z, 0-9, '.' and '-', starting and ending "
                     + "with a letter or digit, was '" + name + "'");
         }
         try (Latches.Held held = latches.shared(bucketLatch(name))) {
@@ -120,7 +120,7 @@ public final class Namespace {
     public Replaced putObject(ObjectRecord object, String pending, String ifMatch, boolean ifNoneMatch) {
         checkKey(object.key());
         if (object.etag() == null) {
-            throw DirectoryHttp.badRequest("an object needs its etag");
+            throw Refusal.invalid("an object needs its etag");
         }
         checkChunks(object.chunks(), object.size(), "object");
         try (Latches.Held held = latches.shared(latches(object.bucket(), pending))) {
@@ -187,10 +187,10 @@ public final class Namespace {
     /** Records a part, removing WRITING record {@code pending} (null: none); the part it replaces is doomed. */
     public Replaced putPart(String bucket, String key, String uploadId, Part part, String pending) {
         if (part.number() < 1 || part.number() > MAX_PART) {
-            throw DirectoryHttp.badRequest("a part number is in 1.." + MAX_PART + ", was " + part.number());
+            throw Refusal.invalid("a part number is in 1.." + MAX_PART + ", was " + part.number());
         }
         if (part.etag() == null) {
-            throw DirectoryHttp.badRequest("a part needs its etag");
+            throw Refusal.invalid("a part needs its etag");
         }
         checkChunks(part.chunks(), part.size(), "part");
         try (Latches.Held held = latches.shared(latches(bucket, pending))) {
@@ -223,10 +223,10 @@ public final class Namespace {
     public Replaced complete(String uploadId, ObjectRecord object, List<Part> parts, String ifMatch, boolean ifNoneMatch) {
         checkKey(object.key());
         if (parts == null || parts.isEmpty()) {
-            throw DirectoryHttp.badRequest("a completion names at least one part");
+            throw Refusal.invalid("a completion names at least one part");
         }
         if (object.etag() == null) {
-            throw DirectoryHttp.badRequest("an object needs its etag");
+            throw Refusal.invalid("an object needs its etag");
         }
         try (Latches.Held held = latches.shared(bucketLatch(object.bucket()))) {
             ChangeLog.Writer w = directory.log().begin();
@@ -454,7 +454,7 @@ public final class Namespace {
 
     private static void checkKey(String key) {
         if (key == null || key.isEmpty() || key.indexOf('\0') >= 0 || key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY) {
-            throw DirectoryHttp.badRequest("a key is 1 to " + MAX_KEY + " bytes of UTF-8 without U+0000");
+            throw Refusal.invalid("a key is 1 to " + MAX_KEY + " bytes of UTF-8 without U+0000");
         }
     }
 
@@ -462,18 +462,18 @@ public final class Namespace {
         long sum = 0;
         for (Chunk c : chunks) {
             if (c.size() < 1) {
-                throw DirectoryHttp.badRequest("a chunk holds at least 1 byte, was " + c.size());
+                throw Refusal.invalid("a chunk holds at least 1 byte, was " + c.size());
             }
             sum += c.size();
         }
         if (sum != size) {
-            throw DirectoryHttp.badRequest("the " + what + "'s size " + size + " is not the sum of its chunks' sizes " + sum);
+            throw Refusal.invalid("the " + what + "'s size " + size + " is not the sum of its chunks' sizes " + sum);
         }
     }
 
     private static int pageSize(int max) {
         if (max < 0) {
-            throw DirectoryHttp.badRequest("max must be >= 0, was " + max);
+            throw Refusal.invalid("max must be >= 0, was " + max);
         }
         return Math.min(max, NamespaceStore.MAX_PAGE);
     }

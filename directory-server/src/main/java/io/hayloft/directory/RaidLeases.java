@@ -76,15 +76,15 @@ public final class RaidLeases {
     /**
      * Grants or renews the lease for {@code holder}.
      *
-     * @throws io.hayloft.format.errors.ApiException 400 for a blank holder or a ttl outside
-     *         1..3600000 ms; 409 LEASE_HELD naming the other holder and when its lease runs out
+     * @throws Refusal INVALID for a blank holder or a ttl outside 1..3600000 ms
+     * @throws io.hayloft.format.errors.ApiException 409 LEASE_HELD naming the other holder and when its lease runs out
      */
     public synchronized RaidLease acquire(String holder, long ttlMillis) {
         if (holder == null || holder.isBlank() || holder.length() > 200) {
-            throw DirectoryHttp.badRequest("lease holder must be 1..200 characters, was " + (holder == null ? "missing" : "\"" + holder + "\""));
+            throw Refusal.invalid("lease holder must be 1..200 characters, was " + (holder == null ? "missing" : "\"" + holder + "\""));
         }
         if (ttlMillis < 1 || ttlMillis > MAX_TTL_MILLIS) {
-            throw DirectoryHttp.badRequest("ttlMillis must be in 1.." + MAX_TTL_MILLIS + ", was " + ttlMillis);
+            throw Refusal.invalid("ttlMillis must be in 1.." + MAX_TTL_MILLIS + ", was " + ttlMillis);
         }
         ChangeLog.Writer w = log.begin();
         String hold = hold();

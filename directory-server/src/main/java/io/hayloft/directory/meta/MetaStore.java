@@ -2,6 +2,7 @@ package io.hayloft.directory.meta;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.directory.meta.ColumnFamilies.Family;
 import io.hayloft.format.directory.ReclaimPlan;
 import io.hayloft.format.directory.StoreInfo;
 import io.hayloft.format.directory.VolumeInfo;
@@ -39,34 +40,10 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The directory's durable state in one RocksDB database, with thirteen column families (see
- * {@code docs/formats.md}; the five {@code s3-*} families are the S3 namespace, read and written through
- * {@link NamespaceStore}):
- *
- * <table>
- * <caption>column families</caption>
- * <tr><th>family</th><th>key</th><th>value</th></tr>
- * <tr><td>default</td><td>UTF-8 name: {@code format}, {@code cluster-id}, {@code key-hwm}, {@code volume-seq}, {@code raid-lease},
- *     {@code raid-hold}, {@code restored-from}, {@code delete-floor}</td>
- *     <td>format: 4-byte int (1); cluster-id: UTF-8 UUID; key-hwm, volume-seq and delete-floor: 8-byte long; raid-lease:
- *     {@code RaidLease} (format) as JSON; raid-hold: UTF-8 text (after a restore); restored-from: JSON</td></tr>
- * <tr><td>stores</td><td>UTF-8 store id</td><td>{@link StoreInfo} as JSON</td></tr>
- * <tr><td>volumes</td><td>4-byte big-endian logical volume id</td><td>{@link VolumeInfo} as JSON</td></tr>
- * <tr><td>photos</td><td>8-byte big-endian photo key</td><td>legacy, unused: the per-photo records of the old
- *     {@code assign}/{@code commit} API. Nothing reads or writes it any more; it is still opened because
- *     RocksDB must be given every column family an existing database has (format 1 databases keep their
- *     old records there, harmlessly)</td></tr>
- * <tr><td>stripes</td><td>4-byte big-endian logical volume id</td><td>{@link StripeMap} as JSON</td></tr>
- * <tr><td>reclaims</td><td>4-byte big-endian logical volume id</td><td>{@link ReclaimPlan} as JSON: a pending reclaim</td></tr>
- * <tr><td>deletes</td><td>4-byte big-endian logical volume id, 8-byte big-endian sequence number (1, 2, ...)</td>
- *     <td>a delete-log entry, {@value #DELETE_ENTRY_SIZE} bytes: 8-byte photo key, 8-byte cookie, 4-byte needle count
- *     (all big-endian)</td></tr>
- * <tr><td>delete-keys</td><td>4-byte big-endian logical volume id, 8-byte big-endian photo key, 8-byte
- *     cookie</td>
- *     <td>8-byte big-endian sequence number of that (key, cookie)'s entry in {@code deletes}: the index that makes
- *     a second delete of a photo return its first entry (per cookie, so an entry logged with a wrong cookie never
- *     keeps the right one out)</td></tr>
- * </table>
+ * The directory's durable state in one RocksDB database, with thirteen column families, opened and
+ * looked up by name through {@link ColumnFamilies} (which lists them and what each holds; keys and
+ * values byte by byte in {@code docs/formats.md}). The five {@code s3-*} families are the S3
+ * namespace, read and written through {@link NamespaceStore}.
  *
  * <p>A volume's delete-log head (its highest sequence number, 0 for an empty log) is not stored: it is
  * derived when the database opens by seeking the last {@code deletes} key of each volume, and kept in
@@ -90,10 +67,6 @@ public final class MetaStore implements AutoCloseable {
 
     public static final int FORMAT = 1;
 
-    /** Every column family, in the order of {@link #handles}. */
-    static final List<String> FAMILIES = List.of("default", "stores", "volumes", "photos", "stripes", "reclaims", "deletes",
-            "delete-keys", "s3-buckets", "s3-objects", "s3-uploads", "s3-parts", "s3-pending");
-
     private static final byte[] FORMAT_KEY = utf8("format");
     private static final byte[] CLUSTER_KEY = utf8("cluster-id");
     private static final byte[] KEY_HWM = utf8("key-hwm");
@@ -112,7 +85,7 @@ public final class MetaStore implements AutoCloseable {
     private final ColumnFamilyOptions cfOptions;
     private final WriteOptions sync;
     private final RocksDB db;
-    private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+    private final ColumnFamilies families;
     private final ColumnFamilyHandle meta;
     private final ColumnFamilyHandle stores;
     private final ColumnFamilyHandle volumes;
@@ -165,10 +138,8 @@ public final class MetaStore implements AutoCloseable {
         dbOptions = new DBOptions().setCreateIfMissing(create).setCreateMissingColumnFamilies(true)
                 .setParanoidChecks(true);
         sync = new WriteOptions().setSync(syncWrites);
-        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-        for (String name : FAMILIES) {
-            descriptors.add(new ColumnFamilyDescriptor(name.equals("default") ? RocksDB.DEFAULT_COLUMN_FAMILY : utf8(name), cfOptions));
-        }
+        List<ColumnFamilyDescriptor> descriptors = ColumnFamilies.descriptors(cfOptions);
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
         try {
             Files.createDirectories(path);
             db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
@@ -176,15 +147,16 @@ public final class MetaStore implements AutoCloseable {
             closeOptions();
             throw new MetaStoreException("cannot open the directory database at " + path + ": " + e.getMessage(), e);
         }
-        meta = handles.get(0);
-        stores = handles.get(1);
-        volumes = handles.get(2);
-        // handles.get(3) is the legacy photos family: opened, never used.
-        stripes = handles.get(4);
-        reclaims = handles.get(5);
-        deletes = handles.get(6);
-        deleteKeys = handles.get(7);
-        namespace = new NamespaceStore(db, handles.subList(8, 13), this::batch, json, path);
+        families = new ColumnFamilies(handles);
+        meta = families.handle(Family.DEFAULT);
+        stores = families.handle(Family.STORES);
+        volumes = families.handle(Family.VOLUMES);
+        // Family.PHOTOS is the legacy photos family: opened, never used.
+        stripes = families.handle(Family.STRIPES);
+        reclaims = families.handle(Family.RECLAIMS);
+        deletes = families.handle(Family.DELETES);
+        deleteKeys = families.handle(Family.DELETE_KEYS);
+        namespace = new NamespaceStore(db, families, this::batch, json, path);
         try {
             byte[] format = db.get(meta, FORMAT_KEY);
             if (format == null) {
@@ -276,7 +248,7 @@ public final class MetaStore implements AutoCloseable {
                 for (int i = 0; i < ds.size(); i++) {
                     byName.put(new String(ds.get(i).getName(), StandardCharsets.UTF_8), hs.get(i));
                 }
-                ColumnFamilyHandle m = byName.get("default");
+                ColumnFamilyHandle m = byName.get(Family.DEFAULT.onDisk());
                 byte[] format = ro.get(m, FORMAT_KEY);
                 if (format == null || format.length != 4 || ByteBuffer.wrap(format).getInt() != FORMAT) {
                     throw new MetaStoreException(path + " is not a directory database of format " + FORMAT);
@@ -285,8 +257,8 @@ public final class MetaStore implements AutoCloseable {
                 byte[] seq = ro.get(m, VOLUME_SEQ);
                 return new Inspection(new String(ro.get(m, CLUSTER_KEY), StandardCharsets.UTF_8),
                         hwm == null ? 1 : ByteBuffer.wrap(hwm).getLong(), seq == null ? 1 : ByteBuffer.wrap(seq).getLong(),
-                        count(ro, byName.get("stores")), count(ro, byName.get("volumes")),
-                        count(ro, byName.get("deletes")));
+                        count(ro, byName.get(Family.STORES.onDisk())), count(ro, byName.get(Family.VOLUMES.onDisk())),
+                        count(ro, byName.get(Family.DELETES.onDisk())));
             } finally {
                 for (ColumnFamilyHandle h : hs) {
                     h.close();
@@ -386,9 +358,8 @@ public final class MetaStore implements AutoCloseable {
      * replicas hold the same state exactly when their digests are equal.
      */
     public Map<String, FamilyDigest> digest() {
-        String[] names = FAMILIES.toArray(new String[0]);
         Map<String, FamilyDigest> out = new LinkedHashMap<>();
-        for (int i = 0; i < names.length; i++) {
+        for (Family family : Family.values()) {
             MessageDigest sha;
             try {
                 sha = MessageDigest.getInstance("SHA-256");
@@ -397,7 +368,7 @@ public final class MetaStore implements AutoCloseable {
             }
             long[] n = {0};
             MessageDigest d = sha;
-            scan(handles.get(i), (k, v) -> {
+            scan(families.handle(family), (k, v) -> {
                 if (Arrays.equals(k, RAFT_APPLIED)) {
                     return;
                 }
@@ -406,7 +377,7 @@ public final class MetaStore implements AutoCloseable {
                 d.update(v);
                 n[0]++;
             });
-            out.put(names[i], new FamilyDigest(n[0], HexFormat.of().formatHex(d.digest())));
+            out.put(family.onDisk(), new FamilyDigest(n[0], HexFormat.of().formatHex(d.digest())));
         }
         return out;
     }
@@ -426,14 +397,14 @@ public final class MetaStore implements AutoCloseable {
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot read the snapshot " + checkpoint + ": " + e.getMessage(), e);
         }
-        List<String> names = FAMILIES;
+        Family[] names = Family.values();
         List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-        int[] source = new int[names.size()];
-        for (int i = 0; i < names.size(); i++) {
-            String n = names.get(i);
+        int[] source = new int[names.length];
+        for (int i = 0; i < names.length; i++) {
+            String n = names[i].onDisk();
             source[i] = present.contains(n) ? descriptors.size() : -1;
             if (source[i] >= 0) {
-                descriptors.add(new ColumnFamilyDescriptor(n.equals("default") ? RocksDB.DEFAULT_COLUMN_FAMILY : utf8(n), cfOptions));
+                descriptors.add(new ColumnFamilyDescriptor(names[i].onDiskBytes(), cfOptions));
             }
         }
         List<ColumnFamilyHandle> from = new ArrayList<>();
@@ -441,8 +412,8 @@ public final class MetaStore implements AutoCloseable {
             synchronized (this) {
                 try (DBOptions o = new DBOptions(); RocksDB src = RocksDB.openReadOnly(o, checkpoint.toString(), descriptors, from)) {
                     try {
-                        for (int i = 0; i < names.size(); i++) {
-                            ColumnFamilyHandle to = handles.get(i);
+                        for (int i = 0; i < names.length; i++) {
+                            ColumnFamilyHandle to = families.handle(names[i]);
                             try (RocksIterator it = db.newIterator(to)) {
                                 it.seekToFirst();
                                 if (it.isValid()) {
@@ -473,7 +444,7 @@ public final class MetaStore implements AutoCloseable {
                         }
                     }
                     try (FlushOptions f = new FlushOptions().setWaitForFlush(true)) {
-                        db.flush(f, handles);
+                        db.flush(f, families.all());
                     }
                 } catch (RocksDBException e) {
                     throw new MetaStoreException("cannot load the snapshot " + checkpoint + " into " + path + ": " + e.getMessage(), e);
@@ -1136,8 +1107,8 @@ public final class MetaStore implements AutoCloseable {
             return;
         }
         closed = true;
-        for (ColumnFamilyHandle h : handles) {
-            h.close();
+        if (families != null) {
+            families.close();
         }
         if (db != null) {
             db.close();

@@ -1,6 +1,7 @@
 package io.hayloft.directory.meta;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.directory.meta.ColumnFamilies.Family;
 import io.hayloft.format.s3.Bucket;
 import io.hayloft.format.s3.Listing;
 import io.hayloft.format.s3.ObjectRecord;
@@ -45,13 +46,13 @@ public final class NamespaceStore {
     private final ObjectMapper json;
     private final Path path;
 
-    NamespaceStore(RocksDB db, List<ColumnFamilyHandle> families, Supplier<MetaStore.Batch> batches, ObjectMapper json, Path path) {
+    NamespaceStore(RocksDB db, ColumnFamilies families, Supplier<MetaStore.Batch> batches, ObjectMapper json, Path path) {
         this.db = db;
-        this.buckets = families.get(0);
-        this.objects = families.get(1);
-        this.uploads = families.get(2);
-        this.parts = families.get(3);
-        this.pending = families.get(4);
+        this.buckets = families.handle(Family.S3_BUCKETS);
+        this.objects = families.handle(Family.S3_OBJECTS);
+        this.uploads = families.handle(Family.S3_UPLOADS);
+        this.parts = families.handle(Family.S3_PARTS);
+        this.pending = families.handle(Family.S3_PENDING);
         this.batches = batches;
         this.json = json;
         this.path = path;

@@ -124,7 +124,7 @@ class MetaStoreTest {
              var cfo = new ColumnFamilyOptions()) {
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-            for (String name : MetaStore.FAMILIES) {
+            for (String name : ColumnFamilies.NAMES) {
                 descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfo));
             }
             try (RocksDB raw = RocksDB.open(opts, db.toString(), descriptors, handles)) {
@@ -149,7 +149,7 @@ class MetaStoreTest {
              var cfo = new ColumnFamilyOptions()) {
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-            for (String name : MetaStore.FAMILIES) {
+            for (String name : ColumnFamilies.NAMES) {
                 descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfo));
             }
             try (RocksDB raw = RocksDB.open(opts, db.toString(), descriptors, handles)) {

@@ -85,7 +85,7 @@ class NamespaceChangeTest {
         try (var opts = new DBOptions().setCreateIfMissing(true).setCreateMissingColumnFamilies(true);
              var cfo = new ColumnFamilyOptions()) {
             List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-            for (String family : MetaStore.FAMILIES.subList(0, 8)) {
+            for (String family : ColumnFamilies.NAMES.subList(0, 8)) {
                 descriptors.add(new ColumnFamilyDescriptor(family.getBytes(StandardCharsets.UTF_8), cfo));
             }
             List<ColumnFamilyHandle> handles = new ArrayList<>();
