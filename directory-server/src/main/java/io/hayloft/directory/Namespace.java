@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
  * conditional writers exactly one wins. Changes to other buckets and other pending records are in
  * flight at the same time and share Raft rounds. Each change is its request's answering commit
  * ({@link ChangeLog.Writer#commit}): with a request id, a retry applies once.
- * Reads run without the lock; over HTTP they pass the log's barrier first ({@link DirectoryHttp#handle}).
+ * Reads take no latch; over HTTP they pass the log's read barrier first (the HTTP layer does it).
  *
  * <p>Thread-safe: changes are ordered by latches of the namespace's own (it shares no record with
  * stores and volumes, so a heartbeat never waits for a put).
