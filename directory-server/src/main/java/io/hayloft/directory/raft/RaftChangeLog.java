@@ -180,7 +180,6 @@ public final class RaftChangeLog implements ChangeLog {
         RaftServerConfigKeys.Log.setPurgeGap(props, (int) Math.min(Integer.MAX_VALUE, Math.max(1, cfg.snapshotEvery / 4)));
         RaftServerConfigKeys.Log.setSegmentSizeMax(props, SizeInBytes.valueOf(cfg.logSegmentBytes));
         RaftServerConfigKeys.Log.setPreallocatedSize(props, SizeInBytes.valueOf(Math.min(1 << 20, cfg.logSegmentBytes)));
-        tune(props);
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(props, true);
         RaftServerConfigKeys.Log.Appender.setSnapshotChunkSizeMax(props, SizeInBytes.valueOf("4MB"));
 
@@ -198,19 +197,6 @@ public final class RaftChangeLog implements ChangeLog {
         LOG.info("directory replica {} {} the Raft group {} ({} peers; raft at {})", cfg.id, recover ? "rejoined" : "formed or joined",
                 GROUP, peers.size(), mine.raft);
         return new RaftChangeLog(server, sm, self, meta, cfg.commitTimeoutMillis);
-    }
-
-    /**
-     * The settings that let many changes share one round and one sync (docs/architecture.md "The write
-     * pipeline" gives the measurements behind each).
-     */
-    static void tune(RaftProperties props) {
-        // The commit index is not written to the log as an entry of its own: one append and sync per
-        // commit instead of two. A restarted replica learns the commit index from its leader; its
-        // database records what it applied (raft-applied), so nothing is applied twice.
-        RaftServerConfigKeys.Log.setLogMetadataEnabled(props, false);
-        // The appender sends what queued while the previous append was out, without waiting 10 ms first.
-        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(props, TimeDuration.valueOf(1, TimeUnit.MILLISECONDS));
     }
 
     static RaftPeer peer(DirectoryConfig.Peer p) {
