@@ -133,6 +133,7 @@ class CompatibilityTest {
     @Test
     void aReplicaOfTheOldGroupRecoversItsLogAndSnapshotAndServesEveryRecord() throws Exception {
         JsonNode exp = expected.get("raft");
+        assertWritten(exp);
         Map<String, byte[]> atRest = assertAtRest(RaftChangeLog.databaseDir(dir.resolve("raft/n1")), true, exp);
         group = startGroup();
         awaitApplied(exp);
@@ -157,6 +158,7 @@ class CompatibilityTest {
         JsonNode exp = expected.get("raft");
         long snapshotIndex = exp.get("snapshotIndex").asLong();
         long appliedIndex = exp.get("appliedIndex").asLong();
+        assertWritten(exp);
         Path db = RaftChangeLog.databaseDir(dir.resolve("raft/n1"));
         Map<String, byte[]> atRest = assertAtRest(db, true, exp);
         Path sm;
@@ -194,6 +196,7 @@ class CompatibilityTest {
     @Test
     void aSingleDirectoryReadsTheOldDatabase() throws Exception {
         JsonNode exp = expected.get("single");
+        assertWritten(exp);
         Map<String, byte[]> atRest = assertAtRest(dir.resolve("single"), false, exp);
         single = startSingle();
         assertState(single.directory().meta(), exp, atRest);
@@ -221,6 +224,51 @@ class CompatibilityTest {
                 }
             }
         }
+        return out;
+    }
+
+    /**
+     * {@code expected.json} holds what the generator wrote (README), not just whatever the old code answered:
+     * the records are checked here by value (README: what the generator wrote), so a fixture that lost one fails.
+     */
+    private static void assertWritten(JsonNode exp) {
+        assertThat(fields(exp.get("buckets"), "name")).containsExactly("compat", "zweite");
+        assertThat(exp.get("buckets").get(0).get("region").asText()).isEqualTo("eu-compat-1");
+        assertThat(exp.get("buckets").get(0).get("objects").asLong()).isEqualTo(3);
+        assertThat(exp.get("buckets").get(0).get("uploads").asLong()).isEqualTo(1);
+        assertThat(fields(exp.at("/objects/compat/objects"), "key")).containsExactly("a/plain", UNICODE, "multi/done");
+        assertThat(exp.at("/objects/compat/objects/0/etag").asText()).as("the conditional overwrite").isEqualTo("e-plain-2");
+        assertThat(fields(exp.at("/objects/zweite/objects"), "key")).as("'gone' deleted").containsExactly("empty");
+        JsonNode unicode = exp.get("unicodeObject");
+        assertThat(unicode.get("key").asText()).isEqualTo(UNICODE);
+        assertThat(unicode.get("etag").asText()).isEqualTo("e-unicode");
+        assertThat(unicode.get("size").asLong()).isEqualTo(2000);
+        assertThat(unicode.get("contentType").asText()).isEqualTo("image/jpeg");
+        assertThat(unicode.at("/checksums/CRC32C").asText()).isEqualTo("AAAAAA==");
+        assertThat(unicode.get("metadata").get("städte").asText()).isEqualTo("Zürich,東京");
+        JsonNode done = exp.get("doneObject");
+        assertThat(done.get("etag").asText()).isEqualTo("e-done-2");
+        assertThat(done.get("size").asLong()).isEqualTo((5L << 20) + 3);
+        assertThat(done.get("partSizes")).hasSize(2);
+        assertThat(fields(exp.at("/uploads/uploads"), "key")).containsExactly("multi/open");
+        assertThat(exp.at("/uploads/uploads/0/uploadId").asText()).isEqualTo(exp.get("openUpload").asText());
+        assertThat(fields(exp.get("parts"), "etag")).containsExactly("p1", "p2");
+        assertThat(fields(exp.get("pendings"), "state")).containsExactlyInAnyOrder("WRITING", "DOOMED", "DOOMED");
+        assertThat(fields(exp.get("stores"), "id")).containsExactly("s1", "s2", "s3", "s4");
+        assertThat(fields(exp.get("volumes"), "state")).containsExactly("READ_ONLY", "WRITABLE", "WRITABLE");
+        assertThat(exp.get("volumes").get(0).get("id").asInt()).isEqualTo(exp.get("readOnlyVolume").asInt());
+        assertThat(exp.get("volumes").get(0).get("reason").asText()).isEqualTo("compat fixture");
+        assertThat(fields(exp.at("/deleteLog/entries"), "cookie")).containsExactly("00000000000000ab", "00000000000000cd",
+                "00000000000000ef");
+        assertThat(exp.at("/deleteLog/head").asLong()).isEqualTo(3);
+        assertThat(exp.at("/raidLease/holder").asText()).isEqualTo("raid-compat");
+        assertThat(exp.at("/lease/count").asLong()).isEqualTo(1000);
+    }
+
+    /** Each element's own {@code field} (not those of nested records, as {@code findValuesAsText} would). */
+    private static List<String> fields(JsonNode array, String field) {
+        List<String> out = new ArrayList<>();
+        array.forEach(e -> out.add(e.get(field).asText()));
         return out;
     }
 
