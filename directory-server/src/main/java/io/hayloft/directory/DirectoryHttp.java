@@ -284,22 +284,12 @@ public final class DirectoryHttp implements RequestHandler {
     }
 
     /**
-     * A change carrying request id {@code id} ({@link RequestScope}): the recorded answer when the id
-     * was applied already, else {@code route}'s answer, made in the id's scope; a route whose change
-     * the state machine found to be a repeat (a retry that raced its first attempt) is answered with
-     * the recorded answer too. The check runs on a ready leader ({@link ChangeLog#begin}), which has
-     * applied every change committed before its term, so an applied id is never missed.
+     * A change carrying request id {@code id} ({@link RequestScope}): {@code route}'s answer, made in the
+     * id's scope, or the recorded answer when the route's change turned out to be a repeat (its id was
+     * recorded when the change took its latches, or when the state machine applied it). The route runs
+     * first, its admin check included, so a recorded answer goes only to a caller the route admits.
      */
     private FullHttpResponse once(String id, Callable<FullHttpResponse> route) throws Exception {
-        try {
-            directory.log().begin();
-        } catch (ApiException e) {
-            return HttpResponses.error(e);
-        }
-        FullHttpResponse recorded = recorded(id);
-        if (recorded != null) {
-            return recorded;
-        }
         try (RequestScope scope = RequestScope.open(id, DirectoryHttp::render)) {
             FullHttpResponse r = route.call();
             if (scope.repeated()) {

@@ -66,7 +66,7 @@ final class DirectoryMetrics {
         List<MultiGauge.Row<?>> fr = new ArrayList<>();
         List<MultiGauge.Row<?>> age = new ArrayList<>();
         long now = clock.millis();
-        for (StoreInfo s : directory.meta().stores()) {
+        for (StoreInfo s : directory.stores()) { // with the leader's soft state: last heartbeat, free bytes
             Tags tags = Tags.of("store", s.id(), "rack", s.rack());
             cap.add(MultiGauge.Row.of(tags, s.capacityBytes()));
             fr.add(MultiGauge.Row.of(tags, s.freeBytes()));

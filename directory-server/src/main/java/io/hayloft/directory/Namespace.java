@@ -72,7 +72,7 @@ public final class Namespace {
                     + "with a letter or digit, was '" + name + "'");
         }
         try (Latches.Held held = latches.shared(bucketLatch(name))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             if (ns.bucket(name) != null) {
                 throw DirectoryErrors.BUCKET_EXISTS.exception("bucket " + name + " exists");
             }
@@ -95,7 +95,7 @@ public final class Namespace {
 
     public void deleteBucket(String name) {
         try (Latches.Held held = latches.shared(bucketLatch(name))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             bucket(name);
             if (ns.hasObjects(name) || ns.hasUploads(name)) {
                 throw DirectoryErrors.BUCKET_NOT_EMPTY.exception("bucket " + name + " still holds objects or multipart uploads");
@@ -124,7 +124,7 @@ public final class Namespace {
         }
         checkChunks(object.chunks(), object.size(), "object");
         try (Latches.Held held = latches.shared(latches(object.bucket(), pending))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Bucket b = bucket(object.bucket());
             ObjectRecord current = ns.object(object.bucket(), object.key());
             if (repeated(pending, current == null ? null : current.chunks(), object.chunks())) {
@@ -143,7 +143,7 @@ public final class Namespace {
     public Replaced deleteObject(String bucket, String key, String ifMatch) {
         checkKey(key);
         try (Latches.Held held = latches.shared(bucketLatch(bucket))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Bucket b = bucket(bucket);
             ObjectRecord current = ns.object(bucket, key);
             if (current == null && ifMatch == null) {
@@ -166,7 +166,7 @@ public final class Namespace {
     public Upload createUpload(Upload upload) {
         checkKey(upload.key());
         try (Latches.Held held = latches.shared(bucketLatch(upload.bucket()))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Bucket b = bucket(upload.bucket());
             Upload u = new Upload(upload.bucket(), upload.key(), newId(), clock.millis(), upload.contentType(), upload.headers(),
                     upload.metadata(), upload.checksumAlgorithm(), upload.checksumType());
@@ -194,7 +194,7 @@ public final class Namespace {
         }
         checkChunks(part.chunks(), part.size(), "part");
         try (Latches.Held held = latches.shared(latches(bucket, pending))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             upload(bucket, key, uploadId);
             List<Part> old = ns.parts(uploadId, part.number() - 1, 1);
             Part replaced = old.isEmpty() || old.get(0).number() != part.number() ? null : old.get(0);
@@ -229,7 +229,7 @@ public final class Namespace {
             throw Refusal.invalid("an object needs its etag");
         }
         try (Latches.Held held = latches.shared(bucketLatch(object.bucket()))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Bucket b = bucket(object.bucket());
             Upload u = upload(object.bucket(), object.key(), uploadId);
             Map<Integer, Part> stored = new HashMap<>();
@@ -282,7 +282,7 @@ public final class Namespace {
     /** Aborts the upload; every part's chunks go to a DOOMED record. */
     public Replaced abort(String bucket, String key, String uploadId) {
         try (Latches.Held held = latches.shared(bucketLatch(bucket))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Bucket b = bucket(bucket);
             upload(bucket, key, uploadId);
             List<Chunk> chunks = new ArrayList<>();
@@ -310,7 +310,7 @@ public final class Namespace {
         List<Chunk> add = chunks == null ? List.of() : chunks;
         checkChunks(add, add.stream().mapToLong(Chunk::size).sum(), "pending record");
         try (Latches.Held held = latches.shared(id == null ? List.of() : List.of(pendingLatch(id)))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Pending p;
             if (id == null) {
                 p = new Pending(newId(), Pending.WRITING, add, clock.millis());
@@ -320,15 +320,14 @@ public final class Namespace {
                 all.addAll(add);
                 p = new Pending(id, Pending.WRITING, all, old.created());
             }
-            w.batch(List.of(new Change.S3Pend(p)));
-            return p.id();
+            return w.commit(List.of(new Change.S3Pend(p)), new PendAnswer(p.id())).id();
         }
     }
 
     /** A WRITING record becomes DOOMED; nothing when it is DOOMED already or gone. */
     public void doom(String id) {
         try (Latches.Held held = latches.shared(pendingLatch(id))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Pending p = ns.pending(id);
             if (p != null && Pending.WRITING.equals(p.state())) {
                 w.commit(List.of(new Change.S3Doom(new Pending(id, Pending.DOOMED, p.chunks(), p.created()))), Map.of());
@@ -339,7 +338,7 @@ public final class Namespace {
     /** Drops a DOOMED record; nothing when it is gone. WRONG_STATE for a WRITING one (doom it first). */
     public void drop(String id) {
         try (Latches.Held held = latches.shared(pendingLatch(id))) {
-            ChangeLog.Writer w = directory.log().begin();
+            ChangeLog.Writer w = begin();
             Pending p = ns.pending(id);
             if (p == null) {
                 return;
@@ -373,6 +372,21 @@ public final class Namespace {
      * twice, so no other commit holds them). A caller that repeats a commit whose answer it lost (a
      * timeout, a leader change) gets the first one's success, not PENDING_GONE.
      */
+    /** The answer of {@code POST /v1/s3/pending}: the record's id. */
+    public record PendAnswer(String id) {
+    }
+
+    /**
+     * Begins a change holding its latches: a request whose id was applied while it waited for them (a
+     * retry racing its first attempt) stops here, before its conditions are checked against a state
+     * that already holds its own change, and is answered with the first answer.
+     */
+    private ChangeLog.Writer begin() {
+        ChangeLog.Writer w = directory.log().begin();
+        RequestScope.checkNotApplied(directory.meta());
+        return w;
+    }
+
     private static Object bucketLatch(String bucket) {
         return "bucket/" + bucket;
     }

@@ -155,7 +155,7 @@ final class NamespaceHttp {
                     admin.accept(req);
                     if (req.method().equals(HttpMethod.POST)) {
                         Pend pend = DirectoryHttp.body(req, Pend.class);
-                        return ok(new Pend(ns.pend(pend.id(), pend.chunks()), null));
+                        return ok(new Namespace.PendAnswer(ns.pend(pend.id(), pend.chunks())));
                     }
                     return ok(ns.pendings(p.query("after"), intQuery(p, "max", DEFAULT_MAX)));
                 })

@@ -2,6 +2,8 @@ package io.hayloft.directory;
 
 import io.hayloft.client.DirectoryClient;
 import io.hayloft.directory.meta.LogEntry;
+import io.hayloft.directory.meta.MetaStore;
+import io.hayloft.format.errors.DirectoryErrors;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -12,8 +14,9 @@ import java.util.regex.Pattern;
  * puts the id and the answer it is about to give into the same log entry as the change; the state
  * machine records both as it applies the change, and applies an entry whose id it recorded already as
  * nothing ({@link LogEntry.Outcome#REPEATED}). A retry that finds its id recorded is answered with the
- * recorded answer and changes nothing; one that raced its first attempt (both in flight at once) finds
- * the outcome REPEATED and is answered the same way ({@link #repeated}).
+ * recorded answer and changes nothing: a change checks for its id once it holds its latches
+ * ({@link #checkNotApplied}), so one that waited behind its own first attempt stops there, and the
+ * state machine's REPEATED outcome catches any other race ({@link #repeated}).
  *
  * <p>One scope per thread: not shared.
  */
@@ -56,6 +59,19 @@ final class RequestScope implements AutoCloseable {
         }
         s.used = true;
         return new LogEntry.Request(s.id, s.render.apply(answer));
+    }
+
+    /**
+     * Throws REQUEST_REPEATED, marking this thread's request a repeat, when its id is recorded already;
+     * nothing outside a scope. Called by a change holding its latches, after {@code begin()}: a ready
+     * leader has applied every committed entry, and the latches order it after its first attempt.
+     */
+    static void checkNotApplied(MetaStore meta) {
+        RequestScope s = CURRENT.get();
+        if (s != null && !s.used && meta.requestAnswer(s.id) != null) {
+            s.repeated = true;
+            throw DirectoryErrors.REQUEST_REPEATED.exception("request " + s.id + " was applied already; nothing was changed again");
+        }
     }
 
     /** Marks this thread's request as a repeat of one applied already (the state machine said REPEATED). */

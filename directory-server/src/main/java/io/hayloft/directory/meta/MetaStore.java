@@ -121,6 +121,8 @@ public final class MetaStore implements AutoCloseable {
      * of a change goes into it, so an entry's records and its applied index reach RocksDB in one write.
      */
     private final ThreadLocal<WriteBatch> entry = new ThreadLocal<>();
+    /** The in-memory view updates of the entry being applied on this thread, published once its batch is written. */
+    private final ThreadLocal<List<Runnable>> entryViews = new ThreadLocal<>();
     private final boolean syncWrites;
 
     private MetaStore(Path path, boolean create, boolean syncWrites) {
@@ -312,7 +314,7 @@ public final class MetaStore implements AutoCloseable {
             b.put(meta, CLUSTER_KEY, utf8(id));
             b.put(meta, RAFT_CLUSTER, utf8(id));
             b.write();
-            clusterId = id;
+            published(() -> clusterId = id);
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot write the cluster id to " + path + ": " + e.getMessage(), e);
         }
@@ -618,8 +620,10 @@ public final class MetaStore implements AutoCloseable {
     public void putStore(StoreInfo s) {
         synchronized (viewLock) {
             put(stores, utf8(s.id()), toJson(s));
-            storeView.put(s.id(), s);
-            changes.incrementAndGet();
+            published(() -> {
+                storeView.put(s.id(), s);
+                changes.incrementAndGet();
+            });
         }
     }
 
@@ -637,8 +641,10 @@ public final class MetaStore implements AutoCloseable {
     public void putVolume(VolumeInfo v) {
         synchronized (viewLock) {
             put(volumes, intKey(v.id()), toJson(v));
-            volumeView.put(v.id(), v);
-            changes.incrementAndGet();
+            published(() -> {
+                volumeView.put(v.id(), v);
+                changes.incrementAndGet();
+            });
         }
     }
 
@@ -681,9 +687,11 @@ public final class MetaStore implements AutoCloseable {
                     b.put(stripes, intKey(v.id()), toJson(map));
                 }
                 b.write();
-                volumeView.put(v.id(), v);
-                stripeChanges.incrementAndGet();
-                changes.incrementAndGet();
+                published(() -> {
+                    volumeView.put(v.id(), v);
+                    stripeChanges.incrementAndGet();
+                    changes.incrementAndGet();
+                });
             } catch (RocksDBException e) {
                 throw new MetaStoreException("cannot write volume " + v.id() + " with its stripe map: " + e.getMessage(), e);
             }
@@ -692,8 +700,10 @@ public final class MetaStore implements AutoCloseable {
 
     public void putStripeMap(StripeMap map) {
         put(stripes, intKey(map.volume()), toJson(map));
-        stripeChanges.incrementAndGet();
-        changes.incrementAndGet();
+        published(() -> {
+            stripeChanges.incrementAndGet();
+            changes.incrementAndGet();
+        });
     }
 
     // ----- pending reclaims -----
@@ -739,9 +749,11 @@ public final class MetaStore implements AutoCloseable {
                 b.put(stripes, intKey(v.id()), toJson(map));
                 b.delete(reclaims, intKey(v.id()));
                 b.write();
-                volumeView.put(v.id(), v);
-                stripeChanges.incrementAndGet();
-                changes.incrementAndGet();
+                published(() -> {
+                    volumeView.put(v.id(), v);
+                    stripeChanges.incrementAndGet();
+                    changes.incrementAndGet();
+                });
             } catch (RocksDBException e) {
                 throw new MetaStoreException("cannot swap the stripe map of volume " + v.id() + ": " + e.getMessage(), e);
             }
@@ -850,13 +862,16 @@ public final class MetaStore implements AutoCloseable {
                 throw new MetaStoreException("cannot append " + entries.size() + " entries to the delete log of volume "
                         + volumeId + ": " + e.getMessage(), e);
             }
-            if (volume != null) {
-                volumeView.put(volumeId, volume);
-            }
-            if (head > 0) {
-                deleteHeads.put(volumeId, head);
-            }
-            changes.incrementAndGet();
+            long newHead = head;
+            published(() -> {
+                if (volume != null) {
+                    volumeView.put(volumeId, volume);
+                }
+                if (newHead > 0) {
+                    deleteHeads.put(volumeId, newHead);
+                }
+                changes.incrementAndGet();
+            });
             return head;
         }
     }
@@ -966,6 +981,23 @@ public final class MetaStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Publishes an update of the in-memory views once the records behind it are written: at once for a
+     * write of its own (already written), after the entry's batch is written when an entry is being
+     * applied on this thread, never when that batch is not written. A reader never sees a view (a
+     * delete-log head, a volume) ahead of the records it names.
+     */
+    private void published(Runnable update) {
+        List<Runnable> views = entryViews.get();
+        if (views != null) {
+            views.add(update);
+        } else {
+            synchronized (viewLock) {
+                update.run();
+            }
+        }
+    }
+
     /** A batch for one write: the entry's being applied on this thread, or a new one of its own. */
     Batch batch() {
         WriteBatch e = entry.get();
@@ -976,26 +1008,32 @@ public final class MetaStore implements AutoCloseable {
      * Applies one log entry: every record {@code apply} writes on this thread and the applied index
      * ({@code raft-applied}, when {@code index > 0}) reach RocksDB in one batch, not synced on its own:
      * a Raft replica's entries are durable in its Raft log, and a single directory syncs each group of
-     * entries once ({@link #syncLog}) before it acknowledges them. The in-memory views show a record
-     * from when it is put in the batch; the batch is written before this returns. When {@code apply}
-     * throws, nothing of the entry is written, and the exception is thrown on.
+     * entries once ({@link #syncLog}) before it acknowledges them. The in-memory views show the entry's
+     * records once its batch is written, before this returns. When {@code apply} throws, nothing of the
+     * entry is written or shown, and the exception is thrown on.
      */
     public <T> T applyEntry(long index, long term, Supplier<T> apply) {
         if (entry.get() != null) {
             throw new IllegalStateException("an entry is already being applied on this thread");
         }
+        List<Runnable> views = new ArrayList<>();
         try (WriteBatch b = new WriteBatch()) {
             entry.set(b);
+            entryViews.set(views);
             T out;
             try {
                 out = apply.get();
             } finally {
                 entry.remove();
+                entryViews.remove();
             }
             if (index > 0) {
                 b.put(meta, RAFT_APPLIED, ByteBuffer.allocate(16).putLong(index).putLong(term).array());
             }
             db.write(unsynced, b);
+            synchronized (viewLock) {
+                views.forEach(Runnable::run);
+            }
             return out;
         } catch (RocksDBException e) {
             throw new MetaStoreException("cannot write the entry at index " + index + " to " + path + ": " + e.getMessage(), e);

@@ -233,13 +233,14 @@ public final class RaftChangeLog implements ChangeLog {
      */
     private long writeTerm() {
         DivisionInfo info = division().getInfo();
+        long term = info.getCurrentTerm(); // read first: ready in a later term must not pass for ready in this one
         if (!info.isLeader()) {
             throw notLeader(info.getLeaderId());
         }
-        if (!info.isLeaderReady()) {
+        if (!info.isLeaderReady() || info.getCurrentTerm() != term) {
             return barrier();
         }
-        return info.getCurrentTerm();
+        return term;
     }
 
     @Override

@@ -163,9 +163,52 @@ class RequestIdTest {
         } finally {
             pool.shutdownNow();
         }
+        // Copies of a conditional put race: the ones that waited behind the first for the bucket's latch
+        // find its id recorded there and get its answer, not the 412 its own change would now earn.
+        pool = Executors.newFixedThreadPool(16);
+        try {
+            for (int round = 0; round < 10; round++) {
+                String id = "put-" + round;
+                String key = "cond-" + round;
+                List<Future<HttpResponse<String>>> copies = new ArrayList<>();
+                for (int i = 0; i < 16; i++) {
+                    copies.add(pool.submit(() -> post(single.address(), "/v1/s3/objects/race/put", id, putIfAbsent("race", key, "e"))));
+                }
+                Set<String> bodies = new HashSet<>();
+                for (Future<HttpResponse<String>> f : copies) {
+                    HttpResponse<String> r = f.get();
+                    assertThat(r.statusCode()).as("round %d: %s", round, r.body()).isEqualTo(200);
+                    bodies.add(JSON.readTree(r.body()).toString());
+                }
+                assertThat(bodies).as("round %d: one answer", round).hasSize(1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(single.directory().meta().namespace().bucket("race").objects()).isEqualTo(10);
         HttpResponse<String> listed = RAW.send(HttpRequest.newBuilder(URI.create("http://" + single.address() + "/v1/s3/uploads/race"))
                 .header("Authorization", "Bearer admin").GET().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(JSON.readTree(listed.body()).get("uploads")).hasSize(10);
+    }
+
+    @Test
+    void aRetriedPendingRecordIsMadeOnceAndARecordedAnswerNeedsTheToken() throws Exception {
+        single = DirectoryServer.start(singleConfig(true));
+        String a = single.address();
+        String body = "{\"id\": null, \"chunks\": [{\"volume\": 1, \"key\": 77, \"cookie\": 5, \"size\": 10}]}";
+        HttpResponse<String> first = post(a, "/v1/s3/pending", "pend-1", body);
+        HttpResponse<String> again = post(a, "/v1/s3/pending", "pend-1", body);
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        assertThat(JSON.readTree(again.body()).get("id")).isEqualTo(JSON.readTree(first.body()).get("id"));
+        assertThat(again.headers().firstValue("Hayloft-Repeated")).contains("true");
+        assertThat(single.directory().meta().namespace().pendings(null, 100)).as("one WRITING record naming the chunk, not two")
+                .hasSize(1);
+        // Knowing a request's id is not enough to read its answer: the route's admin check comes first.
+        HttpResponse<String> stranger = RAW.send(HttpRequest.newBuilder(URI.create("http://" + a + "/v1/s3/pending"))
+                .header("Content-Type", "application/json").header(DirectoryClient.REQUEST_ID_HEADER, "pend-1")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(stranger.statusCode()).isEqualTo(401);
+        assertThat(stranger.body()).doesNotContain(JSON.readTree(first.body()).get("id").asText());
     }
 
     @Test
