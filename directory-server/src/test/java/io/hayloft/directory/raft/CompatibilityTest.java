@@ -63,17 +63,7 @@ class CompatibilityTest {
     private static final String UNICODE = "fotos/Zürich – 東京 🚀.jpg";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient RAW = HttpClient.newHttpClient();
-    private static final StoreAdmin STORES = new StoreAdmin() {
-        @Override
-        public CompletableFuture<Void> createVolume(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> probe(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-    };
+    private static final StoreAdmin STORES = AcceptingStores.INSTANCE;
 
     @TempDir
     Path dir;

@@ -23,7 +23,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -42,17 +41,7 @@ class NamespaceRaftTest {
     @TempDir
     Path dir;
 
-    private static final StoreAdmin STORES = new StoreAdmin() {
-        @Override
-        public CompletableFuture<Void> createVolume(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> probe(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-    };
+    private static final StoreAdmin STORES = AcceptingStores.INSTANCE;
 
     @AfterEach
     void close() {

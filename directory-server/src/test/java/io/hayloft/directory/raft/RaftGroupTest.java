@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,17 +40,7 @@ class RaftGroupTest {
     Path dir;
 
     /** Probes always pass and volumes are always made: this test is about the directory's own state. */
-    private static final StoreAdmin STORES = new StoreAdmin() {
-        @Override
-        public CompletableFuture<Void> createVolume(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> probe(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-    };
+    private static final StoreAdmin STORES = AcceptingStores.INSTANCE;
 
     @AfterEach
     void close() {

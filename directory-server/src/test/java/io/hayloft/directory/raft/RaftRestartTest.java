@@ -10,7 +10,6 @@ import io.hayloft.testkit.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,17 +25,7 @@ class RaftRestartTest {
     Path dir;
     private LocalGroup group;
 
-    private static final StoreAdmin STORES = new StoreAdmin() {
-        @Override
-        public CompletableFuture<Void> createVolume(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> probe(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-    };
+    private static final StoreAdmin STORES = AcceptingStores.INSTANCE;
 
     @AfterEach
     void close() {

@@ -25,7 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -43,17 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RequestIdTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient RAW = HttpClient.newHttpClient();
-    private static final StoreAdmin STORES = new StoreAdmin() {
-        @Override
-        public CompletableFuture<Void> createVolume(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> probe(String address, int volume) {
-            return CompletableFuture.completedFuture(null);
-        }
-    };
+    private static final StoreAdmin STORES = AcceptingStores.INSTANCE;
 
     @TempDir
     Path dir;
