@@ -228,6 +228,7 @@ class AsyncAnswerTest {
             Pending q = next();
             server.close(); // the connection closes under the pending answer
             FullHttpResponse late = text("late");
+            hooked();
             completer.submit(() -> q.answer().complete(late)).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             assertThat(late.refCnt()).as("discarded: the channel is gone").isZero();
             assertThat(q.request().refCnt()).as("released once by the server").isEqualTo(1);
@@ -249,6 +250,7 @@ class AsyncAnswerTest {
      * readable: the server has not released it), then checks the server released it exactly once.
      */
     private void complete(Pending p) throws Exception {
+        hooked();
         completer.submit(() -> {
             assertThat(p.request().refCnt()).as("not released before its answer").isEqualTo(2);
             String body = p.request().content().toString(StandardCharsets.UTF_8);
@@ -260,8 +262,19 @@ class AsyncAnswerTest {
 
     /** Fails {@code p}'s future with {@code failure} on the completer thread; the request is released exactly once. */
     private void fail(Pending p, Throwable failure) throws Exception {
+        hooked();
         completer.submit(() -> p.answer().completeExceptionally(failure)).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         assertReleasedOnce(p);
+    }
+
+    /**
+     * Waits until the blocking thread that ran the route has handed the future back to the server,
+     * which hooks its answer on it: the route queued the request before returning, so without this a
+     * completion could run before the hook, and the release would happen later on the blocking thread.
+     * A task on the one-thread executor runs after the route's call has returned.
+     */
+    private void hooked() throws Exception {
+        executor.submit(() -> null).get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private static void assertReleasedOnce(Pending p) {
