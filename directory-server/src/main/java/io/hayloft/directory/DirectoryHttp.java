@@ -425,12 +425,28 @@ public final class DirectoryHttp implements RequestHandler {
         }
     }
 
+    /** A request timer's labels: a route (null: none matched), a method and a status. */
+    private record TimerKey(Router.Route route, HttpMethod method, int status) {
+    }
+
+    /**
+     * The timers by their labels, each registered once: building and registering a timer per request
+     * (its id, tags and buckets) cost the lease path about as much as the lease itself.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<TimerKey, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** Records a request in {@code hayloft_directory_requests{op,route,status}}. */
     private void record(Router.Route route, HttpMethod m, int status, long nanos) {
-        String name = route == null ? "none" : route.name();
-        Timer.builder("hayloft_directory_requests").tag("op", opName(name, m)).tag("route", name)
-                .tag("status", Integer.toString(status)).serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
-                .register(metrics.registry()).record(nanos, TimeUnit.NANOSECONDS);
+        Timer t = timers.get(new TimerKey(route, m, status));
+        if (t == null) {
+            t = timers.computeIfAbsent(new TimerKey(route, m, status), k -> {
+                String name = route == null ? "none" : route.name();
+                return Timer.builder("hayloft_directory_requests").tag("op", opName(name, m)).tag("route", name)
+                        .tag("status", Integer.toString(status)).serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
+                        .register(metrics.registry());
+            });
+        }
+        t.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /**

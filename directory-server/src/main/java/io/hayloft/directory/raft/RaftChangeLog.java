@@ -17,8 +17,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -94,6 +97,13 @@ public final class RaftChangeLog implements ChangeLog {
     /** The replica's own background work: the cluster-id duty, then the leader-ready tasks ({@link #onLeaderReady}). */
     private final ScheduledExecutorService duties;
     private final ScheduledFuture<?> initDuty;
+    /**
+     * This leader's entries whose callers were answered "timed out" while Ratis still holds them: each
+     * may yet be committed and applied (or be dropped when this replica stops leading). While any is
+     * here no change begins ({@link #writeTerm}): the callers' latches were released with the timeout,
+     * and a change computed now could miss an entry that is applied after it.
+     */
+    private final Set<CompletableFuture<RaftClientReply>> unresolved = ConcurrentHashMap.newKeySet();
 
     private RaftChangeLog(RaftServer server, DirectoryStateMachine sm, RaftPeerId self, MetaStore meta, long timeoutMillis) {
         this.server = server;
@@ -229,13 +239,18 @@ public final class RaftChangeLog implements ChangeLog {
      * but for its own entries still in flight (the callers' latches order those that touch the same
      * records). A leader that lost its term meanwhile cannot commit the entry; an entry that reaches
      * the log in another term is dropped ({@link LogEntry.Outcome#STALE_TERM}). A leader not ready yet
-     * waits for it through the read barrier.
+     * waits for it through the read barrier. While an entry of this leader whose caller was answered
+     * "timed out" may still be applied, nothing begins (NO_LEADER, retry): see {@link #unresolved}.
      */
     private long writeTerm() {
         DivisionInfo info = division().getInfo();
         long term = info.getCurrentTerm(); // read first: ready in a later term must not pass for ready in this one
         if (!info.isLeader()) {
             throw notLeader(info.getLeaderId());
+        }
+        if (!unresolved.isEmpty()) {
+            throw DirectoryErrors.NO_LEADER.exception(unresolved.size() + " change(s) of this leader timed out and may still be "
+                    + "applied; no change begins until the group has committed or dropped them; retry");
         }
         if (!info.isLeaderReady() || info.getCurrentTerm() != term) {
             return barrier();
@@ -282,9 +297,15 @@ public final class RaftChangeLog implements ChangeLog {
             return CompletableFuture.failedFuture(DirectoryErrors.NO_LEADER.exception("the directory's group did not take the change: "
                     + e.getMessage()));
         }
-        return f.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).handle((reply, t) -> {
+        // The timeout on a copy: Ratis' own future stays Ratis', completed when the entry is applied or dropped.
+        return f.copy().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).handle((reply, t) -> {
             if (t != null) {
-                throw failure(t instanceof java.util.concurrent.CompletionException && t.getCause() != null ? t.getCause() : t);
+                Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+                if (cause instanceof TimeoutException) {
+                    unresolved.add(f);
+                    f.whenComplete((r, x) -> unresolved.remove(f));
+                }
+                throw failure(cause);
             }
             check(reply);
             LogEntry.Applied a = LogEntry.Applied.decode(reply.getMessage().getContent().toByteArray());
