@@ -430,8 +430,8 @@ public final class DirectoryHttp implements RequestHandler {
     }
 
     /**
-     * The timers by their labels, each registered once: building and registering a timer per request
-     * (its id, tags and buckets) cost the lease path about as much as the lease itself.
+     * The timers by their labels, each registered once: building and registering a timer (its id, tags
+     * and buckets) on every request redid, on the lease path, work whose result exists after the first.
      */
     private final java.util.concurrent.ConcurrentHashMap<TimerKey, Timer> timers = new java.util.concurrent.ConcurrentHashMap<>();
 
