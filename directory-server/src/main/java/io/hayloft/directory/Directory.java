@@ -508,7 +508,25 @@ public final class Directory {
         return writable.get(Math.floorMod(rotation.getAndIncrement(), writable.size()));
     }
 
+    /** The writable volumes as of {@code changes} ({@link MetaStore#changes}). */
+    private record Writable(long changes, List<VolumeInfo> volumes) {
+    }
+
+    private volatile Writable writable = new Writable(-1, List.of());
+
+    /**
+     * The volumes a lease may use: writable, not full, every replica's store UP. Worked out again only
+     * when the database's records changed ({@link MetaStore#changes}), not on every lease: a lease
+     * read every volume and store record before. A volume whose reported size makes it full is
+     * committed read-only by that heartbeat, which moves the counter, so the soft sizes need no
+     * counter of their own.
+     */
     private List<VolumeInfo> writableVolumes() {
+        Writable w = writable;
+        long changes = meta.changes(); // read before the records: a change meanwhile leaves an older mark, worked out again next time
+        if (w.changes() == changes) {
+            return w.volumes();
+        }
         Map<String, StoreInfo> byId = storesById();
         List<VolumeInfo> out = new ArrayList<>();
         for (VolumeInfo v : volumes()) {
@@ -517,7 +535,9 @@ public final class Directory {
                 out.add(v);
             }
         }
-        return out;
+        List<VolumeInfo> list = List.copyOf(out);
+        writable = new Writable(changes, list);
+        return list;
     }
 
     // ------------------------------------------------------------------ helpers
