@@ -425,8 +425,12 @@ public final class DirectoryHttp implements RequestHandler {
         }
     }
 
-    /** A request timer's labels: a route (null: none matched), a method and a status. */
-    private record TimerKey(Router.Route route, HttpMethod method, int status) {
+    /**
+     * What a request timer's labels are made of: the route (null: none matched), whether it was a GET
+     * (the one part of the method {@link #opName} reads) and the status. Not the method itself: a
+     * client may send any token as a method, and a key per token would grow without bound.
+     */
+    private record TimerKey(Router.Route route, boolean get, int status) {
     }
 
     /**
@@ -437,9 +441,10 @@ public final class DirectoryHttp implements RequestHandler {
 
     /** Records a request in {@code hayloft_directory_requests{op,route,status}}. */
     private void record(Router.Route route, HttpMethod m, int status, long nanos) {
-        Timer t = timers.get(new TimerKey(route, m, status));
+        TimerKey key = new TimerKey(route, m.equals(HttpMethod.GET), status);
+        Timer t = timers.get(key);
         if (t == null) {
-            t = timers.computeIfAbsent(new TimerKey(route, m, status), k -> {
+            t = timers.computeIfAbsent(key, k -> {
                 String name = route == null ? "none" : route.name();
                 return Timer.builder("hayloft_directory_requests").tag("op", opName(name, m)).tag("route", name)
                         .tag("status", Integer.toString(status)).serviceLevelObjectives(PrometheusEndpoint.LATENCY_BUCKETS)
