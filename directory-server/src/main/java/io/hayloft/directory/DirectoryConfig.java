@@ -52,6 +52,9 @@ import java.util.Set;
  * raft.commitTimeoutMillis 5000        a change not committed by a majority within this long is answered NO_LEADER (503)
  * raft.bindHost        (peer's host)   address both listeners bind to (e.g. 0.0.0.0), when not the hosts of this replica's entry
  * raft.logSegmentBytes 8388608         size of a Raft log segment file; closed segments below a snapshot are purged
+ * raft.packChanges     true            the leader packs changes queued behind its entries in flight into one entry;
+ *                                      false while a group is upgraded from a version that cannot read packs
+ * raft.entriesInFlight 2               with packing, most log entries of the leader in flight at once (1..64)
  * </pre>
  * Mutable while being bound; {@link #validate()} before use, then treat as immutable.
  */
@@ -93,6 +96,14 @@ public final class DirectoryConfig {
         public long commitTimeoutMillis = 5000;
         public String bindHost;
         public long logSegmentBytes = 8L << 20;
+        /**
+         * Whether the leader packs the changes that queue while its entries are in flight into one log
+         * entry (format 2, docs/formats.md "Directory log entries"). Every replica must read packs: off
+         * while a group is upgraded from a version before packs (docs/operations.md "Rolling upgrades").
+         */
+        public boolean packChanges = true;
+        /** With packing on, most log entries of the leader in flight at once (docs/architecture.md "The write pipeline"). */
+        public int entriesInFlight = 2;
 
         /** This replica's entry of {@link #peers}. */
         public Peer self() {
@@ -162,6 +173,8 @@ public final class DirectoryConfig {
             check(raft.snapshotEvery >= 1, "raft.snapshotEvery must be >= 1, was " + raft.snapshotEvery);
             check(raft.logSegmentBytes >= 16 << 10, "raft.logSegmentBytes must be >= 16384, was " + raft.logSegmentBytes);
             check(raft.commitTimeoutMillis >= 100, "raft.commitTimeoutMillis must be >= 100, was " + raft.commitTimeoutMillis);
+            check(raft.entriesInFlight >= 1 && raft.entriesInFlight <= 64, "raft.entriesInFlight must be in 1..64, was "
+                    + raft.entriesInFlight);
         }
         tls().validate();
         if ("cache".equals(readPolicy)) {

@@ -125,6 +125,10 @@ public final class DirectoryLoad implements Callable<Integer> {
             description = "operations to measure, run in the order above (default ${DEFAULT-VALUE})")
     List<String> ops;
 
+    @Option(names = "--raft-setting", description = "KEY=VALUE added to each replica's raft section (a group of more than one), "
+            + "e.g. packChanges=false or entriesInFlight=4; repeatable")
+    Map<String, String> raftSettings = new LinkedHashMap<>();
+
     @Option(names = "--json", description = "also write the JSON to this file")
     Path jsonFile;
 
@@ -177,7 +181,7 @@ public final class DirectoryLoad implements Callable<Integer> {
             for (int n : replicas) {
                 out.printf("%d replica(s): starting %d directory and %d store processes...%n", n, n, stores);
                 out.flush();
-                try (DirectoryProcesses p = DirectoryProcesses.start(n, stores, parent, dir != null)) {
+                try (DirectoryProcesses p = DirectoryProcesses.start(n, stores, parent, dir != null, raftSettings)) {
                     Map<String, Result> results = new LinkedHashMap<>();
                     for (String op : order) {
                         Result r = measure(p, op, stub.address());
@@ -198,6 +202,7 @@ public final class DirectoryLoad implements Callable<Integer> {
         out.print(table(all));
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("threads", threads);
+        json.put("raftSettings", raftSettings);
         json.put("wideThreads", wideThreads);
         json.put("durationSeconds", duration);
         json.put("warmupSeconds", warmup);

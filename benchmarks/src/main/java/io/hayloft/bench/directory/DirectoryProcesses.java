@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,10 +45,16 @@ final class DirectoryProcesses implements AutoCloseable {
 
     /** Starts the replicas and the stores and waits until they are ready (at most two minutes). */
     static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep) throws IOException, InterruptedException {
+        return start(replicas, storeCount, parent, keep, Map.of());
+    }
+
+    /** As {@link #start(int, int, Path, boolean)}, with {@code raft} settings ({@code packChanges: false}) added to each replica's raft section. */
+    static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep, Map<String, String> raft)
+            throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory(parent, "dir-" + replicas + "-");
         DirectoryProcesses p = new DirectoryProcesses(dir, keep);
         try {
-            p.startAll(replicas, storeCount);
+            p.startAll(replicas, storeCount, raft);
         } catch (IOException | InterruptedException | RuntimeException e) {
             p.close();
             throw e;
@@ -55,7 +62,7 @@ final class DirectoryProcesses implements AutoCloseable {
         return p;
     }
 
-    private void startAll(int replicas, int storeCount) throws IOException, InterruptedException {
+    private void startAll(int replicas, int storeCount, Map<String, String> raft) throws IOException, InterruptedException {
         List<String> peers = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
             String h = "127.0.0.1:" + freePort();
@@ -71,7 +78,9 @@ final class DirectoryProcesses implements AutoCloseable {
             // Lenient probes on a shared loopback machine (as the embedded cluster's): a busy store is not dead.
             y.append("probeTimeoutMillis: 5000\nfailureThreshold: 5\nautoRestore: true\n");
             if (replicas > 1) {
-                y.append("raft:\n  id: n").append(i + 1).append("\n  peers:\n");
+                y.append("raft:\n  id: n").append(i + 1).append("\n");
+                raft.forEach((k, v) -> y.append("  ").append(k).append(": ").append(v).append('\n'));
+                y.append("  peers:\n");
                 peers.forEach(y::append);
             }
             Path f = dir.resolve("directory-n" + (i + 1) + ".yaml");

@@ -5,6 +5,11 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.format.directory.RaidLease;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * An entry of the directory's Raft log: one {@link Change} with what the leader knew when it made it.
@@ -34,6 +39,18 @@ import java.io.IOException;
  *     recorded answer. An entry without the field is written exactly as before the field existed.</li>
  * </ul>
  *
+ * <p>A Raft log entry's data is one entry, or a <em>pack</em> of entries that the leader queued
+ * while its earlier ones were in flight ({@link #pack}, read by {@link #decodeAll}):
+ *
+ * <pre>
+ * {"v": 2, "entries": [ENTRY, ENTRY, ...]}
+ * </pre>
+ *
+ * <p>each {@code ENTRY} an entry of format 1 as above, applied in the pack's order exactly as if each
+ * were a log entry of its own (its own term check, request id and fence). A replica that does not
+ * know format 2 stops applying at the first pack, so a group packs only once every replica reads
+ * packs (docs/operations.md "Rolling upgrades").
+ *
  * <p>Applying reads nothing but the entry and the replica's state, so every replica reaches the same
  * outcome. Immutable; thread-safe.
  */
@@ -41,6 +58,9 @@ public record LogEntry(int v, long term, Fence fence, Change change,
                        @JsonInclude(JsonInclude.Include.NON_NULL) Request request) {
 
     public static final int FORMAT = 1;
+    /** The format of a pack: many entries in one Raft log entry. */
+    public static final int PACK_FORMAT = 2;
+    private static final byte[] PACK_HEAD = ("{\"v\":" + PACK_FORMAT + ",\"entries\":[").getBytes(StandardCharsets.UTF_8);
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -96,6 +116,70 @@ public record LogEntry(int v, long term, Fence fence, Change change,
     }
 
     /**
+     * A Raft log entry's data, of either format, as read from the log: a single entry has {@code change}
+     * (and {@code entries} null), a pack has {@code entries}.
+     */
+    record Envelope(int v, long term, Fence fence, Change change, Request request, List<LogEntry> entries) {
+    }
+
+    /**
+     * One Raft log entry's data holding the entries {@code encoded} ({@link #encode}d, format 1), to be
+     * applied in this order: the entry itself when there is one, else a pack (format 2).
+     */
+    public static byte[] pack(List<byte[]> encoded) {
+        if (encoded.isEmpty()) {
+            throw new IllegalArgumentException("a pack holds at least one entry");
+        }
+        if (encoded.size() == 1) {
+            return encoded.get(0);
+        }
+        int size = PACK_HEAD.length + encoded.size() + 1;
+        for (byte[] e : encoded) {
+            size += e.length;
+        }
+        ByteBuffer out = ByteBuffer.allocate(size).put(PACK_HEAD);
+        for (int i = 0; i < encoded.size(); i++) {
+            if (i > 0) {
+                out.put((byte) ',');
+            }
+            out.put(encoded.get(i));
+        }
+        return out.put((byte) ']').put((byte) '}').array();
+    }
+
+    /**
+     * The entries of one Raft log entry's data, in the order they are applied: one for an entry of
+     * format 1, those of a pack (format 2).
+     *
+     * @throws MetaStoreException for bytes that are neither, an empty pack, or a pack holding an entry
+     *         that is not of format 1 with a change
+     */
+    public static List<LogEntry> decodeAll(byte[] bytes) {
+        Envelope e;
+        try {
+            e = JSON.readValue(bytes, Envelope.class);
+        } catch (IOException ex) {
+            throw new MetaStoreException("unreadable directory log entry: " + ex.getMessage(), ex);
+        }
+        if (e.v() == PACK_FORMAT) {
+            if (e.entries() == null || e.entries().isEmpty()) {
+                throw new MetaStoreException("directory log pack without entries");
+            }
+            for (LogEntry x : e.entries()) {
+                if (x == null || x.v() != FORMAT || x.change() == null) {
+                    throw new MetaStoreException("directory log pack holding an entry that is not of format " + FORMAT + " with a change");
+                }
+            }
+            return e.entries();
+        }
+        if (e.v() != FORMAT || e.change() == null) {
+            throw new MetaStoreException("directory log entry of format " + e.v() + " (this directory reads formats " + FORMAT + " and "
+                    + PACK_FORMAT + ")" + (e.v() == FORMAT && e.change() == null ? " without a change" : ""));
+        }
+        return List.of(new LogEntry(e.v(), e.term(), e.fence(), e.change(), e.request()));
+    }
+
+    /**
      * What applying an entry did, and the change's value when applied (a new delete-log head for
      * {@link Change.AppendDeletes}, else 0). A Raft replica answers it to the leader's waiting request as
      * {@link #encode} (9 bytes: the outcome's ordinal, then the value as a big-endian long); it only
@@ -107,14 +191,35 @@ public record LogEntry(int v, long term, Fence fence, Change change,
         public static final Applied REPEATED = new Applied(Outcome.REPEATED, 0);
 
         public byte[] encode() {
-            return java.nio.ByteBuffer.allocate(9).put((byte) outcome.ordinal()).putLong(value).array();
+            return ByteBuffer.allocate(9).put((byte) outcome.ordinal()).putLong(value).array();
+        }
+
+        /** The answers of a pack's entries, in its order: each {@link #encode}d, back to back. */
+        public static byte[] encodeAll(List<Applied> all) {
+            ByteBuffer out = ByteBuffer.allocate(9 * all.size());
+            for (Applied a : all) {
+                out.put(a.encode());
+            }
+            return out.array();
+        }
+
+        /** Reads {@link #encodeAll}'s answers (a single entry's answer is a list of one). */
+        public static List<Applied> decodeAll(byte[] b) {
+            if (b.length == 0 || b.length % 9 != 0) {
+                throw new MetaStoreException("unreadable answer of the directory's state machine (" + b.length + " bytes)");
+            }
+            List<Applied> out = new ArrayList<>(b.length / 9);
+            for (int i = 0; i < b.length; i += 9) {
+                out.add(decode(Arrays.copyOfRange(b, i, i + 9)));
+            }
+            return out;
         }
 
         public static Applied decode(byte[] b) {
             if (b.length != 9 || b[0] < 0 || b[0] >= Outcome.values().length) {
                 throw new MetaStoreException("unreadable answer of the directory's state machine (" + b.length + " bytes)");
             }
-            java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b);
+            ByteBuffer buf = ByteBuffer.wrap(b);
             return new Applied(Outcome.values()[buf.get()], buf.getLong());
         }
     }

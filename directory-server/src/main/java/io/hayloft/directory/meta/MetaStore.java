@@ -326,9 +326,10 @@ public final class MetaStore implements AutoCloseable {
     }
 
     /**
-     * The Raft log index and term of the last entry applied to this database ({@code raft-applied}:
-     * two 8-byte longs), {0, 0} when none: written after each applied entry, so after a crash the
-     * entries above it are applied again and those at or below it are skipped.
+     * The Raft log index and term of the last entry applied wholly to this database ({@code raft-applied}:
+     * two 8-byte longs first), {0, 0} when none: written with each applied entry, so after a crash the
+     * entries above it are applied again and those at or below it are skipped. The parts of a pack
+     * applied beyond it: {@link #partlyApplied}.
      */
     public long[] appliedIndex() {
         byte[] v = get(meta, RAFT_APPLIED);
@@ -337,6 +338,20 @@ public final class MetaStore implements AutoCloseable {
         }
         ByteBuffer b = ByteBuffer.wrap(v);
         return new long[] {b.getLong(), b.getLong()};
+    }
+
+    /**
+     * The pack applied in part ({@code raft-applied} of 40 bytes: after the last whole entry's index and
+     * term, the pack's index, term and the number of its entries applied), as {index, term, parts};
+     * null when every entry at or below {@link #appliedIndex} is applied wholly and none above it.
+     */
+    public long[] partlyApplied() {
+        byte[] v = get(meta, RAFT_APPLIED);
+        if (v == null || v.length != 40) {
+            return null;
+        }
+        ByteBuffer b = ByteBuffer.wrap(v, 16, 24);
+        return new long[] {b.getLong(), b.getLong(), b.getLong()};
     }
 
     /** Records that the entry at {@code index} of Raft term {@code term} is applied. */
@@ -1013,6 +1028,28 @@ public final class MetaStore implements AutoCloseable {
      * entry is written or shown, and the exception is thrown on.
      */
     public <T> T applyEntry(long index, long term, Supplier<T> apply) {
+        return applyEntry(index > 0 ? ByteBuffer.allocate(16).putLong(index).putLong(term).array() : null, index, apply);
+    }
+
+    /**
+     * Applies entry {@code part} (from 0) of the pack at {@code index} as {@link #applyEntry} does a
+     * whole entry, in a batch of its own: with the last part the pack's index is recorded as applied;
+     * with an earlier one, {@code raft-applied} keeps {@code before} (the index and term applied before
+     * the pack) and adds the pack's index, term and {@code part + 1}, the parts applied
+     * ({@link #partlyApplied}). After a crash in the middle of a pack the replica applies only the parts
+     * not yet applied: each part once, in order, each seeing the records of those before it.
+     */
+    public <T> T applyPart(long index, long term, int part, int parts, long[] before, Supplier<T> apply) {
+        if (part < 0 || part >= parts || index <= 0) {
+            throw new IllegalArgumentException("part " + part + " of " + parts + " at index " + index);
+        }
+        byte[] marker = part == parts - 1
+                ? ByteBuffer.allocate(16).putLong(index).putLong(term).array()
+                : ByteBuffer.allocate(40).putLong(before[0]).putLong(before[1]).putLong(index).putLong(term).putLong(part + 1).array();
+        return applyEntry(marker, index, apply);
+    }
+
+    private <T> T applyEntry(byte[] marker, long index, Supplier<T> apply) {
         if (entry.get() != null) {
             throw new IllegalStateException("an entry is already being applied on this thread");
         }
@@ -1027,8 +1064,8 @@ public final class MetaStore implements AutoCloseable {
                 entry.remove();
                 entryViews.remove();
             }
-            if (index > 0) {
-                b.put(meta, RAFT_APPLIED, ByteBuffer.allocate(16).putLong(index).putLong(term).array());
+            if (marker != null) {
+                b.put(meta, RAFT_APPLIED, marker);
             }
             db.write(unsynced, b);
             synchronized (viewLock) {

@@ -37,8 +37,10 @@ import org.slf4j.LoggerFactory;
  * The directory's state as a Raft state machine: each committed {@link LogEntry} is applied to this
  * replica's {@link MetaStore}, in log order, by {@link LogEntry#apply} (which reads nothing but the
  * entry and the state), its records and its index ({@code raft-applied}) written to the database in
- * one batch ({@link MetaStore#applyEntry}); at a restart Ratis hands the entries after the last
- * snapshot again, and those at or below that index are skipped. The answer to the leader's waiting
+ * one batch ({@link MetaStore#applyEntry}); the entries of a pack ({@link LogEntry#pack}) each in a
+ * batch of its own that also records how many of the pack are applied ({@link MetaStore#applyPart}).
+ * At a restart Ratis hands the entries after the last snapshot again: those at or below that index
+ * are skipped, and of a pack applied in part only the entries not yet applied are applied. The answer to the leader's waiting
  * request is {@link LogEntry.Applied}.
  *
  * <p>A snapshot is a RocksDB checkpoint of the database, in the state machine directory of the Raft
@@ -58,6 +60,11 @@ public final class DirectoryStateMachine extends BaseStateMachine {
     private volatile File smDir;
     /** Entries at or below this index are in the database already (applied before a restart). */
     private volatile long skipThrough;
+    /** A pack applied in part before a restart (0: none), and how many of its entries are in the database. */
+    private volatile long partIndex;
+    private volatile int partsDone;
+    /** The index and term of the last entry this replica's database holds wholly (its {@code raft-applied}). */
+    private volatile long[] whole = {0, 0};
     private final AtomicLong applied = new AtomicLong();
 
     public DirectoryStateMachine(MetaStore meta) {
@@ -69,14 +76,23 @@ public final class DirectoryStateMachine extends BaseStateMachine {
         super.initialize(server, groupId, storage);
         this.smDir = storage.getStorageDir().getStateMachineDir();
         Files.createDirectories(smDir.toPath());
+        recover();
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+
+    /** Takes up where the database is: the last entry applied wholly, and the pack applied in part after it. */
+    void recover() {
         long[] a = meta.appliedIndex();
         skipThrough = a[0];
+        long[] part = meta.partlyApplied();
+        partIndex = part == null ? 0 : part[0];
+        partsDone = part == null ? 0 : (int) part[2];
+        whole = new long[] {a[0], a[1]};
         if (a[0] > 0) {
             updateLastAppliedTermIndex(a[1], a[0]);
         }
         applied.set(a[0]);
-        getLifeCycle().transition(LifeCycle.State.STARTING);
-        getLifeCycle().transition(LifeCycle.State.RUNNING);
     }
 
     /** Before Ratis installs a leader's snapshot: no entry is applied until {@link #reinitialize()}. */
@@ -132,13 +148,29 @@ public final class DirectoryStateMachine extends BaseStateMachine {
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(new LogEntry.Applied(LogEntry.Outcome.APPLIED, 0).encode())));
         }
         byte[] data = e.getStateMachineLogEntry().getLogData().toByteArray();
-        LogEntry entry = LogEntry.decode(data);
-        // The entry's records and its index in one batch: after a crash the entry is either wholly
-        // applied and skipped, or not at all and applied again.
-        LogEntry.Applied a = meta.applyEntry(index, e.getTerm(), () -> entry.apply(meta, e.getTerm()));
+        List<LogEntry> entries = LogEntry.decodeAll(data);
+        long term = e.getTerm();
+        List<LogEntry.Applied> answers = new ArrayList<>(entries.size());
+        if (entries.size() == 1) {
+            // The entry's records and its index in one batch: after a crash the entry is either wholly
+            // applied and skipped, or not at all and applied again.
+            LogEntry entry = entries.get(0);
+            answers.add(meta.applyEntry(index, term, () -> entry.apply(meta, term)));
+        } else {
+            // A pack: each entry in a batch of its own, with how many of the pack are applied, so each
+            // entry sees the records of those before it, and after a crash only the rest are applied.
+            int from = index == partIndex ? partsDone : 0;
+            long[] before = whole;
+            for (int i = 0; i < entries.size(); i++) {
+                LogEntry entry = entries.get(i);
+                answers.add(i < from ? new LogEntry.Applied(LogEntry.Outcome.APPLIED, 0)
+                        : meta.applyPart(index, term, i, entries.size(), before, () -> entry.apply(meta, term)));
+            }
+        }
+        whole = new long[] {index, term};
         applied.set(index);
-        updateLastAppliedTermIndex(e.getTerm(), index);
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(a.encode())));
+        updateLastAppliedTermIndex(term, index);
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(LogEntry.Applied.encodeAll(answers))));
     }
 
     /**
@@ -233,6 +265,8 @@ public final class DirectoryStateMachine extends BaseStateMachine {
         installed.incrementAndGet();
         meta.setAppliedIndex(index, term);
         skipThrough = index;
+        partIndex = 0;
+        whole = new long[] {index, term};
         applied.set(index);
         updateLastAppliedTermIndex(term, index);
     }

@@ -25,11 +25,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
@@ -103,14 +106,34 @@ public final class RaftChangeLog implements ChangeLog {
      * here no change begins ({@link #writeTerm}): the callers' latches were released with the timeout,
      * and a change computed now could miss an entry that is applied after it.
      */
-    private final Set<CompletableFuture<RaftClientReply>> unresolved = ConcurrentHashMap.newKeySet();
+    private final Set<CompletableFuture<?>> unresolved = ConcurrentHashMap.newKeySet();
 
-    private RaftChangeLog(RaftServer server, DirectoryStateMachine sm, RaftPeerId self, MetaStore meta, long timeoutMillis) {
+    /** Most changes in one pack, and most bytes (a larger change goes alone). */
+    static final int MAX_PACK = 256;
+    static final int MAX_PACK_BYTES = 256 << 10;
+    /** Changes waiting for room in the window (packing on), the window, and the thread that packs them; null when off. */
+    private final LinkedBlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
+    private final Semaphore window;
+    private final Thread packer;
+    /** Log entries this replica sent as leader, and the changes in them (more changes than entries: packs formed). */
+    private final AtomicLong entriesSent = new AtomicLong();
+    private final AtomicLong changesSent = new AtomicLong();
+
+    private RaftChangeLog(RaftServer server, DirectoryStateMachine sm, RaftPeerId self, MetaStore meta, long timeoutMillis,
+                          boolean packChanges, int entriesInFlight) {
         this.server = server;
         this.sm = sm;
         this.self = self;
         this.meta = meta;
         this.timeoutMillis = timeoutMillis;
+        this.window = new Semaphore(entriesInFlight);
+        if (packChanges) {
+            packer = new Thread(this::pack, "hayloft-raft-packer");
+            packer.setDaemon(true);
+            packer.start();
+        } else {
+            packer = null;
+        }
         this.duties = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "hayloft-raft-duties");
             t.setDaemon(true);
@@ -206,7 +229,7 @@ public final class RaftChangeLog implements ChangeLog {
         server.start();
         LOG.info("directory replica {} {} the Raft group {} ({} peers; raft at {})", cfg.id, recover ? "rejoined" : "formed or joined",
                 GROUP, peers.size(), mine.raft);
-        return new RaftChangeLog(server, sm, self, meta, cfg.commitTimeoutMillis);
+        return new RaftChangeLog(server, sm, self, meta, cfg.commitTimeoutMillis, cfg.packChanges, cfg.entriesInFlight);
     }
 
     static RaftPeer peer(DirectoryConfig.Peer p) {
@@ -280,45 +303,168 @@ public final class RaftChangeLog implements ChangeLog {
     /**
      * Appends the change to the group's log without waiting: many entries are in flight at once, so
      * Ratis sends them to the followers together and each replica syncs its log once for all it
-     * received (group commit). Completes once this replica applied the entry, with the change's value;
+     * received (group commit). With packing on ({@code raft.packChanges}), at most
+     * {@link DirectoryConfig.Raft#entriesInFlight} log entries of this leader are in flight; the changes
+     * submitted meanwhile wait in {@link #queue} and go as one entry, a pack ({@link LogEntry#pack}), once
+     * one of those is applied. Completes once this replica applied it, with the change's value;
      * exceptionally with an {@link ApiException}: NOT_LEADER, NO_LEADER (a timeout, a lost term:
-     * retry), LEASE_LOST.
+     * retry), REQUEST_REPEATED, LEASE_LOST.
      */
     @Override
     public CompletableFuture<Long> submit(LogEntry entry) {
-        byte[] data = entry.encode();
-        RaftClientRequest req = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self).setGroupId(GROUP)
-                .setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(data)))
-                .setType(RaftClientRequest.writeRequestType()).build();
-        CompletableFuture<RaftClientReply> f;
-        try {
-            f = server.submitClientRequestAsync(req);
-        } catch (IOException e) {
-            return CompletableFuture.failedFuture(DirectoryErrors.NO_LEADER.exception("the directory's group did not take the change: "
-                    + e.getMessage()));
-        }
-        // The timeout on a copy: Ratis' own future stays Ratis', completed when the entry is applied or dropped.
-        return f.copy().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).handle((reply, t) -> {
+        Queued q = new Queued(entry, entry.encode());
+        q.result.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+        CompletableFuture<Long> answer = q.result.handle((v, t) -> {
             if (t != null) {
-                Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-                if (cause instanceof TimeoutException) {
-                    unresolved.add(f);
-                    f.whenComplete((r, x) -> unresolved.remove(f));
+                Throwable cause = unwrap(t);
+                // Before the caller hears of the timeout: a change already handed to Ratis may still be
+                // applied, so no change begins until its fate is known; one still queued is never sent.
+                if (cause instanceof TimeoutException && !q.state.compareAndSet(Queued.QUEUED, Queued.ABANDONED)) {
+                    trackUnresolved(q.fate);
                 }
                 throw failure(cause);
             }
-            check(reply);
-            LogEntry.Applied a = LogEntry.Applied.decode(reply.getMessage().getContent().toByteArray());
-            return switch (a.outcome()) {
-                case APPLIED -> a.value();
-                case STALE_TERM -> throw DirectoryErrors.NO_LEADER.exception("the leader changed while this change was made; "
-                        + "nothing was changed; retry");
-                case REPEATED -> throw DirectoryErrors.REQUEST_REPEATED.exception("request " + entry.request().id()
-                        + " was applied already; nothing was changed again");
-                case LEASE_LOST -> throw DirectoryErrors.LEASE_LOST.exception("raid lease epoch " + entry.fence().epoch()
-                        + " is no longer the cluster's raid lease (another raid-node took it, or it ran out); nothing was changed");
-            };
+            return v;
         });
+        if (packer == null) {
+            if (q.state.compareAndSet(Queued.QUEUED, Queued.CLAIMED)) {
+                send(List.of(q));
+            }
+        } else {
+            queue.add(q);
+        }
+        return answer;
+    }
+
+    /** A submitted change: its entry, encoded, its caller's future, and whether it was handed to Ratis. */
+    private static final class Queued {
+        static final int QUEUED = 0;
+        static final int CLAIMED = 1;
+        static final int ABANDONED = 2;
+        final LogEntry entry;
+        final byte[] data;
+        final CompletableFuture<Long> result = new CompletableFuture<>();
+        /** QUEUED, then CLAIMED by the sender (it goes to Ratis) or ABANDONED by its caller's timeout (it never does). */
+        final AtomicInteger state = new AtomicInteger(QUEUED);
+        /** Completes once Ratis applied or dropped the entry it went in (or it could not be sent). */
+        final CompletableFuture<Void> fate = new CompletableFuture<>();
+
+        Queued(LogEntry entry, byte[] data) {
+            this.entry = entry;
+            this.data = data;
+        }
+    }
+
+    /** The packer's loop: waits for room in the window, then sends what queued meanwhile as one entry. */
+    private void pack() {
+        List<Queued> batch = new ArrayList<>();
+        try {
+            while (!Thread.currentThread().isInterrupted()) {
+                window.acquire();
+                Queued first = queue.take();
+                batch.add(first);
+                int bytes = first.data.length;
+                for (Queued next = queue.peek(); next != null && batch.size() < MAX_PACK && bytes + next.data.length <= MAX_PACK_BYTES;
+                        next = queue.peek()) {
+                    batch.add(queue.poll());
+                    bytes += next.data.length;
+                }
+                batch.removeIf(q -> !q.state.compareAndSet(Queued.QUEUED, Queued.CLAIMED)); // timed out while queued: never sent
+                if (batch.isEmpty()) {
+                    window.release();
+                } else {
+                    send(List.copyOf(batch)).whenComplete((r, t) -> window.release());
+                }
+                batch.clear();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            for (Queued q : batch) {
+                q.result.completeExceptionally(DirectoryErrors.NO_LEADER.exception("this directory replica is closing; retry"));
+            }
+            for (Queued q; (q = queue.poll()) != null; ) {
+                q.result.completeExceptionally(DirectoryErrors.NO_LEADER.exception("this directory replica is closing; retry"));
+            }
+        }
+    }
+
+    /** Sends {@code batch} as one log entry and answers each of its changes from the applied pack. */
+    private CompletableFuture<RaftClientReply> send(List<Queued> batch) {
+        CompletableFuture<RaftClientReply> f;
+        try {
+            byte[] data = batch.size() == 1 ? batch.get(0).data : LogEntry.pack(batch.stream().map(q -> q.data).toList());
+            RaftClientRequest req = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(self).setGroupId(GROUP)
+                    .setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(data)))
+                    .setType(RaftClientRequest.writeRequestType()).build();
+            f = server.submitClientRequestAsync(req);
+        } catch (IOException | RuntimeException e) {
+            ApiException x = DirectoryErrors.NO_LEADER.exception("the directory's group did not take the change: " + e);
+            batch.forEach(q -> {
+                q.fate.complete(null);
+                q.result.completeExceptionally(x);
+            });
+            return CompletableFuture.failedFuture(x);
+        }
+        entriesSent.incrementAndGet();
+        changesSent.addAndGet(batch.size());
+        // Ratis' own future stays Ratis', completed when the entry is applied or dropped.
+        f.whenComplete((reply, t) -> {
+            batch.forEach(q -> q.fate.complete(null));
+            answer(batch, reply, t);
+        });
+        return f;
+    }
+
+    private void answer(List<Queued> batch, RaftClientReply reply, Throwable t) {
+        List<LogEntry.Applied> applied;
+        try {
+            if (t != null) {
+                throw failure(unwrap(t));
+            }
+            check(reply);
+            applied = LogEntry.Applied.decodeAll(reply.getMessage().getContent().toByteArray());
+            if (applied.size() != batch.size()) {
+                throw new IllegalStateException("the directory's state machine answered " + applied.size() + " outcomes to a pack of "
+                        + batch.size());
+            }
+        } catch (RuntimeException x) {
+            batch.forEach(q -> q.result.completeExceptionally(x));
+            return;
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            Queued q = batch.get(i);
+            try {
+                q.result.complete(value(q.entry, applied.get(i)));
+            } catch (ApiException x) {
+                q.result.completeExceptionally(x);
+            }
+        }
+    }
+
+    /** A change's value from what applying it did, or the ApiException its caller is answered. */
+    private static long value(LogEntry entry, LogEntry.Applied a) {
+        return switch (a.outcome()) {
+            case APPLIED -> a.value();
+            case STALE_TERM -> throw DirectoryErrors.NO_LEADER.exception("the leader changed while this change was made; "
+                    + "nothing was changed; retry");
+            case REPEATED -> throw DirectoryErrors.REQUEST_REPEATED.exception("request " + entry.request().id()
+                    + " was applied already; nothing was changed again");
+            case LEASE_LOST -> throw DirectoryErrors.LEASE_LOST.exception("raid lease epoch " + entry.fence().epoch()
+                    + " is no longer the cluster's raid lease (another raid-node took it, or it ran out); nothing was changed");
+        };
+    }
+
+    /** The fate of a change whose caller was answered "timed out": tracked until Ratis applies or drops its entry. */
+    private void trackUnresolved(CompletableFuture<?> f) {
+        if (f != null && !f.isDone()) {
+            unresolved.add(f);
+            f.whenComplete((r, x) -> unresolved.remove(f));
+        }
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     private ApiException failure(Throwable t) {
@@ -464,6 +610,16 @@ public final class RaftChangeLog implements ChangeLog {
         return r.getLogIndex();
     }
 
+    /** Log entries of changes this replica submitted as leader since it started. */
+    public long entriesSent() {
+        return entriesSent.get();
+    }
+
+    /** Changes in those entries: more than the entries when changes were packed. */
+    public long changesSent() {
+        return changesSent.get();
+    }
+
     /** The first index still in this replica's log (entries below it were purged behind a snapshot). */
     public long logStartIndex() {
         return division().getRaftLog().getStartIndex();
@@ -573,6 +729,10 @@ public final class RaftChangeLog implements ChangeLog {
         }).description("entries in this replica's Raft log (since its last purge)").register(registry);
         Gauge.builder("hayloft_directory_raft_leader_changes", this, l -> l.sm.leaderChanges())
                 .description("leader changes this replica saw since it started").register(registry);
+        Gauge.builder("hayloft_directory_raft_entries_sent", this, RaftChangeLog::entriesSent)
+                .description("log entries of changes this replica submitted as leader since it started").register(registry);
+        Gauge.builder("hayloft_directory_raft_changes_sent", this, RaftChangeLog::changesSent)
+                .description("changes in those entries (more than the entries when changes were packed)").register(registry);
         Gauge.builder("hayloft_directory_raft_snapshot_index", this, l -> l.division().getRaftLog().getSnapshotIndex())
                 .description("the log index of this replica's newest snapshot").register(registry);
     }
@@ -580,6 +740,9 @@ public final class RaftChangeLog implements ChangeLog {
     @Override
     public void close() {
         duties.shutdownNow();
+        if (packer != null) {
+            packer.interrupt();
+        }
         try {
             server.close();
         } catch (IOException e) {

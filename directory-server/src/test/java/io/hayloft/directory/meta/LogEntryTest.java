@@ -154,6 +154,65 @@ class LogEntryTest {
                 .isInstanceOf(MetaStoreException.class).hasMessageContaining("unreadable");
     }
 
+    /**
+     * The same log, its entries packed ({@link LogEntry#pack}) in runs of 1 to 6 that share a log term
+     * and applied through their wire forms: each entry has the outcome it has alone, and the state is
+     * the state of the entries applied one by one.
+     */
+    @Test
+    void packedEntriesHaveTheOutcomesAndStateOfTheSameEntriesOneByOne() throws Exception {
+        List<Step> steps = log();
+        String alone;
+        try (MetaStore meta = MetaStore.open(dir.resolve("alone"), true)) {
+            for (Step s : steps) {
+                s.entry().apply(meta, s.logTerm());
+            }
+            alone = state(meta);
+        }
+        for (int run = 1; run <= 6; run++) {
+            try (MetaStore meta = MetaStore.open(dir.resolve("packed-" + run), true)) {
+                for (int i = 0; i < steps.size(); ) {
+                    long logTerm = steps.get(i).logTerm();
+                    List<Step> pack = new ArrayList<>();
+                    while (i < steps.size() && pack.size() < run && steps.get(i).logTerm() == logTerm) {
+                        pack.add(steps.get(i++));
+                    }
+                    byte[] data = LogEntry.pack(pack.stream().map(s -> s.entry().encode()).toList());
+                    List<LogEntry> read = LogEntry.decodeAll(data);
+                    assertThat(read.stream().map(e -> new String(e.encode(), StandardCharsets.UTF_8)).toList())
+                            .containsExactlyElementsOf(pack.stream().map(s -> new String(s.entry().encode(), StandardCharsets.UTF_8)).toList());
+                    List<LogEntry.Applied> answers = new ArrayList<>();
+                    for (LogEntry e : read) {
+                        answers.add(e.apply(meta, logTerm));
+                    }
+                    assertThat(LogEntry.Applied.decodeAll(LogEntry.Applied.encodeAll(answers))).extracting(LogEntry.Applied::outcome)
+                            .containsExactlyElementsOf(pack.stream().map(Step::expected).toList());
+                }
+                assertThat(state(meta)).as("packs of %d", run).isEqualTo(alone);
+            }
+        }
+    }
+
+    @Test
+    void aPackIsVersionedJsonAndABadOneIsRefused() throws Exception {
+        LogEntry a = new LogEntry(7, null, new Change.RaiseCounters(5, 6));
+        LogEntry b = new LogEntry(7, new LogEntry.Fence(3, NOW), new Change.RaiseDeleteFloor(9), new LogEntry.Request("\u00e9-id", "{}"));
+        assertThat(LogEntry.pack(List.of(a.encode()))).as("a pack of one is the entry itself").isEqualTo(a.encode());
+        byte[] two = LogEntry.pack(List.of(a.encode(), b.encode()));
+        var tree = JSON.readTree(two);
+        assertThat(tree.path("v").asInt()).isEqualTo(LogEntry.PACK_FORMAT).isEqualTo(2);
+        assertThat(tree.path("entries")).hasSize(2);
+        assertThat(LogEntry.decodeAll(two)).containsExactly(a, b);
+        assertThat(LogEntry.decodeAll(a.encode())).containsExactly(a);
+        for (String bad : new String[] {"{\"v\":2,\"entries\":[]}", "{\"v\":2}", "{\"v\":2,\"entries\":[{\"v\":2,\"entries\":[]}]}",
+                "{\"v\":2,\"entries\":[{\"v\":1,\"term\":1}]}", "{\"v\":3,\"term\":1,\"change\":{\"type\":\"raiseDeleteFloor\",\"floor\":9}}",
+                "{\"v\":2,\"entries\":[null]}", "[]", ""}) {
+            assertThatThrownBy(() -> LogEntry.decodeAll(bad.getBytes(StandardCharsets.UTF_8))).as(bad).isInstanceOf(MetaStoreException.class);
+        }
+        assertThatThrownBy(() -> LogEntry.Applied.decodeAll(new byte[10])).isInstanceOf(MetaStoreException.class);
+        assertThatThrownBy(() -> LogEntry.Applied.decodeAll(new byte[0])).isInstanceOf(MetaStoreException.class);
+    }
+
     /** Every record the test's entries touch, as text. */
     private static String state(MetaStore meta) {
         byte[] lease = meta.setting(LogEntry.RAID_LEASE);
