@@ -25,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -111,10 +112,12 @@ public final class RaftChangeLog implements ChangeLog {
     /** Most changes in one pack, and most bytes (a larger change goes alone). */
     static final int MAX_PACK = 256;
     static final int MAX_PACK_BYTES = 256 << 10;
-    /** Changes waiting for room in the window (packing on), the window, and the thread that packs them; null when off. */
-    private final LinkedBlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
+    /** Whether changes are packed; the changes waiting for room in the window, the window, and who sends them. */
+    private final boolean packChanges;
+    private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
     private final Semaphore window;
-    private final Thread packer;
+    private final Object drainLock = new Object();
+    private final ExecutorService sender;
     /** Log entries this replica sent as leader, and the changes in them (more changes than entries: packs formed). */
     private final AtomicLong entriesSent = new AtomicLong();
     private final AtomicLong changesSent = new AtomicLong();
@@ -127,13 +130,12 @@ public final class RaftChangeLog implements ChangeLog {
         this.meta = meta;
         this.timeoutMillis = timeoutMillis;
         this.window = new Semaphore(entriesInFlight);
-        if (packChanges) {
-            packer = new Thread(this::pack, "hayloft-raft-packer");
-            packer.setDaemon(true);
-            packer.start();
-        } else {
-            packer = null;
-        }
+        this.packChanges = packChanges;
+        this.sender = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "hayloft-raft-sender");
+            t.setDaemon(true);
+            return t;
+        });
         this.duties = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "hayloft-raft-duties");
             t.setDaemon(true);
@@ -326,12 +328,13 @@ public final class RaftChangeLog implements ChangeLog {
             }
             return v;
         });
-        if (packer == null) {
+        if (!packChanges) {
             if (q.state.compareAndSet(Queued.QUEUED, Queued.CLAIMED)) {
                 send(List.of(q));
             }
         } else {
             queue.add(q);
+            drain();
         }
         return answer;
     }
@@ -355,37 +358,51 @@ public final class RaftChangeLog implements ChangeLog {
         }
     }
 
-    /** The packer's loop: waits for room in the window, then sends what queued meanwhile as one entry. */
-    private void pack() {
-        List<Queued> batch = new ArrayList<>();
-        try {
-            while (!Thread.currentThread().isInterrupted()) {
-                window.acquire();
-                Queued first = queue.take();
-                batch.add(first);
-                int bytes = first.data.length;
-                for (Queued next = queue.peek(); next != null && batch.size() < MAX_PACK && bytes + next.data.length <= MAX_PACK_BYTES;
-                        next = queue.peek()) {
-                    batch.add(queue.poll());
-                    bytes += next.data.length;
+    /**
+     * Sends what queued while there is room in the window, on the calling thread: a change submitted
+     * while the window has room goes at once, by its own caller, as it would without packing; changes
+     * submitted while it is full wait in {@link #queue} and are sent together, as one pack, by the
+     * thread that frees room ({@link #freed}). One sender at a time, so changes reach the log in the
+     * order they were submitted; it holds the lock only while Ratis takes the entry into the leader's
+     * log (no sync, no round trip).
+     */
+    private void drain() {
+        synchronized (drainLock) {
+            while (!queue.isEmpty() && window.tryAcquire()) {
+                List<Queued> batch = new ArrayList<>();
+                int bytes = 0;
+                for (Queued next = queue.peek(); next != null && batch.size() < MAX_PACK
+                        && (batch.isEmpty() || bytes + next.data.length <= MAX_PACK_BYTES); next = queue.peek()) {
+                    queue.poll();
+                    if (next.state.compareAndSet(Queued.QUEUED, Queued.CLAIMED)) { // else timed out while queued: never sent
+                        batch.add(next);
+                        bytes += next.data.length;
+                    }
                 }
-                batch.removeIf(q -> !q.state.compareAndSet(Queued.QUEUED, Queued.CLAIMED)); // timed out while queued: never sent
                 if (batch.isEmpty()) {
                     window.release();
                 } else {
-                    send(List.copyOf(batch)).whenComplete((r, t) -> window.release());
+                    send(batch).whenComplete((r, t) -> freed());
                 }
-                batch.clear();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            for (Queued q : batch) {
-                q.result.completeExceptionally(DirectoryErrors.NO_LEADER.exception("this directory replica is closing; retry"));
+        }
+    }
+
+    /** An entry of the window is applied or dropped: its room goes to what queued meanwhile, sent off Ratis' thread. */
+    private void freed() {
+        window.release();
+        if (!queue.isEmpty()) {
+            try {
+                sender.execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                failQueued();
             }
-            for (Queued q; (q = queue.poll()) != null; ) {
-                q.result.completeExceptionally(DirectoryErrors.NO_LEADER.exception("this directory replica is closing; retry"));
-            }
+        }
+    }
+
+    private void failQueued() {
+        for (Queued q; (q = queue.poll()) != null; ) {
+            q.result.completeExceptionally(DirectoryErrors.NO_LEADER.exception("this directory replica is closing; retry"));
         }
     }
 
@@ -740,9 +757,8 @@ public final class RaftChangeLog implements ChangeLog {
     @Override
     public void close() {
         duties.shutdownNow();
-        if (packer != null) {
-            packer.interrupt();
-        }
+        sender.shutdown();
+        failQueued();
         try {
             server.close();
         } catch (IOException e) {
