@@ -2,9 +2,9 @@ package io.hayloft.bench.directory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.serverkit.io.FileTrees;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -128,9 +128,7 @@ final class DirectoryProcesses implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     /** The replicas' HTTP addresses. */

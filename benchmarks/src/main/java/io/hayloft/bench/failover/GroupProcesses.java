@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.hayloft.directory.DirectoryConfig;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.testkit.Await;
 import io.hayloft.testkit.HostProcess;
@@ -13,7 +14,6 @@ import io.hayloft.testkit.SimulatedHost;
 import io.hayloft.testkit.SimulatedHosts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -335,9 +335,7 @@ public final class GroupProcesses implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     /** Starts the node's process with its one command (again after a kill). */

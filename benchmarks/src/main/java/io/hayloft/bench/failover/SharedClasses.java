@@ -1,11 +1,11 @@
 package io.hayloft.bench.failover;
 
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.serverkit.io.FileTrees;
 import io.hayloft.testkit.Await;
 import io.hayloft.testkit.SimulatedHosts;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -247,8 +247,6 @@ public final class SharedClasses {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return Ports.free(); // below the ephemeral range: see Ports
     }
 }

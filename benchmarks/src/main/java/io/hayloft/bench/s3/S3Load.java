@@ -3,10 +3,10 @@ package io.hayloft.bench.s3;
 import io.hayloft.client.HayloftClient;
 import io.hayloft.client.PutResult;
 import io.hayloft.format.wire.PhotoId;
+import io.hayloft.serverkit.config.Ports;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -230,9 +230,7 @@ public final class S3Load implements Callable<Integer> {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     /** Reads the cluster's output until READY: its directory, S3 endpoint and keys. */

@@ -1,9 +1,9 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.serverkit.config.Ports;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,9 +104,7 @@ final class ClusterLayout {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     private static int intProp(Properties p, String key, int dflt, Path f) {

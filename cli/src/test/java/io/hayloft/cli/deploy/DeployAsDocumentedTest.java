@@ -1,6 +1,7 @@
 package io.hayloft.cli.deploy;
 
 import io.hayloft.format.directory.BackupManifest;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.serverkit.io.Disk;
 import java.nio.file.Files;
 import java.util.zip.CRC32C;
@@ -19,7 +20,6 @@ import io.hayloft.testkit.PrometheusText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -71,12 +71,6 @@ class DeployAsDocumentedTest {
     private final Map<String, String> addresses = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private static int freePort(List<ServerSocket> held) throws IOException {
-        ServerSocket s = new ServerSocket(0);
-        held.add(s);
-        return s.getLocalPort();
-    }
-
     private String get(String address, String path) {
         try {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + address + path))
@@ -98,14 +92,10 @@ class DeployAsDocumentedTest {
     void deploy() throws Exception {
         deploy = DeployedProcesses.docs().resolve("deploy");
         processes = new DeployedProcesses(dir, "-Xmx512m");
-        List<ServerSocket> held = new ArrayList<>();
-        int directoryPort = freePort(held);
-        int cachePort = freePort(held);
-        int raidPort = freePort(held);
-        int[] storePorts = {freePort(held), freePort(held), freePort(held)};
-        for (ServerSocket s : held) {
-            s.close();
-        }
+        int directoryPort = Ports.free();
+        int cachePort = Ports.free();
+        int raidPort = Ports.free();
+        int[] storePorts = {Ports.free(), Ports.free(), Ports.free()};
         String directory = "127.0.0.1:" + directoryPort;
         String cache = "127.0.0.1:" + cachePort;
         List<String> stores = Arrays.stream(storePorts).mapToObj(p -> "127.0.0.1:" + p).toList();

@@ -8,11 +8,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.hayloft.cli.Hayloft;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.serverkit.config.ConfigLoader;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.testkit.Await;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -97,16 +97,10 @@ class DirectoryGroupDeployTest {
     void threeReplicasStartedAsDocumentedFormAGroup() throws Exception {
         int[] raft = new int[3];
         int[] http = new int[3];
-        List<ServerSocket> held = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             for (int[] a : new int[][] {raft, http}) {
-                ServerSocket s = new ServerSocket(0);
-                held.add(s);
-                a[i] = s.getLocalPort();
+                a[i] = Ports.free(); // distinct, below the ephemeral range
             }
-        }
-        for (ServerSocket s : held) {
-            s.close();
         }
         processes = new DeployedProcesses(dir, "-Xmx256m", "-XX:TieredStopAtLevel=1");
         List<CompletableFuture<String>> started = new ArrayList<>();

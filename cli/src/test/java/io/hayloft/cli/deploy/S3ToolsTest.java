@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.testkit.Await;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -85,12 +85,6 @@ class S3ToolsTest {
         Assumptions.assumeTrue(present, tool + " is not installed: skipped (HAYLOFT_REQUIRE_S3_TOOLS=1 makes it required)");
     }
 
-    private static int freePort(List<ServerSocket> held) throws IOException {
-        ServerSocket s = new ServerSocket(0);
-        held.add(s);
-        return s.getLocalPort();
-    }
-
     @BeforeAll
     void deploy() throws Exception {
         // The tree is made while the servers start (a few hundred ms of disk writes).
@@ -103,14 +97,10 @@ class S3ToolsTest {
         });
         Path deploy = DeployedProcesses.docs().resolve("deploy");
         processes = new DeployedProcesses(dir, "-Xmx512m");
-        List<ServerSocket> held = new ArrayList<>();
-        int directoryPort = freePort(held);
-        int cachePort = freePort(held);
-        int s3Port = freePort(held);
-        int[] storePorts = {freePort(held), freePort(held), freePort(held)};
-        for (ServerSocket s : held) {
-            s.close();
-        }
+        int directoryPort = Ports.free();
+        int cachePort = Ports.free();
+        int s3Port = Ports.free();
+        int[] storePorts = {Ports.free(), Ports.free(), Ports.free()};
         String directory = "127.0.0.1:" + directoryPort;
         String cache = "127.0.0.1:" + cachePort;
         List<String> stores = java.util.Arrays.stream(storePorts).mapToObj(p -> "127.0.0.1:" + p).toList();

@@ -13,11 +13,11 @@ import io.hayloft.directory.DirectoryServer;
 import io.hayloft.format.directory.BackupManifest;
 import io.hayloft.format.wire.Wire;
 import io.hayloft.serverkit.config.ConfigLoader;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.testkit.Await;
 import io.hayloft.testkit.Closing;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,9 +59,7 @@ class GroupRestoreTest {
     }
 
     private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     @Test

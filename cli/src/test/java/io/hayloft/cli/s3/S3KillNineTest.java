@@ -20,6 +20,7 @@ import io.hayloft.format.s3.Listing;
 import io.hayloft.format.s3.ObjectRecord;
 import io.hayloft.format.s3.Pending;
 import io.hayloft.format.wire.VolumeIndex;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.store.volume.Volume;
 import io.hayloft.testkit.Await;
 import java.io.BufferedReader;
@@ -28,7 +29,6 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -147,9 +147,7 @@ class S3KillNineTest {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     private static String secretKey() throws IOException {

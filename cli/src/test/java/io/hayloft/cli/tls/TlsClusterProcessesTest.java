@@ -1,6 +1,7 @@
 package io.hayloft.cli.tls;
 
 import io.hayloft.cli.deploy.DeployedProcesses;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.testkit.PrometheusText;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +15,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -105,15 +105,9 @@ class TlsClusterProcessesTest {
         List<String> tls = List.of("tlsKeyStore=" + pki.clusterKeyStore, "tlsKeyStorePassword=" + TestPki.PASSWORD,
                 "tlsTrustStore=" + pki.trustStore, "tlsTrustStorePassword=" + TestPki.PASSWORD, "tlsClientAuth=require");
 
-        List<ServerSocket> held = new ArrayList<>();
         int[] ports = new int[6];
         for (int i = 0; i < ports.length; i++) {
-            ServerSocket s = new ServerSocket(0);
-            held.add(s);
-            ports[i] = s.getLocalPort();
-        }
-        for (ServerSocket s : held) {
-            s.close();
+            ports[i] = Ports.free(); // distinct, below the ephemeral range
         }
         String directory = "127.0.0.1:" + ports[0];
         String cache = "127.0.0.1:" + ports[1];

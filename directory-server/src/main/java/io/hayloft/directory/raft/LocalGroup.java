@@ -3,6 +3,7 @@ package io.hayloft.directory.raft;
 import io.hayloft.directory.DirectoryConfig;
 import io.hayloft.directory.DirectoryServer;
 import io.hayloft.directory.StoreAdmin;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.serverkit.io.FileTrees;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -339,27 +340,8 @@ public final class LocalGroup implements AutoCloseable {
         return first;
     }
 
-    /** The next port {@link #freePort} tries; each JVM starts at its own place in the range. */
-    private static final java.util.concurrent.atomic.AtomicInteger NEXT_PORT =
-            new java.util.concurrent.atomic.AtomicInteger((int) (ProcessHandle.current().pid() % 6_000) * 2);
-
-    /**
-     * A port free now in 20000..31999, below Linux's range of ephemeral ports (32768 and up by
-     * default). A port the kernel handed out with {@code new ServerSocket(0)} is an ephemeral one, and
-     * between choosing it and the replica binding it an outgoing connection (a peer's Raft client, an
-     * HTTP client) could take it as its local port: replicas start at once and dial each other, and a
-     * replica failed to bind that way in a CI run ("Address already in use", RaftRestartTest).
-     */
+    /** A free port below the ephemeral range ({@link Ports}): replicas start at once and dial each other. */
     private static int freePort() throws IOException {
-        for (int tries = 0; tries < 12_000; tries++) {
-            int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement(), 12_000);
-            try (ServerSocket s = new ServerSocket()) {
-                s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
-                return port;
-            } catch (IOException taken) {
-                // in use: the next one
-            }
-        }
-        throw new IOException("no free port in 20000..31999 on 127.0.0.1");
+        return Ports.free();
     }
 }
