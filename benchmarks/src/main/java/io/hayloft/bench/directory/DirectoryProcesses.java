@@ -65,9 +65,9 @@ final class DirectoryProcesses implements AutoCloseable {
     private void startAll(int replicas, int storeCount, Map<String, String> raft) throws IOException, InterruptedException {
         List<String> peers = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
-            String h = "127.0.0.1:" + freePort();
+            String h = "127.0.0.1:" + Ports.free();
             https.add(h);
-            peers.add("    - {id: n" + (i + 1) + ", raft: 127.0.0.1:" + freePort() + ", http: " + h + "}\n");
+            peers.add("    - {id: n" + (i + 1) + ", raft: 127.0.0.1:" + Ports.free() + ", http: " + h + "}\n");
         }
         for (int i = 0; i < replicas; i++) {
             StringBuilder y = new StringBuilder();
@@ -89,7 +89,7 @@ final class DirectoryProcesses implements AutoCloseable {
         }
         awaitLeader(Duration.ofMinutes(2));
         for (int s = 0; s < storeCount; s++) {
-            String a = "127.0.0.1:" + freePort();
+            String a = "127.0.0.1:" + Ports.free();
             stores.add(a);
             String y = "dataDirs: [" + dir.resolve("store-" + s) + "]\nhost: 127.0.0.1\nport: " + a.substring(a.indexOf(':') + 1)
                     + "\ndirectory: " + String.join(",", https) + "\nstoreId: store-" + s + "\nrack: rack-" + s + "\n";
@@ -125,10 +125,6 @@ final class DirectoryProcesses implements AutoCloseable {
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile()).start();
         processes.add(p);
-    }
-
-    private static int freePort() throws IOException {
-        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     /** The replicas' HTTP addresses. */

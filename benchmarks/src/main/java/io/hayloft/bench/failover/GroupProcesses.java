@@ -248,7 +248,7 @@ public final class GroupProcesses implements AutoCloseable {
                 hosts.add(h);
                 peers.add(new String[] {"n" + i, h.address() + ":" + RAFT_PORT, h.address() + ":" + HTTP_PORT});
             } else {
-                peers.add(new String[] {"n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()});
+                peers.add(new String[] {"n" + i, "127.0.0.1:" + Ports.free(), "127.0.0.1:" + Ports.free()});
             }
         }
         String peerYaml = peers.stream().map(p -> "    - {id: " + p[0] + ", raft: " + p[1] + ", http: " + p[2] + "}")
@@ -285,7 +285,7 @@ public final class GroupProcesses implements AutoCloseable {
         for (int i = 1; i <= options.stores; i++) {
             String id = "s" + i;
             SimulatedHost h = net == null ? null : net.add(id, "r" + ((i - 1) % 3 + 1));
-            String address = h == null ? "127.0.0.1:" + freePort() : h.address() + ":" + STORE_PORT;
+            String address = h == null ? "127.0.0.1:" + Ports.free() : h.address() + ":" + STORE_PORT;
             int colon = address.lastIndexOf(':');
             Path data = options.dir.resolve(id);
             Path config = options.dir.resolve(id + ".yaml");
@@ -332,10 +332,6 @@ public final class GroupProcesses implements AutoCloseable {
         c.raft.snapshotEvery = options.snapshotEvery;
         c.raft.logSegmentBytes = options.logSegmentBytes;
         return YAML.writeValueAsString(c.validate());
-    }
-
-    private static int freePort() throws IOException {
-        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     /** Starts the node's process with its one command (again after a kill). */

@@ -168,9 +168,9 @@ public final class SharedClasses {
      * the store is registered and a lease made volumes, and stops both (SIGTERM); returns their class lists.
      */
     private static List<Path> train(List<String> jvmOptions, String classPath, Path work) throws IOException, InterruptedException {
-        int raft = freePort();
-        int http = freePort();
-        int storePort = freePort();
+        int raft = Ports.free();
+        int http = Ports.free();
+        int storePort = Ports.free();
         String directory = "127.0.0.1:" + http;
         Path replicaConfig = work.resolve("t1.yaml");
         Files.writeString(replicaConfig, "dataDir: " + work.resolve("t1") + "\n"
@@ -244,9 +244,5 @@ public final class SharedClasses {
             Thread.currentThread().interrupt();
             return null;
         }
-    }
-
-    private static int freePort() throws IOException {
-        return Ports.free(); // below the ephemeral range: see Ports
     }
 }

@@ -70,8 +70,8 @@ public final class S3Load implements Callable<Integer> {
         Path data = dir != null ? dir : Files.createTempDirectory("hayloft-bench-s3");
         Process cluster = null;
         try {
-            int port = freePort();
-            int s3Port = freePort();
+            int port = Ports.free();
+            int s3Port = Ports.free();
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx2g", "-cp", System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft", "cluster",
                     "--dir", data.resolve("cluster").toString(), "--port", String.valueOf(port), "--s3", String.valueOf(s3Port)));
@@ -227,10 +227,6 @@ public final class S3Load implements Callable<Integer> {
         List<Rate> sorted = new ArrayList<>(rates);
         sorted.sort(java.util.Comparator.comparingDouble(Rate::perSecond));
         return sorted.get(sorted.size() / 2);
-    }
-
-    private static int freePort() throws IOException {
-        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     /** Reads the cluster's output until READY: its directory, S3 endpoint and keys. */

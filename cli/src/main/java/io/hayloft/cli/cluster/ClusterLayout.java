@@ -89,10 +89,10 @@ final class ClusterLayout {
         }
         for (int i = 0; i < http.length; i++) {
             if (http[i] == 0) {
-                http[i] = freePort();
+                http[i] = Ports.free();
             }
             if (raft[i] == 0) {
-                raft[i] = freePort();
+                raft[i] = Ports.free();
             }
         }
         if (http.length > 0) {
@@ -101,10 +101,6 @@ final class ClusterLayout {
         ClusterLayout l = new ClusterLayout(dir, ports, racks, http, raft);
         l.save(dataDir);
         return l;
-    }
-
-    private static int freePort() throws IOException {
-        return Ports.free(); // below the ephemeral range: see Ports
     }
 
     private static int intProp(Properties p, String key, int dflt, Path f) {

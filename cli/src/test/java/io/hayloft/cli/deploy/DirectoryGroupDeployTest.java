@@ -73,6 +73,14 @@ class DirectoryGroupDeployTest {
         for (int i = 2; i <= 3; i++) {
             assertThat(settings(example(i)).replace("  id: n" + i + "\n", "  id: n1\n")).isEqualTo(settings(example(1)));
         }
+        // Packs are on by default; the upgrade step of docs/operations.md ("Rolling upgrades") turns them off with
+        // one line in the raft section, or as an override.
+        assertThat(ConfigLoader.load(example(1), List.of(), DirectoryConfig.class).validate().raft.packChanges).isTrue();
+        Path upgrading = dir.resolve("upgrading.yaml");
+        Files.writeString(upgrading, Files.readString(example(1)).replace("raft:\n", "raft:\n  packChanges: false\n"));
+        assertThat(ConfigLoader.load(upgrading, List.of(), DirectoryConfig.class).validate().raft.packChanges).isFalse();
+        assertThat(ConfigLoader.load(example(1), List.of("raft.packChanges=false"), DirectoryConfig.class).validate().raft.packChanges)
+                .isFalse();
         // Overrides still apply to a file with a raft section, and a bad peer is named.
         DirectoryConfig o = ConfigLoader.load(example(2), List.of("raft.electionTimeoutMillis=800"), DirectoryConfig.class);
         assertThat(o.raft.electionTimeoutMillis).isEqualTo(800);

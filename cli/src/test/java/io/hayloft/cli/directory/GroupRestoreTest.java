@@ -58,10 +58,6 @@ class GroupRestoreTest {
         return new String[] {Integer.toString(code), out.toString(), err.toString()};
     }
 
-    private static int freePort() throws Exception {
-        return Ports.free(); // below the ephemeral range: see Ports
-    }
-
     @Test
     void theSameBackupRestoredOnEveryReplicaFormsANewGroupWithItsState() throws Exception {
         cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("cluster")).withStores(3, 3).withDirectories(3)
@@ -90,7 +86,7 @@ class GroupRestoreTest {
         // Three new replicas: a raft section each, the same backup restored on every one.
         List<DirectoryConfig.Peer> peers = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {
-            peers.add(new DirectoryConfig.Peer("n" + i, "127.0.0.1:" + freePort(), "127.0.0.1:" + freePort()));
+            peers.add(new DirectoryConfig.Peer("n" + i, "127.0.0.1:" + Ports.free(), "127.0.0.1:" + Ports.free()));
         }
         List<Path> configs = new ArrayList<>();
         for (int i = 1; i <= 3; i++) {

@@ -146,10 +146,6 @@ class S3KillNineTest {
         });
     }
 
-    private static int freePort() throws IOException {
-        return Ports.free(); // below the ephemeral range: see Ports
-    }
-
     private static String secretKey() throws IOException {
         for (String l : Files.readAllLines(DeployedProcesses.docs().resolve("deploy/s3.yaml"))) {
             if (l.startsWith("secretKey:")) {
@@ -338,7 +334,7 @@ class S3KillNineTest {
         gateways = new DeployedProcesses(dir, "-Xmx512m");
         // The cluster and the gateway start side by side (the gateway asks nothing of the directory before
         // its first request): the directory's port is chosen first.
-        int directoryPort = freePort();
+        int directoryPort = Ports.free();
         String directory = "127.0.0.1:" + directoryPort;
         CompletableFuture<Integer> gateway = startingGateway("s3", directory);
         assertThat(startCluster(directoryPort).get("DIRECTORY")).isEqualTo(directory);

@@ -6,7 +6,6 @@ import io.hayloft.directory.StoreAdmin;
 import io.hayloft.serverkit.config.Ports;
 import io.hayloft.serverkit.io.FileTrees;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,8 +60,8 @@ public final class LocalGroup implements AutoCloseable {
         List<DirectoryConfig.Peer> p = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             dirs.add(b.dataRoot.resolve(b.dirNames.apply(i)));
-            int http = b.httpPorts == null ? freePort() : b.httpPorts.applyAsInt(i);
-            int raft = b.raftPorts == null ? freePort() : b.raftPorts.applyAsInt(i);
+            int http = b.httpPorts == null ? Ports.free() : b.httpPorts.applyAsInt(i);
+            int raft = b.raftPorts == null ? Ports.free() : b.raftPorts.applyAsInt(i);
             p.add(new DirectoryConfig.Peer(replicaId(i), "127.0.0.1:" + raft, "127.0.0.1:" + http));
         }
         this.dataDirs = List.copyOf(dirs);
@@ -338,10 +337,5 @@ public final class LocalGroup implements AutoCloseable {
         }
         first.addSuppressed(next);
         return first;
-    }
-
-    /** A free port below the ephemeral range ({@link Ports}): replicas start at once and dial each other. */
-    private static int freePort() throws IOException {
-        return Ports.free();
     }
 }
