@@ -2,12 +2,11 @@ package io.hayloft.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.hayloft.serverkit.config.Ports;
 import io.hayloft.testkit.Await;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -75,8 +74,8 @@ final class SparkStandalone implements AutoCloseable {
         Files.createDirectories(home.resolve("conf"));
         String flags = System.getProperty("hayloft.spark.jvmArgs", "");
         this.jvmFlags = Stream.of(flags.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
-        this.masterPort = freePort();
-        this.masterWebPort = freePort();
+        this.masterPort = Ports.free();
+        this.masterWebPort = Ports.free();
         others.add(launch("master", List.of("org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
                 "--port", String.valueOf(masterPort), "--webui-port", String.valueOf(masterWebPort))));
         for (String w : workerNames) {
@@ -98,7 +97,7 @@ final class SparkStandalone implements AutoCloseable {
 
     /** Starts a worker JVM (does not wait for it to register). */
     Worker startWorker(String name) throws IOException {
-        int port = freePort();
+        int port = Ports.free();
         Path work = Files.createDirectories(dir.resolve("work-" + name));
         Process p = launch("worker-" + name, List.of("org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
                 "--port", String.valueOf(port), "--webui-port", "0", "--cores", "2", "--memory", "1200m",
@@ -365,12 +364,6 @@ final class SparkStandalone implements AutoCloseable {
                 .filter(e -> !e.replace('\\', '/').matches(".*/target/(test-)?classes/?|.*/hayloft-[^/]*\\.jar"))
                 .filter(e -> NOT_IN_SPARK.stream().noneMatch(d -> e.replace('\\', '/').contains(d)))
                 .collect(Collectors.joining(File.pathSeparator));
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     /** Kills every JVM this cluster started, the drivers and executors of its workers first. */

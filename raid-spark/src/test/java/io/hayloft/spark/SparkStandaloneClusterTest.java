@@ -1,5 +1,6 @@
 package io.hayloft.spark;
 
+import io.hayloft.serverkit.config.Ports;
 import java.io.IOException;
 import java.util.HashMap;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,7 +74,7 @@ class SparkStandaloneClusterTest {
 
             // Encode, holding every stripe at its first block upload.
             gate.close();
-            int uiPort = SparkStandalone.freePort();
+            int uiPort = Ports.free();
             List<String> encodeArgs = new ArrayList<>(connection);
             encodeArgs.addAll(List.of("--codec", "hh-xor+", "--block-size", String.valueOf(BLOCK), String.valueOf(volume)));
             String driver = spark.submit(SparkEncode.class.getName(), jar, jobConf(uiPort, classes), encodeArgs);
@@ -131,7 +132,7 @@ class SparkStandaloneClusterTest {
             }
             assertThat(new BlockFixer(plain.cluster(), config).scan()).hasSize(2);
             spark.awaitAliveWorkers(2);
-            driver = spark.submit(SparkRepair.class.getName(), jar, jobConf(SparkStandalone.freePort(), classes), connection);
+            driver = spark.submit(SparkRepair.class.getName(), jar, jobConf(Ports.free(), classes), connection);
             state = spark.awaitDriverEnd(driver, JOB);
             printed = spark.driverOutput(driver);
             assertThat(state).as(printed).isEqualTo("FINISHED");

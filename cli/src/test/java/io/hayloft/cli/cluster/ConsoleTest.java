@@ -2,7 +2,7 @@ package io.hayloft.cli.cluster;
 
 import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.directory.VolumeState;
-import java.io.IOException;
+import io.hayloft.serverkit.config.Ports;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,8 +22,6 @@ import io.hayloft.raid.RaidServer;
 import io.hayloft.raid.RaidServerConfig;
 import io.hayloft.raid.ThreadPoolRunner;
 import io.hayloft.testkit.Await;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -89,12 +87,6 @@ class ConsoleTest {
         return HttpResponses.JSON.readTree(r.body());
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private int get(String url) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.discarding()).statusCode();
@@ -113,9 +105,9 @@ class ConsoleTest {
         cc.port = 0;
         cache = CacheServer.start(cc.validate());
         closers.add(cache::close);
-        deadGutter = "127.0.0.1:" + freePort();
+        deadGutter = "127.0.0.1:" + Ports.free();
         // The raid-node needs the directory running to start, and the directory its address: a port is set aside for it.
-        int raidPort = freePort();
+        int raidPort = Ports.free();
         cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("cluster")).withStores(6, 6)
                 .withTiming(100, 200, 2).withFsync(false), i -> Disk.REAL, c -> {
                     c.raidNode = "127.0.0.1:" + raidPort;

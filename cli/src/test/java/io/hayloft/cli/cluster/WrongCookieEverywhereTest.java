@@ -1,5 +1,6 @@
 package io.hayloft.cli.cluster;
 
+import io.hayloft.serverkit.config.Ports;
 import java.util.Arrays;
 import java.util.Objects;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,8 +18,6 @@ import io.hayloft.raid.RaidNode;
 import io.hayloft.raid.ThreadPoolRunner;
 import io.hayloft.testkit.RawHttp;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -130,8 +129,8 @@ class WrongCookieEverywhereTest {
 
     @BeforeAll
     void start() throws Exception {
-        int cachePort = freePort();
-        deadStore = "127.0.0.1:" + freePort();
+        int cachePort = Ports.free();
+        deadStore = "127.0.0.1:" + Ports.free();
         String cacheAddress = "127.0.0.1:" + cachePort;
         cluster = EmbeddedCluster.start(ClusterOptions.of(dir.resolve("cluster")).withStores(4, 4).withFsync(false)
                 .withSecrets(SECRET, ADMIN).withTiming(500, 500, 3), i -> Disk.REAL, c -> {
@@ -431,11 +430,5 @@ class WrongCookieEverywhereTest {
         byte[] all = Arrays.copyOf(head, head.length + body.length);
         System.arraycopy(body, 0, all, head.length, body.length);
         return RawHttp.exchange(address, all, 10_000);
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }
