@@ -4,6 +4,7 @@ import com.google.common.util.concurrent.Striped;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -14,6 +15,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * or writes records it cannot name before reading (placing a new volume, failing a store and
  * sealing its volumes, an operator's move) holds every latch: it waits for the changes in flight
  * and runs alone, as every change did before.
+ *
+ * <p>The S3 namespace adds a level: a bucket's latch is shared by every change to the bucket's keys
+ * ({@link #within}: the bucket's counters move by the amounts a change carries, so changes to
+ * different keys need not wait for each other) and held alone by the changes of the bucket itself,
+ * its creation and deletion ({@link #whole}), which so wait for the changes in flight to its keys.
  *
  * <p>Latches are striped ({@value #STRIPES} locks): two records may share one, which orders them
  * needlessly but never wrongly. A holder of {@link #shared} must not ask for {@link #exclusive}
@@ -27,6 +33,7 @@ final class Latches {
 
     private final ReentrantReadWriteLock all = new ReentrantReadWriteLock();
     private final Striped<Lock> records = Striped.lock(STRIPES);
+    private final Striped<ReadWriteLock> groups = Striped.readWriteLock(STRIPES);
 
     /** Held latches; closing releases them. */
     interface Held extends AutoCloseable {
@@ -62,6 +69,36 @@ final class Latches {
 
     Held shared(Object key) {
         return shared(List.of(key));
+    }
+
+    /**
+     * Takes group {@code group}'s latch shared (with every other change within the group), then the
+     * latches of {@code keys}, as {@link #shared} does.
+     */
+    Held within(Object group, Iterable<?> keys) {
+        return grouped(groups.get(group).readLock(), keys);
+    }
+
+    /** Takes group {@code group}'s latch alone: waits for every change within it in flight, and holds off new ones. */
+    Held whole(Object group) {
+        return grouped(groups.get(group).writeLock(), List.of());
+    }
+
+    private Held grouped(Lock groupLock, Iterable<?> keys) {
+        all.readLock().lock();
+        List<Lock> taken = new ArrayList<>();
+        try {
+            groupLock.lock();
+            taken.add(groupLock);
+            for (Lock l : records.bulkGet(keys)) {
+                l.lock();
+                taken.add(l);
+            }
+        } catch (RuntimeException | Error e) {
+            release(taken);
+            throw e;
+        }
+        return () -> release(taken);
     }
 
     private void release(List<Lock> taken) {

@@ -30,12 +30,13 @@ import java.util.regex.Pattern;
  * database ({@link NamespaceStore}).
  *
  * <p>Every change is computed on the leader between {@link ChangeLog#begin()} and the commit of one
- * typed {@link Change} (times, ids, the DOOMED record, the bucket's counters), holding the latches of
- * the records it reads and writes (its bucket, whose counters every object and upload change moves,
- * and the pending record it takes), so a condition (If-Match, If-None-Match: *, a part's ETag, a
+ * typed {@link Change} (times, ids, the DOOMED record, how the bucket's counters move), holding the
+ * latches of the records it reads and writes (its key, its multipart upload, the pending record it
+ * takes) and its bucket's latch shared, so a condition (If-Match, If-None-Match: *, a part's ETag, a
  * pending record still WRITING) is checked against the state the change is applied to: of racing
- * conditional writers exactly one wins. Changes to other buckets and other pending records are in
- * flight at the same time and share Raft rounds. Each change is its request's answering commit
+ * conditional writers exactly one wins. A bucket's counters move by the amounts each change carries
+ * ({@link Change.Counts}), so changes to different keys, of one bucket or of many, are in flight at
+ * the same time and share Raft rounds (and packs); creating or deleting a bucket holds its latch alone. Each change is its request's answering commit
  * ({@link ChangeLog.Writer#commit}): with a request id, a retry applies once.
  * Reads take no latch; over HTTP they pass the log's read barrier first (the HTTP layer does it).
  *
@@ -49,6 +50,8 @@ public final class Namespace {
     public static final int MAX_PART = 10_000;
     /** Longest key in UTF-8 bytes. */
     public static final int MAX_KEY = 1024;
+    /** Most bytes of an object kept inline (docs/s3.md "Small objects inline"). */
+    public static final int MAX_INLINE = 64 * 1024;
     private static final Pattern BUCKET = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
 
     private final Directory directory;
@@ -71,7 +74,7 @@ public final class Namespace {
             throw Refusal.invalid("a bucket name is 3 to 63 characters of a-z, 0-9, '.' and '-', starting and ending "
                     + "with a letter or digit, was '" + name + "'");
         }
-        try (Latches.Held held = latches.shared(bucketLatch(name))) {
+        try (Latches.Held held = latches.whole(bucketLatch(name))) {
             ChangeLog.Writer w = begin();
             if (ns.bucket(name) != null) {
                 throw DirectoryErrors.BUCKET_EXISTS.exception("bucket " + name + " exists");
@@ -94,7 +97,7 @@ public final class Namespace {
     }
 
     public void deleteBucket(String name) {
-        try (Latches.Held held = latches.shared(bucketLatch(name))) {
+        try (Latches.Held held = latches.whole(bucketLatch(name))) {
             ChangeLog.Writer w = begin();
             bucket(name);
             if (ns.hasObjects(name) || ns.hasUploads(name)) {
@@ -116,16 +119,20 @@ public final class Namespace {
         return o;
     }
 
-    /** Commits {@code object} if the condition holds, removing WRITING record {@code pending} (null: none). */
+    /**
+     * Commits {@code object} if the condition holds, removing WRITING record {@code pending} (null:
+     * none). An object with inline data (at most {@link #MAX_INLINE} bytes, no chunks) is kept in the
+     * directory whole.
+     */
     public Replaced putObject(ObjectRecord object, String pending, String ifMatch, boolean ifNoneMatch) {
         checkKey(object.key());
         if (object.etag() == null) {
             throw Refusal.invalid("an object needs its etag");
         }
-        checkChunks(object.chunks(), object.size(), "object");
-        try (Latches.Held held = latches.shared(latches(object.bucket(), pending))) {
+        checkData(object);
+        try (Latches.Held held = latches.within(bucketLatch(object.bucket()), keyLatches(object.bucket(), object.key(), pending))) {
             ChangeLog.Writer w = begin();
-            Bucket b = bucket(object.bucket());
+            bucket(object.bucket());
             ObjectRecord current = ns.object(object.bucket(), object.key());
             if (repeated(pending, current == null ? null : current.chunks(), object.chunks())) {
                 return new Replaced(current, null);
@@ -134,25 +141,26 @@ public final class Namespace {
             checkCondition(current, ifMatch, ifNoneMatch, object);
             ObjectRecord o = object.withModified(clock.millis());
             Pending doomed = doomed(o.chunks(), current == null ? List.of() : current.chunks(), p == null ? List.of() : p.chunks());
-            return w.commit(List.of(new Change.S3PutObject(counted(b, current, o, 0), o, pending, doomed)),
-                    new Replaced(o, doomed == null ? null : doomed.id()));
+            return w.commit(List.of(new Change.S3PutObjectCounted(o.bucket(), counts(current, o, 0), o, pending, doomed)),
+                    new Replaced(o.withInline(null), doomed == null ? null : doomed.id()));
         }
     }
 
     /** Removes the key if {@code ifMatch} holds (null: always); an absent key is no error. */
     public Replaced deleteObject(String bucket, String key, String ifMatch) {
         checkKey(key);
-        try (Latches.Held held = latches.shared(bucketLatch(bucket))) {
+        try (Latches.Held held = latches.within(bucketLatch(bucket), List.of(keyLatch(bucket, key)))) {
             ChangeLog.Writer w = begin();
-            Bucket b = bucket(bucket);
+            bucket(bucket);
             ObjectRecord current = ns.object(bucket, key);
             if (current == null && ifMatch == null) {
                 return new Replaced(null, null);
             }
             checkCondition(current, ifMatch, false, null);
             Pending doomed = doomed(List.of(), current.chunks());
-            Bucket counted = new Bucket(b.name(), b.created(), b.region(), b.objects() - 1, b.bytes() - current.size(), b.uploads());
-            return w.commit(List.of(new Change.S3DeleteObject(counted, key, doomed)), new Replaced(current, doomed == null ? null : doomed.id()));
+            Change.Counts counts = new Change.Counts(-1, -current.size(), 0);
+            return w.commit(List.of(new Change.S3DeleteObjectCounted(bucket, counts, key, doomed)),
+                    new Replaced(current.withInline(null), doomed == null ? null : doomed.id()));
         }
     }
 
@@ -165,13 +173,12 @@ public final class Namespace {
 
     public Upload createUpload(Upload upload) {
         checkKey(upload.key());
-        try (Latches.Held held = latches.shared(bucketLatch(upload.bucket()))) {
+        try (Latches.Held held = latches.within(bucketLatch(upload.bucket()), List.of())) {
             ChangeLog.Writer w = begin();
-            Bucket b = bucket(upload.bucket());
+            bucket(upload.bucket());
             Upload u = new Upload(upload.bucket(), upload.key(), newId(), clock.millis(), upload.contentType(), upload.headers(),
                     upload.metadata(), upload.checksumAlgorithm(), upload.checksumType());
-            Bucket counted = new Bucket(b.name(), b.created(), b.region(), b.objects(), b.bytes(), b.uploads() + 1);
-            return w.commit(List.of(new Change.S3PutUpload(counted, u)), u);
+            return w.commit(List.of(new Change.S3PutUploadCounted(u.bucket(), new Change.Counts(0, 0, 1), u)), u);
         }
     }
 
@@ -193,7 +200,8 @@ public final class Namespace {
             throw Refusal.invalid("a part needs its etag");
         }
         checkChunks(part.chunks(), part.size(), "part");
-        try (Latches.Held held = latches.shared(latches(bucket, pending))) {
+        List<Object> keys = pending == null ? List.of(uploadLatch(uploadId)) : List.of(uploadLatch(uploadId), pendingLatch(pending));
+        try (Latches.Held held = latches.within(bucketLatch(bucket), keys)) {
             ChangeLog.Writer w = begin();
             upload(bucket, key, uploadId);
             List<Part> old = ns.parts(uploadId, part.number() - 1, 1);
@@ -228,9 +236,13 @@ public final class Namespace {
         if (object.etag() == null) {
             throw Refusal.invalid("an object needs its etag");
         }
-        try (Latches.Held held = latches.shared(bucketLatch(object.bucket()))) {
+        if (object.inline() != null) {
+            throw Refusal.invalid("a completed multipart upload is made of its parts' chunks, never inline");
+        }
+        List<Object> keys = List.of(keyLatch(object.bucket(), object.key()), uploadLatch(uploadId));
+        try (Latches.Held held = latches.within(bucketLatch(object.bucket()), keys)) {
             ChangeLog.Writer w = begin();
-            Bucket b = bucket(object.bucket());
+            bucket(object.bucket());
             Upload u = upload(object.bucket(), object.key(), uploadId);
             Map<Integer, Part> stored = new HashMap<>();
             for (Part p : ns.parts(uploadId, 0, MAX_PART + 1)) {
@@ -274,22 +286,21 @@ public final class Namespace {
             chosen.forEach(p -> taken.add(p.number()));
             stored.values().stream().filter(p -> !taken.contains(p.number())).forEach(p -> left.addAll(p.chunks()));
             Pending doomed = doomed(o.chunks(), left, current == null ? List.of() : current.chunks());
-            return w.commit(List.of(new Change.S3Complete(counted(b, current, o, -1), o, uploadId, doomed)),
+            return w.commit(List.of(new Change.S3CompleteCounted(o.bucket(), counts(current, o, -1), o, uploadId, doomed)),
                     new Replaced(o, doomed == null ? null : doomed.id()));
         }
     }
 
     /** Aborts the upload; every part's chunks go to a DOOMED record. */
     public Replaced abort(String bucket, String key, String uploadId) {
-        try (Latches.Held held = latches.shared(bucketLatch(bucket))) {
+        try (Latches.Held held = latches.within(bucketLatch(bucket), List.of(uploadLatch(uploadId)))) {
             ChangeLog.Writer w = begin();
-            Bucket b = bucket(bucket);
+            bucket(bucket);
             upload(bucket, key, uploadId);
             List<Chunk> chunks = new ArrayList<>();
             ns.parts(uploadId, 0, MAX_PART + 1).forEach(p -> chunks.addAll(p.chunks()));
             Pending doomed = doomed(List.of(), chunks);
-            Bucket counted = new Bucket(b.name(), b.created(), b.region(), b.objects(), b.bytes(), b.uploads() - 1);
-            return w.commit(List.of(new Change.S3DeleteUpload(counted, key, uploadId, doomed)),
+            return w.commit(List.of(new Change.S3DeleteUploadCounted(bucket, new Change.Counts(0, 0, -1), key, uploadId, doomed)),
                     new Replaced(null, doomed == null ? null : doomed.id()));
         }
     }
@@ -395,9 +406,17 @@ public final class Namespace {
         return "pending/" + id;
     }
 
-    /** The latches of a change to {@code bucket} that also takes WRITING record {@code pending} (null: none). */
-    private static List<Object> latches(String bucket, String pending) {
-        return pending == null ? List.of(bucketLatch(bucket)) : List.of(bucketLatch(bucket), pendingLatch(pending));
+    private static Object keyLatch(String bucket, String key) {
+        return "key/" + bucket + "/" + key;
+    }
+
+    private static Object uploadLatch(String uploadId) {
+        return "upload/" + uploadId;
+    }
+
+    /** The latches of a change to {@code key} that also takes WRITING record {@code pending} (null: none). */
+    private static List<Object> keyLatches(String bucket, String key, String pending) {
+        return pending == null ? List.of(keyLatch(bucket, key)) : List.of(keyLatch(bucket, key), pendingLatch(pending));
     }
 
     private boolean repeated(String pending, List<Chunk> stored, List<Chunk> chunks) {
@@ -460,15 +479,29 @@ public final class Namespace {
         return out.isEmpty() ? null : new Pending(newId(), Pending.DOOMED, out, clock.millis());
     }
 
-    /** The bucket with {@code o} in place of {@code current}, and {@code uploads} more uploads. */
-    private static Bucket counted(Bucket b, ObjectRecord current, ObjectRecord o, int uploads) {
-        return new Bucket(b.name(), b.created(), b.region(), b.objects() + (current == null ? 1 : 0),
-                b.bytes() + o.size() - (current == null ? 0 : current.size()), b.uploads() + uploads);
+    /** How the bucket's counters move when {@code o} takes the place of {@code current}, with {@code uploads} more uploads. */
+    private static Change.Counts counts(ObjectRecord current, ObjectRecord o, int uploads) {
+        return new Change.Counts(current == null ? 1 : 0, o.size() - (current == null ? 0 : current.size()), uploads);
     }
 
     private static void checkKey(String key) {
         if (key == null || key.isEmpty() || key.indexOf('\0') >= 0 || key.getBytes(StandardCharsets.UTF_8).length > MAX_KEY) {
             throw Refusal.invalid("a key is 1 to " + MAX_KEY + " bytes of UTF-8 without U+0000");
+        }
+    }
+
+    /** An object's data: chunks whose sizes add up to its size, or inline data of its size (at most {@link #MAX_INLINE}). */
+    private static void checkData(ObjectRecord o) {
+        if (o.inline() == null) {
+            checkChunks(o.chunks(), o.size(), "object");
+            return;
+        }
+        if (!o.chunks().isEmpty() || !o.partSizes().isEmpty()) {
+            throw Refusal.invalid("an object with inline data has no chunks and no parts");
+        }
+        if (o.inline().length != o.size() || o.size() > MAX_INLINE) {
+            throw Refusal.invalid("inline data is the object's whole data, at most " + MAX_INLINE + " bytes; the object's size is "
+                    + o.size() + " and " + o.inline().length + " bytes came inline");
         }
     }
 

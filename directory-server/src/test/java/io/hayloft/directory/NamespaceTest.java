@@ -137,6 +137,95 @@ class NamespaceTest {
         assertThat(ns.buckets().join()).extracting(Bucket::name).containsExactly("zebra");
     }
 
+    static ObjectRecord inline(String bucket, String key, byte[] data) {
+        return new ObjectRecord(bucket, key, data.length, "i" + data.length, null, null, null, null, "text/plain", null, null, 0, data);
+    }
+
+    @Test
+    void smallObjectsAreKeptInlineAndReplacedCleanly() {
+        ns.createBucket("tiny", null).join();
+        byte[] data = new byte[Namespace.MAX_INLINE];
+        new java.util.Random(7).nextBytes(data);
+        Replaced first = ns.putObject(inline("tiny", "k", data), null, Condition.NONE).join();
+        assertThat(first.doomed()).isNull();
+        assertThat(first.object().inline()).as("the answer does not echo the data").isNull();
+        assertThat(ns.object("tiny", "k").join().inline()).isEqualTo(data);
+        assertThat(ns.list("tiny", null, null, null, 10).join().objects()).singleElement()
+                .satisfies(o -> assertThat(o.inline()).as("listings carry no data").isNull());
+        assertThat(ns.bucket("tiny").join()).extracting(Bucket::objects, Bucket::bytes).containsExactly(1L, (long) data.length);
+
+        Chunk c = chunk(3);
+        assertThat(ns.putObject(object("tiny", "k", "e", List.of(c)), null, Condition.NONE).join().doomed())
+                .as("inline data has no needle to free").isNull();
+        assertThat(ns.object("tiny", "k").join()).satisfies(o -> {
+            assertThat(o.inline()).isNull();
+            assertThat(o.chunks()).containsExactly(c);
+        });
+        Replaced back = ns.putObject(inline("tiny", "k", new byte[] {0}), null, Condition.NONE).join();
+        assertThat(ns.pending(back.doomed()).join().chunks()).as("the chunk object's needle is freed").containsExactly(c);
+        assertThat(ns.object("tiny", "k").join().inline()).containsExactly(0);
+        assertThat(ns.deleteObject("tiny", "k", null).join().doomed()).isNull();
+        assertThat(errorOf(() -> ns.object("tiny", "k").join())).isEqualTo("NO_SUCH_KEY");
+        assertThat(ns.bucket("tiny").join()).extracting(Bucket::objects, Bucket::bytes).containsExactly(0L, 0L);
+
+        byte[] over = new byte[Namespace.MAX_INLINE + 1];
+        assertThat(errorOf(() -> ns.putObject(inline("tiny", "big", over), null, Condition.NONE).join())).isEqualTo("BAD_REQUEST");
+        ObjectRecord both = new ObjectRecord("tiny", "both", 2, "e", List.of(chunk(1)), null, null, null, null, null, null, 0, new byte[] {1});
+        assertThat(errorOf(() -> ns.putObject(both, null, Condition.NONE).join())).isEqualTo("BAD_REQUEST");
+        ObjectRecord shortData = new ObjectRecord("tiny", "short", 5, "e", null, null, null, null, null, null, null, 0, new byte[4]);
+        assertThat(errorOf(() -> ns.putObject(shortData, null, Condition.NONE).join())).isEqualTo("BAD_REQUEST");
+        assertThat(ns.bucket("tiny").join()).extracting(Bucket::objects, Bucket::bytes).containsExactly(0L, 0L);
+    }
+
+    /**
+     * 16 writers put, overwrite and delete keys of one bucket at once (inline and chunked, a few keys
+     * so they collide): the bucket's counters, moved by each change's amounts, end equal to what its
+     * keys hold, and every key holds what its last acknowledged writer wrote.
+     */
+    @Test
+    void concurrentChangesToOneBucketKeepItsCountersExact() throws Exception {
+        ns.createBucket("busy", null).join();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        Map<String, String> last = new java.util.concurrent.ConcurrentHashMap<>();
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                int writer = t;
+                done.add(pool.submit(() -> {
+                    java.util.Random r = new java.util.Random(writer);
+                    for (int i = 0; i < 40; i++) {
+                        String key = "k" + r.nextInt(6) + "-" + writer % 4; // writers w and w+4k share keys
+                        synchronized (("busy/" + key).intern()) { // the model: one writer of a key at a time
+                            if (r.nextInt(5) == 0) {
+                                ns.deleteObject("busy", key, null).join();
+                                last.remove(key);
+                            } else {
+                                String etag = writer + "-" + i;
+                                ObjectRecord o = r.nextBoolean() ? inline("busy", key, new byte[1 + r.nextInt(100)])
+                                        : object("busy", key, etag, List.of(chunk(1 + r.nextInt(1000))));
+                                o = new ObjectRecord(o.bucket(), o.key(), o.size(), etag, o.chunks(), null, null, null, null, null, null, 0,
+                                        o.inline());
+                                ns.putObject(o, null, Condition.NONE).join();
+                                last.put(key, etag);
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<ObjectRecord> held = ns.list("busy", null, null, null, 1000).join().objects();
+        assertThat(held).extracting(ObjectRecord::key).containsExactlyInAnyOrderElementsOf(last.keySet());
+        held.forEach(o -> assertThat(o.etag()).as(o.key()).isEqualTo(last.get(o.key())));
+        assertThat(ns.bucket("busy").join()).extracting(Bucket::objects, Bucket::bytes)
+                .containsExactly((long) held.size(), held.stream().mapToLong(ObjectRecord::size).sum());
+    }
+
     @Test
     void sixteenRacingConditionalPutsHaveExactlyOneWinner() throws Exception {
         ns.createBucket("race", null).join();

@@ -31,8 +31,8 @@ final class CopyOps {
     record Source(String bucket, String key) {
     }
 
-    /** The data written by a copy: its chunks, the pending record naming them, its digests (verified). */
-    record Copied(List<Chunk> chunks, String pending, long size, Digests digests) {
+    /** The data written by a copy: its chunks (or its bytes, kept inline), the pending record naming them, its digests (verified). */
+    record Copied(List<Chunk> chunks, byte[] inline, String pending, long size, Digests digests) {
     }
 
     /** Parses {@code x-amz-copy-source}: {@code [/]bucket/key[?versionId=...]}, URL-encoded. InvalidArgument when malformed. */
@@ -69,14 +69,17 @@ final class CopyOps {
         return o;
     }
 
-    /** Copies {@code [offset, offset + length)} of {@code src} into new chunks, computing {@code digests}. */
-    static Copied copyData(Gateway g, ObjectRecord src, long offset, long length, Digests digests) {
-        ChunkStore.Writer w = g.chunks().writer();
+    /**
+     * Copies {@code [offset, offset + length)} of {@code src} into new chunks, computing {@code digests};
+     * kept inline when at most {@code inlineBytes} long (0: never).
+     */
+    static Copied copyData(Gateway g, ObjectRecord src, long offset, long length, int inlineBytes, Digests digests) {
+        ChunkStore.Writer w = g.chunks().writer(inlineBytes);
         boolean ok = false;
         try {
             if (length > 0) {
                 byte[] buf = new byte[256 * 1024];
-                try (InputStream in = g.chunks().read(src.chunks(), offset, length)) {
+                try (InputStream in = g.chunks().read(src, offset, length)) {
                     long left = length;
                     while (left > 0) {
                         int n = in.read(buf, 0, (int) Math.min(buf.length, left));
@@ -94,7 +97,7 @@ final class CopyOps {
             List<Chunk> chunks = w.finish();
             digests.verify(Map.of());
             ok = true;
-            return new Copied(chunks, w.pending(), length, digests);
+            return new Copied(chunks, w.inline(), w.pending(), length, digests);
         } finally {
             if (!ok) {
                 w.abort();
@@ -129,10 +132,10 @@ final class CopyOps {
         if (algs.isEmpty()) {
             algs.add(ChecksumAlgorithm.CRC64NVME);
         }
-        Copied data = copyData(c.g(), o, 0, o.size(), Digests.computing(algs));
+        Copied data = copyData(c.g(), o, 0, o.size(), c.g().config().inlineBytes, Digests.computing(algs));
         ObjectRecord copy = new ObjectRecord(r.bucket(), r.key(), o.size(), data.digests().etag(), data.chunks(), List.of(),
                 data.digests().checksums(), "FULL_OBJECT", replace ? PutOps.contentType(r) : o.contentType(),
-                replace ? PutOps.storedHeaders(r) : o.headers(), replace ? PutOps.metadata(r) : o.metadata(), 0);
+                replace ? PutOps.storedHeaders(r) : o.headers(), replace ? PutOps.metadata(r) : o.metadata(), 0, data.inline());
         Replaced replaced;
         try {
             replaced = Gateway.await(c.g().namespace().putObject(copy, data.pending(), condition));

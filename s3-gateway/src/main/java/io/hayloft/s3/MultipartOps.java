@@ -96,7 +96,7 @@ final class MultipartOps {
         int number = partNumber(r.param("partNumber"));
         Upload u = upload(c);
         Digests digests = Digests.of(r, algorithm(u));
-        return new UploadBody(c, "UploadPart", MAX_PART_BYTES, digests, (chunks, pending, size, d, trailers) ->
+        return new UploadBody(c, "UploadPart", MAX_PART_BYTES, 0, digests, (chunks, inline, pending, size, d, trailers) ->
                 putPart(c, u, number, chunks, pending, size, d));
     }
 
@@ -129,7 +129,7 @@ final class MultipartOps {
         if (algorithm(u) != null) {
             algs.add(algorithm(u));
         }
-        CopyOps.Copied data = CopyOps.copyData(c.g(), o, offset, length, Digests.computing(algs));
+        CopyOps.Copied data = CopyOps.copyData(c.g(), o, offset, length, 0, Digests.computing(algs));
         Part p = new Part(number, length, data.digests().etag(), data.chunks(), data.digests().checksums(), 0);
         Replaced replaced;
         try {

@@ -77,7 +77,7 @@ final class ObjectOps {
             answer = Answers.bytes(status, readFully(c.g(), o, offset, (int) length), "binary/octet-stream");
             c.g().metrics().sent("GetObject", length);
         } else {
-            answer = StreamedResponse.stream(status, counted(c.g(), c.g().chunks().read(o.chunks(), offset, length)), length,
+            answer = StreamedResponse.stream(status, counted(c.g(), c.g().chunks().read(o, offset, length)), length,
                     "binary/octet-stream");
         }
         Answers.objectHeaders(answer, o);
@@ -120,7 +120,7 @@ final class ObjectOps {
 
     private static byte[] readFully(Gateway g, ObjectRecord o, long offset, int length) {
         byte[] b = new byte[length];
-        try (java.io.InputStream in = g.chunks().read(o.chunks(), offset, length)) {
+        try (java.io.InputStream in = g.chunks().read(o, offset, length)) {
             int got = 0;
             while (got < length) {
                 int n = in.read(b, got, length - got);

@@ -25,7 +25,10 @@ final class PutOps {
     private PutOps() {
     }
 
-    /** PutObject: the body streamed into chunks, then committed under the request's condition. */
+    /**
+     * PutObject: the body streamed into chunks, then committed under the request's condition; a body of
+     * at most {@code inlineBytes} is committed inline, in the one directory change that names it.
+     */
     static StreamedRequestHandler.RequestBody putObject(Call c) {
         S3Request r = c.req();
         NamespaceClient.Condition condition = condition(r);
@@ -36,9 +39,10 @@ final class PutOps {
         if (!digests.any()) {
             digests.add(ChecksumAlgorithm.CRC64NVME); // S3 gives every object a full-object CRC64NVME
         }
-        return new UploadBody(c, "PutObject", c.g().config().maxObjectBytes, digests, (chunks, pending, size, d, trailers) -> {
+        return new UploadBody(c, "PutObject", c.g().config().maxObjectBytes, c.g().config().inlineBytes, digests,
+                (chunks, inline, pending, size, d, trailers) -> {
             ObjectRecord o = new ObjectRecord(r.bucket(), r.key(), size, d.etag(), chunks, List.of(), d.checksums(),
-                    "FULL_OBJECT", contentType, headers, metadata, 0);
+                    "FULL_OBJECT", contentType, headers, metadata, 0, inline);
             Replaced replaced = Gateway.await(c.g().namespace().putObject(o, pending, condition));
             c.g().free(replaced.doomed());
             FullHttpResponse answer = Answers.empty(HttpResponseStatus.OK);

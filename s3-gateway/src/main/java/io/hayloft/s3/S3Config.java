@@ -24,6 +24,8 @@ import java.util.Map;
  * region                 us-east-1         the region signatures must name, and GetBucketLocation answers
  * domain                 (none)            set: virtual-host style too (bucket.domain); path style always works
  * chunkBytes             8388608           an object is stored as needles of at most this many bytes
+ * inlineBytes            4096              an object of one PUT (or copy) at most this long is kept in the directory,
+ *                                          no needle (0..65536; 0: never); docs/s3.md "Small objects inline"
  * maxObjectBytes         5497558138880     largest object of one PUT or of a completed multipart upload (5 TiB)
  * sweepIntervalMillis    60000             how often the orphan sweep runs (0: never; `hayloft s3 sweep` runs it once)
  * orphanAfterMillis      3600000           a pending upload's needles older than this, never committed, are deleted
@@ -53,6 +55,7 @@ public final class S3Config {
     public String region = "us-east-1";
     public String domain;
     public int chunkBytes = 8 << 20;
+    public int inlineBytes = 4096;
     public long maxObjectBytes = 5L << 40;
     public long sweepIntervalMillis = 60_000;
     public long orphanAfterMillis = 3_600_000;
@@ -93,6 +96,7 @@ public final class S3Config {
         check(region != null && region.matches("[a-z0-9-]{1,32}"), "region must be a region name like us-east-1, was " + region);
         check(domain == null || domain.isEmpty() || domain.matches("[A-Za-z0-9.-]+(:[0-9]+)?"), "domain must be a host name, was " + domain);
         check(chunkBytes >= 64 * 1024 && chunkBytes <= 64 << 20, "chunkBytes must be in 65536..67108864, was " + chunkBytes);
+        check(inlineBytes >= 0 && inlineBytes <= 65536, "inlineBytes must be in 0..65536, was " + inlineBytes);
         check(maxObjectBytes >= 0, "maxObjectBytes must be >= 0, was " + maxObjectBytes);
         check(sweepIntervalMillis >= 0, "sweepIntervalMillis must be >= 0, was " + sweepIntervalMillis);
         check(orphanAfterMillis >= 1000, "orphanAfterMillis must be >= 1000, was " + orphanAfterMillis);

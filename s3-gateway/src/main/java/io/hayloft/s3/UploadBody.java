@@ -23,8 +23,8 @@ final class UploadBody implements StreamedRequestHandler.RequestBody {
     /** Records a body whose digests checked out; answers the request. */
     @FunctionalInterface
     interface Commit {
-        FullHttpResponse commit(List<Chunk> chunks, String pending, long size, Digests digests, Map<String, String> trailers)
-                throws Exception;
+        FullHttpResponse commit(List<Chunk> chunks, byte[] inline, String pending, long size, Digests digests,
+                                Map<String, String> trailers) throws Exception;
     }
 
     private final Call call;
@@ -39,9 +39,10 @@ final class UploadBody implements StreamedRequestHandler.RequestBody {
     private boolean done;
 
     /**
-     * @param maxBytes the most bytes the body may decode to (EntityTooLarge past it)
+     * @param maxBytes    the most bytes the body may decode to (EntityTooLarge past it)
+     * @param inlineBytes a body at most this long is kept inline (0: never)
      */
-    UploadBody(Call call, String op, long maxBytes, Digests digests, Commit commit) {
+    UploadBody(Call call, String op, long maxBytes, int inlineBytes, Digests digests, Commit commit) {
         this.call = call;
         this.op = op;
         this.maxBytes = maxBytes;
@@ -52,7 +53,7 @@ final class UploadBody implements StreamedRequestHandler.RequestBody {
             throw S3Error.ENTITY_TOO_LARGE.exception("Your proposed upload of " + declared
                     + " bytes exceeds the maximum allowed size of " + maxBytes + " bytes");
         }
-        this.writer = call.g().chunks().writer();
+        this.writer = call.g().chunks().writer(inlineBytes);
         this.decoder = PayloadDecoder.of(call.who(), decodedLength(call.req()), this::sink);
     }
 
@@ -114,7 +115,7 @@ final class UploadBody implements StreamedRequestHandler.RequestBody {
             Map<String, String> tr = decoder.finish(trailers);
             List<Chunk> chunks = writer.finish();
             digests.verify(tr);
-            FullHttpResponse r = commit.commit(chunks, writer.pending(), size, digests, tr);
+            FullHttpResponse r = commit.commit(chunks, writer.inline(), writer.pending(), size, digests, tr);
             done = true;
             call.g().metrics().received(op, size);
             return r;

@@ -21,9 +21,11 @@ import java.util.List;
  *
  * <p>Each change carries every value it writes, computed by the leader (times, ids, sequence
  * numbers, counters): {@link #apply} reads no clock, random source or network, so every replica that
- * applies the same entries in the same order holds the same state. Applying a change a second time
- * leaves the same state (each writes absolute values; counters only rise), so a replica that crashed
- * after applying an entry but before recording that it had may apply it again.
+ * applies the same entries in the same order holds the same state. Each entry is applied exactly once:
+ * its records and the replica's applied index reach RocksDB in one batch ({@link MetaStore#applyEntry}).
+ * The {@code s3...Counted} changes move a bucket's counters by the amounts they carry, reading the
+ * bucket as the entries before them left it, so that changes to different keys of one bucket need not
+ * wait for each other on the leader (docs/formats.md "Directory log entries").
  *
  * <p>The JSON of each change names its kind in {@code type}; the names and fields never change
  * meaning (a new kind of change is a new name). A field a replica does not know is ignored; a
@@ -57,6 +59,11 @@ import java.util.List;
         @JsonSubTypes.Type(value = Change.S3Pend.class, name = "s3Pend"),
         @JsonSubTypes.Type(value = Change.S3Doom.class, name = "s3Doom"),
         @JsonSubTypes.Type(value = Change.S3Drop.class, name = "s3Drop"),
+        @JsonSubTypes.Type(value = Change.S3PutObjectCounted.class, name = "s3PutObjectCounted"),
+        @JsonSubTypes.Type(value = Change.S3DeleteObjectCounted.class, name = "s3DeleteObjectCounted"),
+        @JsonSubTypes.Type(value = Change.S3PutUploadCounted.class, name = "s3PutUploadCounted"),
+        @JsonSubTypes.Type(value = Change.S3CompleteCounted.class, name = "s3CompleteCounted"),
+        @JsonSubTypes.Type(value = Change.S3DeleteUploadCounted.class, name = "s3DeleteUploadCounted"),
 })
 public sealed interface Change {
 
@@ -356,6 +363,109 @@ public sealed interface Change {
         @Override
         public long apply(MetaStore meta) {
             meta.namespace().write(b -> b.deletePending(id));
+            return 0;
+        }
+    }
+
+    // ---- the S3 namespace with counted buckets: a bucket's counters move by the amounts the change carries
+    // (read from the bucket as the entries before it left it), so the leader computes a change to one key
+    // without reading, or waiting for, the bucket's other keys' changes. A bucket that is gone is not
+    // written (never made again by a count).
+
+    /** How a change moves its bucket's counters: objects, bytes and uploads added (negative: taken away). */
+    record Counts(long objects, long bytes, long uploads) {
+        /** Writes {@code bucket}'s counters moved by these amounts; nothing when the bucket is gone or nothing moves. */
+        void to(MetaStore meta, NamespaceStore.Batch b, String bucket) throws org.rocksdb.RocksDBException {
+            if (objects == 0 && bytes == 0 && uploads == 0) {
+                return;
+            }
+            Bucket now = meta.namespace().bucket(bucket);
+            if (now != null) {
+                b.putBucket(new Bucket(now.name(), now.created(), now.region(), now.objects() + objects, now.bytes() + bytes,
+                        now.uploads() + uploads));
+            }
+        }
+    }
+
+    /**
+     * A key's object committed (with its inline data when it has some) and its bucket's counters moved;
+     * the WRITING record {@code pending} (null: none) removed and {@code doomed} (null: none) recorded:
+     * the replaced object's chunks.
+     */
+    record S3PutObjectCounted(String bucket, Counts counts, ObjectRecord object, String pending, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                counts.to(meta, b, bucket);
+                b.putObject(object);
+                if (pending != null) {
+                    b.deletePending(pending);
+                }
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** A key removed, its bucket's counters moved, and the DOOMED record of its chunks (null: none). */
+    record S3DeleteObjectCounted(String bucket, Counts counts, String key, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                counts.to(meta, b, bucket);
+                b.deleteObject(bucket, key);
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** A multipart upload begun, its bucket's counters moved. */
+    record S3PutUploadCounted(String bucket, Counts counts, Upload upload) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                counts.to(meta, b, bucket);
+                b.putUpload(upload);
+            });
+            return 0;
+        }
+    }
+
+    /**
+     * A multipart upload completed: its object committed, the upload and every part of it removed, the
+     * bucket's counters moved, and {@code doomed}: the parts left out and the replaced object's chunks.
+     */
+    record S3CompleteCounted(String bucket, Counts counts, ObjectRecord object, String uploadId, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                counts.to(meta, b, bucket);
+                b.putObject(object);
+                b.deleteUpload(bucket, object.key(), uploadId);
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** A multipart upload aborted: it and its parts removed, the bucket's counters moved, {@code doomed}: every part's chunks. */
+    record S3DeleteUploadCounted(String bucket, Counts counts, String key, String uploadId, Pending doomed) implements Change {
+        @Override
+        public long apply(MetaStore meta) {
+            meta.namespace().write(b -> {
+                counts.to(meta, b, bucket);
+                b.deleteUpload(bucket, key, uploadId);
+                if (doomed != null) {
+                    b.putPending(doomed);
+                }
+            });
             return 0;
         }
     }

@@ -37,6 +37,8 @@ import org.rocksdb.ColumnFamilyOptions;
  * <tr><td>{@code s3-uploads}</td><td>a multipart upload in progress, {@code Upload}, by (bucket, key, upload id)</td></tr>
  * <tr><td>{@code s3-parts}</td><td>an uploaded {@code Part} by (upload id, part number)</td></tr>
  * <tr><td>{@code s3-pending}</td><td>{@code Pending}: needles no key refers to yet, by pending id</td></tr>
+ * <tr><td>{@code s3-inline}</td><td>the data of a small object kept inline, raw bytes, by (bucket, key) as in
+ *     {@code s3-objects}</td></tr>
  * </table>
  *
  * <p>Immutable once built and thread-safe; the handles are closed by {@link #close()}, idempotently
@@ -59,7 +61,8 @@ final class ColumnFamilies implements AutoCloseable {
         S3_OBJECTS("s3-objects"),
         S3_UPLOADS("s3-uploads"),
         S3_PARTS("s3-parts"),
-        S3_PENDING("s3-pending");
+        S3_PENDING("s3-pending"),
+        S3_INLINE("s3-inline");
 
         private final String name;
 

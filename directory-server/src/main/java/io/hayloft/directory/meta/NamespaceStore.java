@@ -24,7 +24,7 @@ import org.rocksdb.RocksIterator;
 
 /**
  * The S3 namespace in the directory's database: the {@code s3-buckets}, {@code s3-objects},
- * {@code s3-uploads}, {@code s3-parts} and {@code s3-pending} column families of {@link MetaStore}
+ * {@code s3-uploads}, {@code s3-parts}, {@code s3-pending} and {@code s3-inline} column families of {@link MetaStore}
  * (keys and values in its javadoc and docs/formats.md "S3 namespace"). Reads go to RocksDB (nothing is
  * cached); a listing seeks: a common prefix is passed by seeking to the successor of the prefix with
  * its delimiter, never by reading the keys under it. Writes are one synced batch each ({@link #write}),
@@ -42,6 +42,7 @@ public final class NamespaceStore {
     private final ColumnFamilyHandle uploads;
     private final ColumnFamilyHandle parts;
     private final ColumnFamilyHandle pending;
+    private final ColumnFamilyHandle inline;
     private final Supplier<MetaStore.Batch> batches;
     private final ObjectMapper json;
     private final Path path;
@@ -53,6 +54,7 @@ public final class NamespaceStore {
         this.uploads = families.handle(Family.S3_UPLOADS);
         this.parts = families.handle(Family.S3_PARTS);
         this.pending = families.handle(Family.S3_PENDING);
+        this.inline = families.handle(Family.S3_INLINE);
         this.batches = batches;
         this.json = json;
         this.path = path;
@@ -77,9 +79,23 @@ public final class NamespaceStore {
         return out;
     }
 
+    /** The object under the key, with its inline data when it has some (a second read, of {@code s3-inline}). */
     public ObjectRecord object(String bucket, String key) {
-        byte[] v = get(objects, objectKey(bucket, key));
-        return v == null ? null : fromJson(v, ObjectRecord.class);
+        byte[] k = objectKey(bucket, key);
+        byte[] v = get(objects, k);
+        if (v == null) {
+            return null;
+        }
+        ObjectRecord o = fromJson(v, ObjectRecord.class);
+        if (!o.inlined()) {
+            return o;
+        }
+        byte[] data = get(inline, k);
+        if (data == null || data.length != o.size()) {
+            throw new MetaStoreException("object '" + key + "' of bucket " + bucket + " is kept inline but s3-inline holds "
+                    + (data == null ? "nothing" : data.length + " bytes") + " for it, not " + o.size() + " (" + path + ")");
+        }
+        return o.withInline(data);
     }
 
     /** Whether the bucket holds an object (one seek). */
@@ -292,12 +308,25 @@ public final class NamespaceStore {
             b.delete(buckets, utf8(name));
         }
 
+        /**
+         * Writes the object's record (without its inline data) to {@code s3-objects}, and its inline data
+         * to {@code s3-inline}, or removes what {@code s3-inline} held for the key (the object it replaces
+         * may have been inline).
+         */
         public void putObject(ObjectRecord o) throws RocksDBException {
-            b.put(objects, objectKey(o.bucket(), o.key()), toJson(o));
+            byte[] k = objectKey(o.bucket(), o.key());
+            b.put(objects, k, toJson(o.inline() == null ? o : o.withInline(null)));
+            if (o.inline() != null && o.inline().length > 0) {
+                b.put(inline, k, o.inline());
+            } else {
+                b.delete(inline, k);
+            }
         }
 
         public void deleteObject(String bucket, String key) throws RocksDBException {
-            b.delete(objects, objectKey(bucket, key));
+            byte[] k = objectKey(bucket, key);
+            b.delete(objects, k);
+            b.delete(inline, k);
         }
 
         public void putUpload(Upload u) throws RocksDBException {

@@ -39,7 +39,7 @@ class ColumnFamiliesTest {
 
     /** The on-disk names of every directory database of format 1, in order. Never edit; only append. */
     private static final List<String> ON_DISK = List.of("default", "stores", "volumes", "photos", "stripes", "reclaims",
-            "deletes", "delete-keys", "s3-buckets", "s3-objects", "s3-uploads", "s3-parts", "s3-pending");
+            "deletes", "delete-keys", "s3-buckets", "s3-objects", "s3-uploads", "s3-parts", "s3-pending", "s3-inline");
 
     private static final Chunk CHUNK = new Chunk(1, 42, 7, 10);
 
@@ -71,6 +71,8 @@ class ColumnFamiliesTest {
         StripeMap committed = map("aaaaaaaa", StripeMap.COMMITTED);
         ReclaimPlan plan = new ReclaimPlan("aaaaaaaa", 1, 2, map("bbbbbbbb", StripeMap.PLANNED));
         ObjectRecord object = new ObjectRecord("bkt", "k", 10, "e", List.of(CHUNK), null, null, null, null, null, null, 3);
+        ObjectRecord small = new ObjectRecord("bkt", "small", 3, "e3", null, null, null, null, null, null, null, 4,
+                new byte[] {1, 2, 3});
         Upload upload = new Upload("bkt", "big", "UPLOAD_id-0123456789ab", 4, null, null, null, null, null);
         Part part = new Part(1, 10, "pe", List.of(CHUNK), null, 5);
         Pending pending = new Pending("p1", Pending.WRITING, List.of(CHUNK), 6);
@@ -82,6 +84,7 @@ class ColumnFamiliesTest {
             m.namespace().write(b -> {
                 b.putBucket(new Bucket("bkt", 1, "r", 1, 10, 1));
                 b.putObject(object);
+                b.putObject(small);
                 b.putUpload(upload);
                 b.putPart(upload.uploadId(), part);
                 b.putPending(pending);
@@ -98,7 +101,10 @@ class ColumnFamiliesTest {
         assertThat(keys.get("deletes")).containsExactly(hex(MetaStore.volumeKey(7, 1)));
         assertThat(keys.get("delete-keys")).containsExactly(hex(MetaStore.deleteKey(7, 42, 0xC0FFEEL)));
         assertThat(keys.get("s3-buckets")).containsExactly("bkt");
-        assertThat(keys.get("s3-objects")).containsExactly(hex(NamespaceStore.objectKey("bkt", "k")));
+        assertThat(keys.get("s3-objects")).containsExactly(hex(NamespaceStore.objectKey("bkt", "k")),
+                hex(NamespaceStore.objectKey("bkt", "small")));
+        assertThat(keys.get("s3-inline")).as("the inline data beside its record, under the same key")
+                .containsExactly(hex(NamespaceStore.objectKey("bkt", "small")));
         assertThat(keys.get("s3-uploads")).containsExactly(hex(NamespaceStore.uploadKey("bkt", "big", upload.uploadId())));
         assertThat(keys.get("s3-parts")).containsExactly(hex(NamespaceStore.partKey(upload.uploadId(), 1)));
         assertThat(keys.get("s3-pending")).containsExactly("p1");
@@ -113,6 +119,9 @@ class ColumnFamiliesTest {
             NamespaceStore ns = m.namespace();
             assertThat(ns.bucket("bkt")).isEqualTo(new Bucket("bkt", 1, "r", 1, 10, 1));
             assertThat(ns.object("bkt", "k")).isEqualTo(object);
+            assertThat(ns.object("bkt", "small")).isEqualTo(small);
+            assertThat(ns.list("bkt", null, null, null, 10).objects()).as("a listing carries no inline data")
+                    .containsExactly(object, small.withInline(null));
             assertThat(ns.upload("bkt", "big", upload.uploadId())).isEqualTo(upload);
             assertThat(ns.parts(upload.uploadId(), 0, 10)).containsExactly(part);
             assertThat(ns.pending("p1")).isEqualTo(pending);

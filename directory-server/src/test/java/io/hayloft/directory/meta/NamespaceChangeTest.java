@@ -26,7 +26,9 @@ import org.rocksdb.RocksDB;
  * The namespace's log entries and families: every {@code s3*} change survives its JSON (the Raft
  * log's encoding) and a second apply leaves the same records; a database made before the
  * {@code s3-*} families opens (they are created empty) and keeps its records; a snapshot of such a
- * database installs (its missing families empty the replica's).
+ * database installs (its missing families empty the replica's). The counted changes (a bucket's
+ * counters moved by amounts) leave exactly the state of the same history in the older changes that
+ * carry whole buckets, and an object's inline data lands in {@code s3-inline}, nowhere else.
  */
 class NamespaceChangeTest {
     @TempDir
@@ -78,6 +80,77 @@ class NamespaceChangeTest {
         }
     }
 
+    @Test
+    void countedChangesLeaveTheStateOfTheSameHistoryWithWholeBuckets() {
+        ObjectRecord o = new ObjectRecord("bkt", "k é/1", 100, "e", List.of(A), null, Map.of("CRC32", "x"), "FULL_OBJECT",
+                "text/plain", Map.of("Cache-Control", "no"), Map.of("m", "v"), 5);
+        ObjectRecord small = new ObjectRecord("bkt", "small", 3, "e3", null, null, null, null, null, null, null, 6,
+                new byte[] {(byte) 0xff, 0, 7});
+        ObjectRecord smallAgain = new ObjectRecord("bkt", "small", 1, "e1", List.of(new Chunk(1, 12, 7, 1)), null, null, null,
+                null, null, null, 7);
+        Upload u = new Upload("bkt", "k2", "UPLOAD_id-0123456789ab", 6, null, null, null, null, null);
+        Part part = new Part(1, 50, "pe", List.of(B), null, 8);
+        ObjectRecord done = new ObjectRecord("bkt", "k2", 50, "m-1", List.of(B), List.of(50L), null, null, null, null, null, 9);
+        Pending w = new Pending("p1", Pending.WRITING, List.of(A, B), 4);
+        Pending doomed = new Pending("d1", Pending.DOOMED, List.of(B), 7);
+        List<Change> whole = List.of(new Change.S3PutBucket(new Bucket("bkt", 1, "r", 0, 0, 0)), new Change.S3Pend(w),
+                new Change.S3PutObject(new Bucket("bkt", 1, "r", 1, 100, 0), o, "p1", doomed),
+                new Change.S3PutObject(new Bucket("bkt", 1, "r", 2, 103, 0), small, null, null),
+                new Change.S3PutObject(new Bucket("bkt", 1, "r", 2, 101, 0), smallAgain, null, null),
+                new Change.S3PutUpload(new Bucket("bkt", 1, "r", 2, 101, 1), u),
+                new Change.S3PutPart(u.uploadId(), part, null, null),
+                new Change.S3Complete(new Bucket("bkt", 1, "r", 3, 151, 0), done, u.uploadId(), null),
+                new Change.S3PutUpload(new Bucket("bkt", 1, "r", 3, 151, 1), new Upload("bkt", "k3", "u2", 11, null, null, null, null, null)),
+                new Change.S3DeleteUpload(new Bucket("bkt", 1, "r", 3, 151, 0), "k3", "u2", null),
+                new Change.S3DeleteObject(new Bucket("bkt", 1, "r", 2, 51, 0), "k é/1", new Pending("d2", Pending.DOOMED, List.of(A), 12)));
+        List<Change> counted = List.of(new Change.S3PutBucket(new Bucket("bkt", 1, "r", 0, 0, 0)), new Change.S3Pend(w),
+                new Change.S3PutObjectCounted("bkt", new Change.Counts(1, 100, 0), o, "p1", doomed),
+                new Change.S3PutObjectCounted("bkt", new Change.Counts(1, 3, 0), small, null, null),
+                new Change.S3PutObjectCounted("bkt", new Change.Counts(0, -2, 0), smallAgain, null, null),
+                new Change.S3PutUploadCounted("bkt", new Change.Counts(0, 0, 1), u),
+                new Change.S3PutPart(u.uploadId(), part, null, null),
+                new Change.S3CompleteCounted("bkt", new Change.Counts(1, 50, -1), done, u.uploadId(), null),
+                new Change.S3PutUploadCounted("bkt", new Change.Counts(0, 0, 1), new Upload("bkt", "k3", "u2", 11, null, null, null, null, null)),
+                new Change.S3DeleteUploadCounted("bkt", new Change.Counts(0, 0, -1), "k3", "u2", null),
+                new Change.S3DeleteObjectCounted("bkt", new Change.Counts(-1, -100, 0), "k é/1", new Pending("d2", Pending.DOOMED, List.of(A), 12)));
+        try (MetaStore a = MetaStore.open(dir.resolve("whole"), true); MetaStore b = MetaStore.open(dir.resolve("counted"), true)) {
+            long index = 1;
+            for (int i = 0; i < whole.size(); i++, index++) {
+                LogEntry x = LogEntry.decode(new LogEntry(3, null, whole.get(i)).encode());
+                LogEntry y = LogEntry.decode(new LogEntry(3, null, counted.get(i)).encode());
+                assertThat(y.change()).as("the JSON of %s", counted.get(i)).isEqualTo(counted.get(i));
+                final LogEntry fx = x;
+                final LogEntry fy = y;
+                a.applyEntry(index, 3, () -> fx.apply(a, 3));
+                b.applyEntry(index, 3, () -> fy.apply(b, 3));
+                var da = new java.util.LinkedHashMap<>(a.digest());
+                var db = new java.util.LinkedHashMap<>(b.digest());
+                da.keySet().retainAll(List.of("s3-buckets", "s3-objects", "s3-uploads", "s3-parts", "s3-pending", "s3-inline"));
+                db.keySet().retainAll(da.keySet());
+                assertThat(db).as("after change %d, %s", i, counted.get(i)).isEqualTo(da);
+                if (i == 3) {
+                    assertThat(b.namespace().object("bkt", "small")).isEqualTo(small);
+                    assertThat(b.digest().get("s3-inline").entries()).isEqualTo(1);
+                }
+            }
+            assertThat(b.namespace().bucket("bkt")).isEqualTo(new Bucket("bkt", 1, "r", 2, 51, 0));
+            assertThat(b.namespace().object("bkt", "small")).as("replaced by an object of chunks").isEqualTo(smallAgain);
+            assertThat(b.digest().get("s3-inline").entries()).as("its inline data went with it").isZero();
+            assertThat(new String(new LogEntry(3, null, counted.get(3)).encode(), StandardCharsets.UTF_8))
+                    .as("inline data travels in the log entry as base64").contains("\"inline\":\"/wAH\"");
+        }
+    }
+
+    @Test
+    void aCountOfABucketThatIsGoneMakesNoBucket() {
+        try (MetaStore meta = MetaStore.open(dir.resolve("db"), true)) {
+            ObjectRecord o = new ObjectRecord("gone", "k", 100, "e", List.of(A), null, null, null, null, null, null, 5);
+            meta.applyEntry(1, 3, () -> new Change.S3PutObjectCounted("gone", new Change.Counts(1, 100, 0), o, null, null).apply(meta));
+            assertThat(meta.namespace().bucket("gone")).isNull();
+            assertThat(meta.namespace().buckets()).isEmpty();
+        }
+    }
+
     /** A database as the directory made it before the S3 namespace: the eight families of then. */
     private Path oldDatabase(String name) throws Exception {
         Path db = dir.resolve(name);
@@ -107,7 +180,7 @@ class NamespaceChangeTest {
             assertThat(meta.clusterId()).isEqualTo("old-cluster");
             assertThat(meta.store("s1")).isNotNull();
             assertThat(meta.namespace().buckets()).isEmpty();
-            assertThat(meta.digest()).containsKeys("s3-buckets", "s3-objects", "s3-uploads", "s3-parts", "s3-pending");
+            assertThat(meta.digest()).containsKeys("s3-buckets", "s3-objects", "s3-uploads", "s3-parts", "s3-pending", "s3-inline");
             new Change.S3PutBucket(new Bucket("fresh", 1, null, 0, 0, 0)).apply(meta);
         }
         try (MetaStore meta = MetaStore.open(db, false)) {

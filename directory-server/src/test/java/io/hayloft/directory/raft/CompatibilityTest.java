@@ -298,9 +298,18 @@ class CompatibilityTest {
         }
     }
 
+    /** Column families added since the fixture was made: opening the old database creates them empty. */
+    private static final List<String> ADDED_SINCE = List.of("s3-inline");
+
     private static void assertDigest(MetaStore meta, JsonNode exp, List<String> skipped) {
         JsonNode digest = tree(meta.digest());
-        assertThat(digest.fieldNames()).toIterable().containsExactlyInAnyOrderElementsOf(() -> exp.get("digest").fieldNames());
+        List<String> families = new ArrayList<>();
+        exp.get("digest").fieldNames().forEachRemaining(families::add);
+        families.addAll(ADDED_SINCE);
+        assertThat(digest.fieldNames()).toIterable().containsExactlyInAnyOrderElementsOf(families);
+        for (String added : ADDED_SINCE) {
+            assertThat(digest.get(added).get("entries").asLong()).as("column family " + added + " (added since)").isZero();
+        }
         exp.get("digest").fields().forEachRemaining(f -> {
             if (!skipped.contains(f.getKey())) {
                 assertThat(digest.get(f.getKey())).as("column family " + f.getKey()).isEqualTo(f.getValue());

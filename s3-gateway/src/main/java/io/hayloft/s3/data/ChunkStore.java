@@ -6,9 +6,11 @@ import io.hayloft.client.NamespaceClient;
 import io.hayloft.client.PhotoNotFoundException;
 import io.hayloft.client.PutResult;
 import io.hayloft.format.s3.Chunk;
+import io.hayloft.format.s3.ObjectRecord;
 import io.hayloft.format.s3.Pending;
 import io.hayloft.format.s3.Upload;
 import io.hayloft.format.wire.PhotoId;
+import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -72,9 +74,21 @@ public final class ChunkStore implements AutoCloseable {
         return chunkBytes;
     }
 
-    /** Starts writing one body (a PUT's object or an UploadPart's part). */
+    /** Starts writing one body (a PUT's object or an UploadPart's part), always as chunks. */
     public Writer writer() {
-        return new ChunkWriter();
+        return new ChunkWriter(0);
+    }
+
+    /**
+     * Starts writing one body that is kept inline when it ends at most {@code inlineBytes} long (at most
+     * one chunk): nothing is written to the stores, and {@link Writer#inline()} gives its bytes for the
+     * object's record (docs/s3.md "Small objects inline"). A longer body is written as chunks.
+     */
+    public Writer writer(int inlineBytes) {
+        if (inlineBytes < 0 || inlineBytes > chunkBytes) {
+            throw new IllegalArgumentException("inlineBytes must be in 0.." + chunkBytes + ", was " + inlineBytes);
+        }
+        return new ChunkWriter(inlineBytes);
     }
 
     /**
@@ -84,6 +98,15 @@ public final class ChunkStore implements AutoCloseable {
      */
     public InputStream read(List<Chunk> chunks, long offset, long length) {
         return new ChunkInputStream(client, chunks, offset, length);
+    }
+
+    /** The bytes {@code [offset, offset + length)} of object {@code o}: from its inline data, or from its chunks. */
+    public InputStream read(ObjectRecord o, long offset, long length) {
+        if (o.inline() != null) {
+            Objects.checkFromIndexSize(offset, length, o.inline().length);
+            return new ByteArrayInputStream(o.inline(), (int) offset, (int) length);
+        }
+        return read(o.chunks(), offset, length);
     }
 
     /**
@@ -254,8 +277,11 @@ public final class ChunkStore implements AutoCloseable {
     public interface Writer {
         void write(byte[] b, int off, int len);
 
-        /** Writes the last (partial) chunk; returns every chunk in order. */
+        /** Writes the last (partial) chunk, unless the body is kept inline; returns every chunk in order (none when inline). */
         List<Chunk> finish();
+
+        /** After {@link #finish}: the body's bytes when it is kept inline, else null. */
+        byte[] inline();
 
         /** The WRITING pending record naming this body's chunks (null while no chunk was written). */
         String pending();
@@ -269,12 +295,18 @@ public final class ChunkStore implements AutoCloseable {
 
     /** The writer: a growing buffer up to one chunk; each full chunk pended, then put. Not thread-safe. */
     private final class ChunkWriter implements Writer {
+        private final int inlineBytes;
         private byte[] buf = new byte[0];
         private int count;
         private long size;
         private volatile String pending; // set by the announcement, on a client thread
         private final List<Chunk> chunks = new ArrayList<>();
+        private byte[] inline;
         private boolean done;
+
+        ChunkWriter(int inlineBytes) {
+            this.inlineBytes = inlineBytes;
+        }
 
         @Override
         public void write(byte[] b, int off, int len) {
@@ -314,12 +346,19 @@ public final class ChunkStore implements AutoCloseable {
             if (done) {
                 throw new IllegalStateException("the body was finished or aborted");
             }
-            if (count > 0) {
+            if (count > 0 && chunks.isEmpty() && count <= inlineBytes) {
+                inline = Arrays.copyOf(buf, count);
+            } else if (count > 0) {
                 flushChunk();
             }
             buf = null;
             done = true;
             return List.copyOf(chunks);
+        }
+
+        @Override
+        public byte[] inline() {
+            return inline;
         }
 
         @Override
