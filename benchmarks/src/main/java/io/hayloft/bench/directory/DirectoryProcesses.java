@@ -22,21 +22,32 @@ import java.util.concurrent.TimeUnit;
  * and {@code stores} store servers, each its own JVM on loopback, started from this fat jar as
  * {@code hayloft directory --init --config F} and {@code hayloft store --config F} are (configs and
  * data in a temporary directory, logs in {@code DIR/*.log}, heap 512 MiB each); ready when a
- * replica leads and every store is {@code UP}. {@link #close()} stops them all (SIGTERM, then
+ * replica leads and every store is {@code UP}. A process that exits while they start, or a start
+ * that takes longer than two minutes, fails it with the end of the logs in the message (the
+ * directory is deleted with them unless kept). {@link #launch(String, String, String...)} starts
+ * further processes from the jar beside them (e.g. an S3 gateway) that {@link #close()} stops too;
+ * {@link #processes()} names each for its CPU time. {@link #close()} stops them all (SIGTERM, then
  * SIGKILL after 20 s) and deletes the directory (unless asked to keep it).
  *
  * <p>Not thread-safe: one owner.
  */
-final class DirectoryProcesses implements AutoCloseable {
+public final class DirectoryProcesses implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SERVER_HEAP = "512m";
+    /** Characters of a log's end that a failure quotes. */
+    private static final int TAIL_CHARS = 2000;
 
     private final Path dir;
-    private final List<Process> processes = new ArrayList<>();
+    private final List<Named> processes = new ArrayList<>();
     private final List<String> https = new ArrayList<>();
     private final List<String> stores = new ArrayList<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final boolean keep;
+
+    /** A process this group started, by the name of its log ({@code DIR/NAME.log}). */
+    public record Named(String name, Process process) {
+    }
 
     private DirectoryProcesses(Path dir, boolean keep) {
         this.dir = dir;
@@ -44,12 +55,12 @@ final class DirectoryProcesses implements AutoCloseable {
     }
 
     /** Starts the replicas and the stores and waits until they are ready (at most two minutes). */
-    static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep) throws IOException, InterruptedException {
+    public static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep) throws IOException, InterruptedException {
         return start(replicas, storeCount, parent, keep, Map.of());
     }
 
     /** As {@link #start(int, int, Path, boolean)}, with {@code raft} settings ({@code packChanges: false}) added to each replica's raft section. */
-    static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep, Map<String, String> raft)
+    public static DirectoryProcesses start(int replicas, int storeCount, Path parent, boolean keep, Map<String, String> raft)
             throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory(parent, "dir-" + replicas + "-");
         DirectoryProcesses p = new DirectoryProcesses(dir, keep);
@@ -85,7 +96,7 @@ final class DirectoryProcesses implements AutoCloseable {
             }
             Path f = dir.resolve("directory-n" + (i + 1) + ".yaml");
             Files.writeString(f, y.toString());
-            launch("directory-n" + (i + 1), "directory", "--init", "--config", f.toString());
+            launch("directory-n" + (i + 1), SERVER_HEAP, "directory", "--init", "--config", f.toString());
         }
         awaitLeader(Duration.ofMinutes(2));
         for (int s = 0; s < storeCount; s++) {
@@ -95,10 +106,11 @@ final class DirectoryProcesses implements AutoCloseable {
                     + "\ndirectory: " + String.join(",", https) + "\nstoreId: store-" + s + "\nrack: rack-" + s + "\n";
             Path f = dir.resolve("store-" + s + ".yaml");
             Files.writeString(f, y);
-            launch("store-" + s, "store", "--config", f.toString());
+            launch("store-" + s, SERVER_HEAP, "store", "--config", f.toString());
         }
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         while (true) {
+            requireRunning();
             int up = 0;
             JsonNode all = getJson(leader(), "/v1/stores");
             if (all != null) {
@@ -112,33 +124,82 @@ final class DirectoryProcesses implements AutoCloseable {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(up + " of " + storeCount + " stores UP after 2 minutes; logs in " + dir);
+                throw new IllegalStateException(up + " of " + storeCount + " stores UP after 2 minutes; logs in " + dir + tails());
             }
             Thread.sleep(100); // poll the directory
         }
     }
 
-    private void launch(String name, String... args) throws IOException {
+    /**
+     * Starts {@code hayloft ARGS...} from this JVM's class path as one more process of this group
+     * (heap {@code maxHeap}, e.g. {@code "2g"}; output to {@code DIR/NAME.log}); {@link #close()} stops it.
+     */
+    public Process launch(String name, String maxHeap, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx512m", "--add-modules", "jdk.incubator.vector", "-cp",
+        List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "--add-modules", "jdk.incubator.vector", "-cp",
                 System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile()).start();
-        processes.add(p);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log(name).toFile()).start();
+        processes.add(new Named(name, p));
+        return p;
+    }
+
+    /** Where this group keeps its configs, data and logs. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** Every process started, in order: the replicas, the stores, then those of {@link #launch}. */
+    public List<Named> processes() {
+        return List.copyOf(processes);
+    }
+
+    /** The last characters of process {@code name}'s log. */
+    public String logTail(String name) {
+        try {
+            String s = Files.readString(log(name));
+            return s.substring(Math.max(0, s.length() - TAIL_CHARS));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Throws, quoting its log's end, when a process of this group has exited. */
+    public void requireRunning() {
+        for (Named n : processes) {
+            if (!n.process().isAlive()) {
+                throw new IllegalStateException(n.name() + " exited with status " + n.process().exitValue() + "; its log ends:\n"
+                        + logTail(n.name()));
+            }
+        }
+    }
+
+    private Path log(String name) {
+        return dir.resolve(name + ".log");
+    }
+
+    /** The end of every log, for a failure whose culprit is unknown (a timeout). */
+    private String tails() {
+        StringBuilder b = new StringBuilder();
+        for (Named n : processes) {
+            String t = logTail(n.name());
+            b.append("\n--- ").append(n.name()).append(".log ends:\n").append(t.substring(Math.max(0, t.length() - TAIL_CHARS / 4)));
+        }
+        return b.toString();
     }
 
     /** The replicas' HTTP addresses. */
-    List<String> replicas() {
+    public List<String> replicas() {
         return List.copyOf(https);
     }
 
     /** The stores' addresses. */
-    List<String> stores() {
+    public List<String> stores() {
         return List.copyOf(stores);
     }
 
     /** The leader's HTTP address (a single directory leads itself), or null when none is known. */
-    String leader() {
+    public String leader() {
         for (String h : https) {
             // Each replica's own view (GET /v1/group/self, local): the one that says it leads.
             JsonNode g = getJson(h, "/v1/group/self");
@@ -149,15 +210,16 @@ final class DirectoryProcesses implements AutoCloseable {
         return null;
     }
 
-    String awaitLeader(Duration patience) throws InterruptedException {
+    public String awaitLeader(Duration patience) throws InterruptedException {
         long deadline = System.nanoTime() + patience.toNanos();
         while (true) {
+            requireRunning();
             String l = leader();
             if (l != null) {
                 return l;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no directory replica leads after " + patience.toSeconds() + " s; logs in " + dir);
+                throw new IllegalStateException("no directory replica leads after " + patience.toSeconds() + " s; logs in " + dir + tails());
             }
             Thread.sleep(100); // poll the replicas
         }
@@ -193,10 +255,11 @@ final class DirectoryProcesses implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Process p : processes) {
-            p.destroy();
+        for (Named n : processes) {
+            n.process().destroy();
         }
-        for (Process p : processes) {
+        for (Named n : processes) {
+            Process p = n.process();
             try {
                 if (!p.waitFor(20, TimeUnit.SECONDS)) {
                     p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

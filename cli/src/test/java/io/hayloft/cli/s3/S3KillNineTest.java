@@ -14,13 +14,17 @@ import io.hayloft.client.HayloftException;
 import io.hayloft.client.NamespaceClient;
 import io.hayloft.client.http.HttpTransport;
 import io.hayloft.directory.Namespace;
+import io.hayloft.format.directory.GroupInfo;
+import io.hayloft.format.directory.StoreState;
 import io.hayloft.format.s3.Bucket;
 import io.hayloft.format.s3.Chunk;
 import io.hayloft.format.s3.Listing;
 import io.hayloft.format.s3.ObjectRecord;
 import io.hayloft.format.s3.Pending;
 import io.hayloft.format.wire.VolumeIndex;
+import io.hayloft.s3.S3Config;
 import io.hayloft.serverkit.config.Ports;
+import io.hayloft.store.Store;
 import io.hayloft.store.volume.Volume;
 import io.hayloft.testkit.Await;
 import java.io.BufferedReader;
@@ -49,6 +53,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -71,25 +76,49 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
  * exactly the needles of the committed objects: counted in every volume's index of every store (the
  * cluster stopped, then opened in this process), no needle is left that no key refers to. The same
  * with the whole {@code hayloft cluster --s3} process killed mid-upload.
+ *
+ * <p>And with the directory's leader killed: a group of three {@code hayloft directory} replicas started
+ * as docs/operations.md "A replicated directory" says (docs/deploy/directory-nN.yaml, fsync on), three
+ * {@code hayloft store} processes and a gateway given all three replicas, eight SDK clients PUTting,
+ * overwriting and deleting objects of every size class (empty, kept inline by the gateway, one chunk, two
+ * chunks), and SIGKILL to the leader after 200 acknowledged PUTs. The writers go on until 200 more are
+ * acknowledged (the group elected a new leader and the gateway found it); the old leader restarts with the
+ * same command and rejoins. Then every key holds what {@link S3Writers}' model allows (the last
+ * acknowledged write, or the failed one after it), byte-exact or 404; the directory names no needle for an
+ * object kept inline, one per chunk for the others; after the sweep the three replicas hold the same
+ * namespace (digests of the s3 families) and the stores exactly the needles of the committed objects.
  */
 class S3KillNineTest {
     private static final int MIB = 1 << 20;
     private static final String BUCKET = "crash";
+    /** The gateway's default {@code inlineBytes} (docs/s3.md): objects of 1 to this many bytes name no needle. */
+    private static final int INLINE_BYTES = 4096;
+    /** The gateway's {@code chunkBytes} in the leader-kill test (the smallest allowed): two chunks cost 64 KiB + 1. */
+    private static final int CHUNK_BYTES = 64 * 1024;
 
     @TempDir
     Path dir;
 
     private Process cluster;
     private DeployedProcesses gateways;
+    /** The directory group, the stores and the gateway of the leader-kill test. */
+    private GroupDeployment group;
+    private S3Writers writers;
     private final ExecutorService uploads = Executors.newCachedThreadPool();
     private final Random random = new Random(2727);
     private final Map<String, byte[]> acknowledged = new LinkedHashMap<>();
 
     @AfterEach
     void stop() throws Exception {
+        if (writers != null) {
+            writers.abandon();
+        }
         uploads.shutdownNow();
         if (gateways != null) {
             gateways.stopAll(false);
+        }
+        if (group != null) {
+            group.stop();
         }
         if (cluster != null && cluster.isAlive()) {
             cluster.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
@@ -133,26 +162,36 @@ class S3KillNineTest {
 
     /** Starts {@code hayloft s3} as its systemd unit does with docs/deploy/s3.yaml; returns its port. */
     private int startGateway(String name, String directory) throws Exception {
-        return startingGateway(name, directory).get(60, TimeUnit.SECONDS);
+        return startingGateway(gateways, name, directory, MIB).get(60, TimeUnit.SECONDS);
     }
 
-    /** Starts {@code hayloft s3} as {@link #startGateway} does; completes with its port once it listens. */
-    private CompletableFuture<Integer> startingGateway(String name, String directory) throws Exception {
+    /**
+     * Starts {@code hayloft s3} among {@code processes} as {@link #startGateway} does, with chunks of
+     * {@code chunkBytes}; completes with its port once it listens.
+     */
+    private static CompletableFuture<Integer> startingGateway(DeployedProcesses processes, String name, String directory,
+                                                              int chunkBytes) throws Exception {
         List<String> args = new ArrayList<>(DeployedProcesses.execStart("hayloft-s3.service", ""));
-        args.addAll(List.of("directory=" + directory, "host=127.0.0.1", "port=0", "chunkBytes=" + MIB, "sweepIntervalMillis=0"));
-        return gateways.start(name, args).thenApply(line -> {
+        args.addAll(List.of("directory=" + directory, "host=127.0.0.1", "port=" + Ports.free(), "chunkBytes=" + chunkBytes,
+                "sweepIntervalMillis=0"));
+        return processes.start(name, args).thenApply(line -> {
             String address = line.substring(line.indexOf("listening on ") + "listening on ".length()).split(",")[0].trim();
             return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
         });
     }
 
     private static String secretKey() throws IOException {
-        for (String l : Files.readAllLines(DeployedProcesses.docs().resolve("deploy/s3.yaml"))) {
-            if (l.startsWith("secretKey:")) {
-                return l.substring("secretKey:".length()).trim();
+        return setting("s3.yaml", "secretKey");
+    }
+
+    /** The value of top-level {@code key} in docs/deploy/{@code file}. */
+    private static String setting(String file, String key) throws IOException {
+        for (String l : Files.readAllLines(DeployedProcesses.docs().resolve("deploy").resolve(file))) {
+            if (l.startsWith(key + ":")) {
+                return l.substring(key.length() + 1).trim();
             }
         }
-        throw new AssertionError("docs/deploy/s3.yaml has no secretKey");
+        throw new AssertionError("docs/deploy/" + file + " has no " + key);
     }
 
     private static S3Client s3(String endpoint, String accessKey, String secretKey) {
@@ -298,35 +337,67 @@ class S3KillNineTest {
             Namespace ns = c.directory().directory().namespace();
             assertThat(ns.pendings(null, 10)).as("pending records").isEmpty();
             assertThat(ns.uploadsBefore(Long.MAX_VALUE, 10)).as("uploads").isEmpty();
-            Set<String> named = new TreeSet<>();
-            for (Bucket b : ns.buckets()) {
-                String after = null;
-                while (true) {
-                    Listing page = ns.list(b.name(), "", null, after, 1000);
-                    for (ObjectRecord o : page.objects()) {
-                        o.chunks().forEach(ch -> named.add(ch.volume() + "/" + Long.toUnsignedString(ch.key())));
-                    }
-                    if (!page.truncated()) {
-                        break;
-                    }
-                    after = page.next();
-                }
-            }
-            Map<String, Integer> live = new LinkedHashMap<>();
+            Set<String> named = named(committed(ns.buckets(), ns::list));
+            List<Store> stores = new ArrayList<>();
             for (int i = 0; i < c.storeCount(); i++) {
-                for (Volume v : c.store(i).store().volumes()) {
-                    for (VolumeIndex.Entry e : v.indexListing()) {
-                        if (!e.deleted()) {
-                            live.merge(v.id() + "/" + Long.toUnsignedString(e.key()), 1, Integer::sum);
-                        }
+                stores.add(c.store(i).store());
+            }
+            return orphans(named, live(stores));
+        }
+    }
+
+    /** One page of a bucket's listing: {@link Namespace#list}, or {@link NamespaceClient#list} awaited. */
+    private interface Pages {
+        Listing list(String bucket, String prefix, String delimiter, String after, int max);
+    }
+
+    /** Every committed object of {@code buckets}, read page by page. */
+    private static List<ObjectRecord> committed(List<Bucket> buckets, Pages pages) {
+        List<ObjectRecord> objects = new ArrayList<>();
+        for (Bucket b : buckets) {
+            String after = null;
+            while (true) {
+                Listing page = pages.list(b.name(), "", null, after, 1000);
+                objects.addAll(page.objects());
+                if (!page.truncated()) {
+                    break;
+                }
+                after = page.next();
+            }
+        }
+        return objects;
+    }
+
+    /** The needles {@code objects} name, as {@code volume/key}. */
+    private static Set<String> named(List<ObjectRecord> objects) {
+        Set<String> named = new TreeSet<>();
+        for (ObjectRecord o : objects) {
+            o.chunks().forEach(ch -> named.add(ch.volume() + "/" + Long.toUnsignedString(ch.key())));
+        }
+        return named;
+    }
+
+    /** The needles that are not deleted in any volume index of {@code stores}, as {@code volume/key}, with how many stores hold each. */
+    private static Map<String, Integer> live(List<Store> stores) throws IOException {
+        Map<String, Integer> live = new LinkedHashMap<>();
+        for (Store s : stores) {
+            for (Volume v : s.volumes()) {
+                for (VolumeIndex.Entry e : v.indexListing()) {
+                    if (!e.deleted()) {
+                        live.merge(v.id() + "/" + Long.toUnsignedString(e.key()), 1, Integer::sum);
                     }
                 }
             }
-            assertThat(named).as("every committed chunk is on the stores").isNotEmpty().allMatch(n -> live.getOrDefault(n, 0) == 3);
-            Set<String> orphans = new TreeSet<>(live.keySet());
-            orphans.removeAll(named);
-            return orphans;
         }
+        return live;
+    }
+
+    /** Checks that every needle in {@code named} is on all three stores; returns the live needles that no object names. */
+    private static Set<String> orphans(Set<String> named, Map<String, Integer> live) {
+        assertThat(named).as("every committed chunk is on the stores").isNotEmpty().allMatch(n -> live.getOrDefault(n, 0) == 3);
+        Set<String> orphans = new TreeSet<>(live.keySet());
+        orphans.removeAll(named);
+        return orphans;
     }
 
     @Test
@@ -336,7 +407,7 @@ class S3KillNineTest {
         // its first request): the directory's port is chosen first.
         int directoryPort = Ports.free();
         String directory = "127.0.0.1:" + directoryPort;
-        CompletableFuture<Integer> gateway = startingGateway("s3", directory);
+        CompletableFuture<Integer> gateway = startingGateway(gateways, "s3", directory, MIB);
         assertThat(startCluster(directoryPort).get("DIRECTORY")).isEqualTo(directory);
         NamespaceClient ns = new NamespaceClient(new DirectoryClient(HttpTransport.builder().build(), List.of(directory), null));
         int port = gateway.get(60, TimeUnit.SECONDS);
@@ -390,5 +461,86 @@ class S3KillNineTest {
         }
         assertThat(sweepUntilClean(directory, ns)).isGreaterThanOrEqualTo(2);
         assertThat(orphansOnTheStores()).as("needles no object refers to").isEmpty();
+    }
+
+    @Test
+    @Timeout(value = 4, unit = TimeUnit.MINUTES) // a hang fails (the @AfterEach still stops everything); a run takes 30 to 60 s
+    void killingTheDirectoryLeaderMidPutsLosesNothingAcknowledgedAndTheSweepLeavesNoOrphan() throws Exception {
+        assertThat(new S3Config().inlineBytes).as("the default inlineBytes, which docs/deploy/s3.yaml keeps").isEqualTo(INLINE_BYTES);
+        String token = setting("directory-n1.yaml", "adminToken");
+        group = new GroupDeployment(dir, "-Xmx256m", "-XX:TieredStopAtLevel=1");
+        long start = System.nanoTime();
+        group.startReplicas();
+        DirectoryClient directory = new DirectoryClient(HttpTransport.builder().build(), group.replicas(), token);
+        NamespaceClient ns = new NamespaceClient(directory);
+        GroupDeployment.healthyGroup(directory);
+        CompletableFuture<Integer> gateway = startingGateway(group.processes(), "s3", group.directory(), CHUNK_BYTES);
+        group.startStores();
+        // Volumes are created at the first lease, once the three stores are UP.
+        Await.until("three stores UP", Duration.ofSeconds(60), Duration.ofMillis(100), () -> {
+            try {
+                return Futures.await(directory.stores()).stream().filter(st -> st.state() == StoreState.UP).count() == 3;
+            } catch (RuntimeException notYet) {
+                return false;
+            }
+        });
+        int port = gateway.get(60, TimeUnit.SECONDS);
+        try (S3Client s3 = s3("http://127.0.0.1:" + port, "hayloft", secretKey())) {
+            s3.createBucket(b -> b.bucket(BUCKET));
+            writers = new S3Writers(s3, BUCKET, 0, 1, 100, INLINE_BYTES, INLINE_BYTES + 1, CHUNK_BYTES, CHUNK_BYTES + 1);
+            long started = System.nanoTime();
+            writers.start(8, 4711, uploads);
+            awaitPuts(200);
+            GroupInfo before = GroupDeployment.healthyGroup(directory);
+            String leader = group.idOf(before.leaderReplica().http());
+            assertThat(group.kill(leader)).as("exit status of the leader %s after SIGKILL", leader).isEqualTo(137);
+            long killed = System.nanoTime();
+            awaitPuts(writers.acknowledgedPuts() + 200); // a new leader, and the gateway found it
+            long recovered = System.nanoTime();
+            writers.stop(90);
+            group.restart(leader); // the same command; it catches up from the new leader
+            GroupInfo after = GroupDeployment.healthyGroup(directory);
+            int keys = writers.check(s3);
+            System.out.printf("deployed in %d ms; leader %s killed %d ms after the writers started (term %d), %s leads after (term %d);"
+                    + " 200 more PUTs in %d ms; %d PUTs acknowledged, %s; %d keys checked (%d ms since the start)%n",
+                    ms(started - start), leader, ms(killed - started), before.term(), after.leader(), after.term(), ms(recovered - killed),
+                    writers.acknowledgedPuts(), writers.failures(), keys, ms(System.nanoTime() - start));
+        }
+        System.out.printf("the sweep deleted %d needles%n", sweepUntilClean(group.directory(), ns));
+        Await.until("the three replicas hold the same namespace", Duration.ofSeconds(60), Duration.ofMillis(200), () -> {
+            List<Map<String, String>> digests = group.replicas().stream().map(r -> GroupDeployment.namespaceDigest(r, token)).toList();
+            return digests.stream().allMatch(d -> d != null && !d.isEmpty()) && digests.stream().distinct().count() == 1;
+        });
+        assertThat(Futures.await(ns.uploadsBefore(Long.MAX_VALUE, 10))).as("uploads").isEmpty();
+        List<ObjectRecord> committed = committed(Futures.await(ns.buckets()),
+                (b, prefix, delimiter, after, max) -> Futures.await(ns.list(b, prefix, delimiter, after, max)));
+        Map<String, Set<S3Writers.Body>> model = writers.model();
+        for (ObjectRecord o : committed) {
+            assertThat(model.getOrDefault(o.key(), Set.of())).as("the model of key %s, committed with %d bytes", o.key(), o.size())
+                    .anyMatch(body -> body.size() == o.size());
+            long chunks = o.size() <= INLINE_BYTES ? 0 : (o.size() + CHUNK_BYTES - 1) / CHUNK_BYTES;
+            assertThat(o.chunks()).as("chunks of key %s, %d bytes", o.key(), o.size()).hasSize((int) chunks);
+        }
+        assertThat(committed).as("committed objects kept inline").anyMatch(ObjectRecord::inlined);
+        Set<String> named = named(committed);
+        group.stop(); // SIGTERM: the stores close their volumes
+        List<Store> stores = group.openStores();
+        try {
+            assertThat(orphans(named, live(stores))).as("needles no object refers to").isEmpty();
+        } finally {
+            stores.forEach(Store::close);
+        }
+    }
+
+    private static long ms(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+
+    /** Waits until the writers have {@code count} PUTs acknowledged. */
+    private void awaitPuts(long count) throws InterruptedException {
+        Await.until(count + " PUTs acknowledged", Duration.ofSeconds(60), Duration.ofMillis(20), () -> {
+            writers.rethrowIfBroken();
+            return writers.acknowledgedPuts() >= count;
+        });
     }
 }
