@@ -139,8 +139,21 @@ public final class DirectoryProcesses implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "--add-modules", "jdk.incubator.vector", "-cp",
                 System.getProperty("java.class.path"), "io.hayloft.cli.Hayloft"));
         cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log(name).toFile()).start();
+        Process p = reaped(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log(name).toFile()).start());
         processes.add(new Named(name, p));
+        return p;
+    }
+
+    /**
+     * {@code p}, killed when this JVM exits if it still runs: a benchmark stopped by Ctrl-C (SIGINT or
+     * SIGTERM, which skip its {@code finally} blocks) leaves no server behind. Returns {@code p}.
+     */
+    public static Process reaped(Process p) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (p.isAlive()) {
+                p.destroyForcibly();
+            }
+        }, "reap-" + p.pid()));
         return p;
     }
 

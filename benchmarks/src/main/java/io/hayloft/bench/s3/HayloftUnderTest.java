@@ -94,7 +94,7 @@ final class HayloftUnderTest implements AutoCloseable {
                 "-Xmx2g", "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
                 "io.hayloft.cli.Hayloft", "cluster", "--dir", data.toString(), "--port", String.valueOf(Ports.free()),
                 "--s3", String.valueOf(Ports.free()), "--directories", String.valueOf(replicas)));
-        Process cluster = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process cluster = DirectoryProcesses.reaped(new ProcessBuilder(cmd).redirectErrorStream(true).start());
         AutoCloseable stop = () -> stop(cluster);
         try {
             Ready r = awaitReady(cluster);

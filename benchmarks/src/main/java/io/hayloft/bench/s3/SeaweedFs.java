@@ -1,5 +1,6 @@
 package io.hayloft.bench.s3;
 
+import io.hayloft.bench.directory.DirectoryProcesses;
 import io.hayloft.serverkit.config.Ports;
 import java.io.IOException;
 import java.io.InputStream;
@@ -122,7 +123,7 @@ final class SeaweedFs implements AutoCloseable {
                 "-s3", "-s3.port=" + s3, "-s3.port.grpc=" + s3Grpc, "-s3.port.iceberg=0", "-s3.port.lance=0",
                 "-s3.localSocket=" + dir.resolve("s3.sock"), "-s3.config=" + identities);
         Path log = dir.resolve("weed.log");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = DirectoryProcesses.reaped(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
         SeaweedFs w = new SeaweedFs(p, log, s3, List.of(masterGrpc, volumeGrpc, filerGrpc, s3Grpc));
         try {
             w.awaitS3();
